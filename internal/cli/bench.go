@@ -1,0 +1,308 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/report"
+	"github.com/encbench/encbench/internal/result"
+	"github.com/encbench/encbench/internal/runner"
+	"github.com/encbench/encbench/internal/sandbox"
+	"github.com/encbench/encbench/internal/workload"
+)
+
+// benchFlags are shared by prepare, run and cleanup.
+type benchFlags struct {
+	dsn        string
+	sandboxDir string
+	tls        engine.TLSOptions
+	workload   string
+	threads    int
+	families   []workload.Family
+	serverPID  int
+}
+
+func (b *benchFlags) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&b.dsn, "dsn", "", "server to test: postgres://user:pass@host:port/db or mysql://user:pass@host:port/db")
+	fs.StringVar(&b.sandboxDir, "sandbox", "", "use the sandbox running in this directory instead of --dsn")
+	fs.StringVar(&b.tls.Mode, "tls", engine.TLSDisable, "transport encryption: disable, require, verify-ca or verify-full")
+	fs.StringVar(&b.tls.CAFile, "tls-ca", "", "CA certificate (PEM) that signed the server's certificate")
+	fs.StringVar(&b.tls.CertFile, "tls-cert", "", "client certificate (PEM)")
+	fs.StringVar(&b.tls.KeyFile, "tls-key", "", "client private key (PEM)")
+	fs.StringVar(&b.workload, "workload", "", "workload to run (see `encbench run --help`)")
+	fs.IntVar(&b.threads, "threads", 1, "number of threads to use")
+	b.families = workload.Families()
+	for _, f := range b.families {
+		f.BindFlags(fs)
+	}
+}
+
+// resolve turns the flags into a target and a workload.
+func (b *benchFlags) resolve(args []string) (engine.Target, workload.Workload, error) {
+	if len(args) == 1 {
+		if b.workload != "" && b.workload != args[0] {
+			return engine.Target{}, nil, errs.Usage("workload given twice: %q and --workload %q", args[0], b.workload)
+		}
+		b.workload = args[0]
+	}
+	fam, err := workload.Lookup(b.families, b.workload)
+	if err != nil {
+		return engine.Target{}, nil, err
+	}
+	wl, err := fam.New(b.workload)
+	if err != nil {
+		return engine.Target{}, nil, err
+	}
+	if err := wl.Validate(b.threads); err != nil {
+		return engine.Target{}, nil, err
+	}
+	dsn := b.dsn
+	if b.sandboxDir != "" {
+		if dsn != "" {
+			return engine.Target{}, nil, errs.Usage("give either --dsn or --sandbox, not both")
+		}
+		info, err := sandbox.Load(b.sandboxDir)
+		if err != nil {
+			return engine.Target{}, nil, err
+		}
+		dsn = info.DSN
+		if b.serverPID == 0 {
+			b.serverPID = info.PID
+		}
+	}
+	t, err := engine.ParseTarget(dsn, b.tls)
+	return t, wl, err
+}
+
+func (b *benchFlags) env(t engine.Target, force bool, log io.Writer) workload.Env {
+	return workload.Env{Target: t, Threads: b.threads, Force: force, Log: log}
+}
+
+const workloadArgs = "[workload]"
+
+func workloadHelp(b *benchFlags) string {
+	return "Workloads:\n" + workload.Describe(b.families)
+}
+
+func newPrepare() *cobra.Command {
+	b := &benchFlags{}
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "prepare " + workloadArgs,
+		Short: "Create and load the workload's tables (in parallel over --threads)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t, wl, err := b.resolve(args)
+			if err != nil {
+				return err
+			}
+			if err := wl.Prepare(cmd.Context(), b.env(t, force, cmd.OutOrStdout())); err != nil {
+				return fmt.Errorf("prepare failed: %w", err)
+			}
+			return nil
+		},
+	}
+	b.bind(cmd.Flags())
+	cmd.Flags().BoolVar(&force, "force", false, "replace existing sbtest tables, even ones encbench did not create")
+	cmd.Long = workloadHelp(b)
+	return cmd
+}
+
+func newCleanup() *cobra.Command {
+	b := &benchFlags{}
+	cmd := &cobra.Command{
+		Use:   "cleanup " + workloadArgs,
+		Short: "Drop the workload's tables (only those encbench created)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t, wl, err := b.resolve(args)
+			if err != nil {
+				return err
+			}
+			if err := wl.Cleanup(cmd.Context(), b.env(t, false, cmd.OutOrStdout())); err != nil {
+				return fmt.Errorf("cleanup failed: %w", err)
+			}
+			return nil
+		},
+	}
+	b.bind(cmd.Flags())
+	cmd.Long = workloadHelp(b)
+	return cmd
+}
+
+type runFlags struct {
+	benchFlags
+	time           int
+	events         int64
+	warmup         int
+	rate           float64
+	reportInterval int
+	percentile     float64
+	jsonPath       string
+	maxReconnects  int
+	repetition     int
+}
+
+func newRun() *cobra.Command {
+	r := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run " + workloadArgs,
+		Short: "Run the workload and report throughput, latency and CPU",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return r.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
+		},
+	}
+	fs := cmd.Flags()
+	r.bind(fs)
+	fs.IntVar(&r.time, "time", 10, "limit for total execution time in seconds (0: no limit)")
+	fs.Int64Var(&r.events, "events", 0, "limit for total number of events (0: no limit)")
+	fs.IntVar(&r.warmup, "warmup-time", 0, "execute events for this many seconds with statistics disabled before the measured run")
+	fs.Float64Var(&r.rate, "rate", 0, "average transactions rate (0: unlimited); latency then counts from each event's intended start")
+	fs.IntVar(&r.reportInterval, "report-interval", 0, "report intermediate statistics every N seconds (0: off)")
+	fs.Float64Var(&r.percentile, "percentile", 95, "percentile to show in intermediate reports")
+	fs.StringVar(&r.jsonPath, "json", "", "write the result document (encbench/result/v1) to this file")
+	fs.IntVar(&r.serverPID, "server-pid", 0, "pid of a local server whose process tree's CPU to measure (sandboxes: automatic)")
+	fs.IntVar(&r.maxReconnects, "max-reconnects", 3, "reconnect attempts a worker makes after losing its connection in one event")
+	fs.IntVar(&r.repetition, "repetition", 1, "repetition number recorded in the result")
+	cmd.Long = workloadHelp(&r.benchFlags)
+	return cmd
+}
+
+func (r *runFlags) config(out io.Writer) (runner.Config, error) {
+	switch {
+	case r.time < 0 || r.events < 0 || r.warmup < 0 || r.rate < 0 || r.reportInterval < 0:
+		return runner.Config{}, errs.Usage("--time, --events, --warmup-time, --rate and --report-interval must not be negative")
+	case r.time == 0 && r.events == 0:
+		return runner.Config{}, errs.Usage("--time=0 needs --events: the run would never end")
+	case r.percentile <= 0 || r.percentile > 100:
+		return runner.Config{}, errs.Usage("--percentile must be in (0, 100]")
+	case r.threads < 1:
+		return runner.Config{}, errs.Usage("--threads must be at least 1")
+	}
+	return runner.Config{
+		Threads:        r.threads,
+		Time:           time.Duration(r.time) * time.Second,
+		Events:         r.events,
+		Warmup:         time.Duration(r.warmup) * time.Second,
+		Rate:           r.rate,
+		ReportInterval: time.Duration(r.reportInterval) * time.Second,
+		Percentile:     r.percentile,
+		MaxReconnects:  r.maxReconnects,
+		Out:            out,
+		ServerPID:      r.serverPID,
+	}, nil
+}
+
+func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	t, wl, err := r.resolve(args)
+	if err != nil {
+		return err
+	}
+	cfg, err := r.config(stdout)
+	if err != nil {
+		return err
+	}
+	info, err := serverInfo(ctx, t)
+	if err != nil {
+		return err
+	}
+	var proof result.TLSProof
+	cfg.CheckSessions = func(s []engine.SessionTLS) error {
+		proof = tlsProof(t, s)
+		return checkTLS(t, proof)
+	}
+	fmt.Fprintf(stdout, "encbench: %s on %s (%s), %d threads, TLS %s\n\n", wl.Name(), info.Version, t.Redacted(), cfg.Threads, t.TLS.Mode)
+	if cfg.Warmup > 0 {
+		fmt.Fprintf(stdout, "Warming up for %d seconds...\n", r.warmup)
+	}
+	started := time.Now()
+	out, runErr := runner.Run(ctx, t, wl, cfg)
+	if out == nil || out.Hist == nil || out.Elapsed == 0 {
+		if runErr == nil {
+			runErr = fmt.Errorf("run produced no measurements")
+		}
+		return runErr
+	}
+	res := out.Result(cfg, started)
+	res.Target = t.Redacted()
+	res.Engine = result.Engine{Kind: t.Engine.Kind(), Version: info.Version, Settings: info.Settings}
+	res.Workload = result.Workload{Name: wl.Name(), Params: wl.Params()}
+	res.Repetition = r.repetition
+	res.Variant = result.Variant{Name: variantName(t), TLS: t.TLS.Mode, Colenc: "none",
+		Verified: result.Verification{OK: runErr == nil, TLS: proof}}
+	fmt.Fprintln(stdout)
+	report.Summary(stdout, res)
+	if r.jsonPath != "" {
+		if err := result.WriteFile(r.jsonPath, res); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "encbench: result written to %s\n", r.jsonPath)
+	}
+	if runErr != nil {
+		return fmt.Errorf("run failed: %w", runErr)
+	}
+	if res.Partial {
+		return fmt.Errorf("interrupted: the result covers %.1f s and is marked partial", res.DurationS)
+	}
+	return nil
+}
+
+func variantName(t engine.Target) string {
+	if t.TLS.Mode == engine.TLSDisable {
+		return "plain"
+	}
+	return "tls"
+}
+
+func serverInfo(ctx context.Context, t engine.Target) (engine.ServerInfo, error) {
+	c, err := t.Engine.Connect(ctx, t)
+	if err != nil {
+		return engine.ServerInfo{}, err
+	}
+	defer c.Close()
+	return t.Engine.ServerInfo(ctx, c)
+}
+
+func tlsProof(t engine.Target, sessions []engine.SessionTLS) result.TLSProof {
+	p := result.TLSProof{Source: t.Engine.Dialect().TLSProofSource, Connections: len(sessions),
+		Versions: map[string]int{}, Ciphers: map[string]int{}}
+	for _, s := range sessions {
+		if s.Encrypted {
+			p.TLSConnections++
+			p.Versions[s.Version]++
+			p.Ciphers[s.Cipher]++
+		}
+	}
+	return p
+}
+
+// checkTLS fails a run whose connections are not what --tls promised.
+func checkTLS(t engine.Target, p result.TLSProof) error {
+	if t.TLS.Mode == engine.TLSDisable && p.TLSConnections > 0 {
+		return fmt.Errorf("TLS was meant to be off, but the server (%s) reports %d of %d connections encrypted (%s): not reported as plain",
+			p.Source, p.TLSConnections, p.Connections, keys(p.Versions))
+	}
+	if t.TLS.Mode != engine.TLSDisable && p.TLSConnections != p.Connections {
+		return fmt.Errorf("TLS was meant to be on, but the server (%s) reports only %d of %d connections encrypted", p.Source, p.TLSConnections, p.Connections)
+	}
+	return nil
+}
+
+func keys(m map[string]int) string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,100 @@
+// Package cli builds encbench's cobra commands. It never switches on an
+// engine or workload name: engines and workloads register themselves.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/version"
+
+	// Engines and workloads register themselves.
+	_ "github.com/encbench/encbench/internal/engine/mysql"
+	_ "github.com/encbench/encbench/internal/engine/postgres"
+	_ "github.com/encbench/encbench/internal/workload/oltp"
+)
+
+// Execute runs the command line and returns the process exit code. Errors
+// are printed as one line; nothing panics for bad input.
+func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "encbench: %s\n", oneLine(err))
+	return errs.ExitCode(err)
+}
+
+func oneLine(err error) string {
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 && !strings.Contains(msg, "log") {
+		msg = msg[:i]
+	}
+	return msg
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "encbench",
+		Short: "Measure what encryption costs a database",
+		Long: "encbench runs standard workloads (sysbench OLTP first) against PostgreSQL and\n" +
+			"MySQL/MariaDB with each encryption layer off and on, proves from the server's side\n" +
+			"which layers were on, and records throughput, latency percentiles and CPU.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetGlobalNormalizationFunc(underscoresToDashes)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return errs.Usage("%v (see --help)", err)
+	})
+	root.AddCommand(newPrepare(), newRun(), newCleanup(), newSandbox(), newVersion())
+	for _, c := range root.Commands() {
+		c.Args = wrapArgs(c.Args)
+	}
+	return root
+}
+
+// underscoresToDashes accepts sysbench's --table_size spelling too.
+func underscoresToDashes(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+	return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
+}
+
+func wrapArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	if check == nil {
+		return nil
+	}
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return errs.Usage("%v (see %s --help)", err, cmd.CommandPath())
+		}
+		return nil
+	}
+}
+
+func newVersion() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print encbench's version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintf(cmd.OutOrStdout(), "encbench %s\n", version.String())
+			return nil
+		},
+	}
+}
+
+// interrupted reports whether err comes from Ctrl-C or SIGTERM.
+func interrupted(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || err == nil)
+}

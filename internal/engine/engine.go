@@ -1,0 +1,226 @@
+// Package engine defines what a database engine must offer encbench and keeps
+// the registry that maps DSN schemes to engines, so callers never switch on
+// an engine name.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/encbench/encbench/internal/errs"
+)
+
+// TLS modes, named as libpq names them.
+const (
+	TLSDisable    = "disable"
+	TLSRequire    = "require"
+	TLSVerifyCA   = "verify-ca"
+	TLSVerifyFull = "verify-full"
+)
+
+// TLSOptions is how the client asks for transport encryption. Mode is always
+// explicit: drivers that default to "prefer" would otherwise encrypt a run that
+// claims to be plaintext.
+type TLSOptions struct {
+	Mode     string `json:"mode"`
+	CAFile   string `json:"ca_file,omitempty"`
+	CertFile string `json:"cert_file,omitempty"`
+	KeyFile  string `json:"key_file,omitempty"`
+}
+
+// Arg is one statement parameter: an integer unless Str is non-nil.
+type Arg struct {
+	Int int64
+	Str []byte
+}
+
+// Stmt is a server-side prepared statement owned by one connection.
+type Stmt interface {
+	// Exec runs the statement and reads (and discards) every row it returns.
+	Exec(args []Arg) error
+}
+
+// SessionTLS is the server's own view of one connection's transport.
+type SessionTLS struct {
+	Encrypted bool   `json:"encrypted"`
+	Version   string `json:"version,omitempty"`
+	Cipher    string `json:"cipher,omitempty"`
+}
+
+// Conn is one pinned connection. It is not safe for concurrent use: a worker
+// owns it. Hot-path calls (Stmt.Exec) use no context so drivers start no
+// watcher goroutines per statement; callers bound runs by time between events.
+type Conn interface {
+	// Exec runs SQL text (DDL, data loading) and discards any rows.
+	Exec(ctx context.Context, sql string) error
+	// Query runs SQL text and returns every row as strings (NULL as "").
+	Query(ctx context.Context, sql string) ([][]string, error)
+	// Prepare prepares sql written with '?' placeholders.
+	Prepare(ctx context.Context, sql string) (Stmt, error)
+	// TLSState asks the server how this session is transported.
+	TLSState(ctx context.Context) (SessionTLS, error)
+	Close() error
+}
+
+// ErrorClass says what a runner should do with a failed event.
+type ErrorClass int
+
+const (
+	// ErrFatal stops the run.
+	ErrFatal ErrorClass = iota
+	// ErrIgnorable is what sysbench ignores: roll back and retry the event.
+	ErrIgnorable
+	// ErrConnLost means the connection is gone: reconnect and retry.
+	ErrConnLost
+)
+
+// Dialect holds the SQL differences workloads need.
+type Dialect struct {
+	// Name is sysbench's driver name: "mysql" or "pgsql".
+	Name string
+	// AutoIncID is the column type of an auto-increment integer key.
+	AutoIncID string
+	// TableOptions follows CREATE TABLE (...), for example an ENGINE clause.
+	TableOptions string
+	// InsertAutoIncExplicitZero: MySQL assigns the next value for id=0.
+	InsertAutoIncExplicitZero bool
+	// ListTables returns the table names of the connection's current schema.
+	ListTables string
+	// TLSProofSource names where the server's view of a session's TLS is read.
+	TLSProofSource string
+}
+
+// ServerInfo describes the server a target points at.
+type ServerInfo struct {
+	Version  string            `json:"version"`
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// Target is a parsed, validated DSN plus the TLS choice for it.
+type Target struct {
+	Engine Engine
+	URL    *url.URL
+	TLS    TLSOptions
+}
+
+// Redacted is the DSN without its password, safe for logs and results.
+func (t Target) Redacted() string { return Redact(t.URL) }
+
+// Engine is one database engine family.
+type Engine interface {
+	// Kind is the engine's name in results ("postgres", "mysql").
+	Kind() string
+	// Schemes are the DSN schemes it accepts.
+	Schemes() []string
+	Dialect() Dialect
+	// Validate checks a DSN's shape and options without connecting.
+	Validate(u *url.URL, tls TLSOptions) error
+	Connect(ctx context.Context, t Target) (Conn, error)
+	ServerInfo(ctx context.Context, c Conn) (ServerInfo, error)
+	ClassifyError(err error) ErrorClass
+}
+
+type registry struct {
+	mu      sync.RWMutex
+	engines map[string]Engine
+}
+
+// engines is the process-wide registry, filled by init functions of the
+// engine packages; it is written only during package initialisation.
+var engines = &registry{engines: map[string]Engine{}}
+
+// Register makes an engine available for its DSN schemes.
+func Register(e Engine) {
+	engines.mu.Lock()
+	defer engines.mu.Unlock()
+	for _, s := range e.Schemes() {
+		engines.engines[s] = e
+	}
+}
+
+// Schemes lists every registered DSN scheme.
+func Schemes() []string {
+	engines.mu.RLock()
+	defer engines.mu.RUnlock()
+	out := make([]string, 0, len(engines.engines))
+	for s := range engines.engines {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ParseTarget parses a DSN, finds its engine and validates it.
+func ParseTarget(dsn string, tls TLSOptions) (Target, error) {
+	if dsn == "" {
+		return Target{}, errs.Usage("no DSN given: pass --dsn postgres://user@host:port/db or mysql://user@host:port/db")
+	}
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" {
+		return Target{}, errs.Usage("cannot parse DSN %q: expected scheme://user:password@host:port/database", redactString(dsn))
+	}
+	engines.mu.RLock()
+	e, ok := engines.engines[u.Scheme]
+	engines.mu.RUnlock()
+	if !ok {
+		return Target{}, errs.Usage("unknown DSN scheme %q: use one of %s", u.Scheme, strings.Join(Schemes(), ", "))
+	}
+	switch tls.Mode {
+	case TLSDisable, TLSRequire, TLSVerifyCA, TLSVerifyFull:
+	default:
+		return Target{}, errs.Usage("unknown --tls mode %q: use disable, require, verify-ca or verify-full", tls.Mode)
+	}
+	if (tls.Mode == TLSVerifyCA || tls.Mode == TLSVerifyFull) && tls.CAFile == "" {
+		return Target{}, errs.Usage("--tls %s needs --tls-ca FILE (the CA that signed the server certificate)", tls.Mode)
+	}
+	if (tls.CertFile == "") != (tls.KeyFile == "") {
+		return Target{}, errs.Usage("--tls-cert and --tls-key must be given together")
+	}
+	if err := e.Validate(u, tls); err != nil {
+		return Target{}, err
+	}
+	return Target{Engine: e, URL: u, TLS: tls}, nil
+}
+
+// Redact returns the URL as a string with any password replaced.
+func Redact(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	c := *u
+	if c.User != nil {
+		if _, has := c.User.Password(); has {
+			c.User = url.UserPassword(c.User.Username(), "xxxxx")
+		}
+	}
+	q := c.Query()
+	for _, k := range []string{"password", "sslpassword"} {
+		if q.Has(k) {
+			q.Set(k, "xxxxx")
+		}
+	}
+	c.RawQuery = q.Encode()
+	return c.String()
+}
+
+func redactString(dsn string) string {
+	at := strings.LastIndex(dsn, "@")
+	sep := strings.Index(dsn, "://")
+	if at < 0 || sep < 0 || at < sep {
+		return dsn
+	}
+	userinfo := dsn[sep+3 : at]
+	if i := strings.Index(userinfo, ":"); i >= 0 {
+		return dsn[:sep+3] + userinfo[:i] + ":xxxxx" + dsn[at:]
+	}
+	return dsn
+}
+
+// ConnectError wraps a connection failure with a hint on how to fix it.
+func ConnectError(t Target, err error) error {
+	return fmt.Errorf("cannot connect to %s: %w (check that the server is running, the address and credentials, and --tls)", t.Redacted(), err)
+}

@@ -1,0 +1,257 @@
+// Package mysql is the MySQL and MariaDB engine, on go-sql-driver/mysql used
+// at the driver level: one owned connection, server-side prepared statements,
+// no database/sql pool in the way.
+package mysql
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/engine/netconn"
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/tlsconf"
+)
+
+func init() { engine.Register(Engine{}) }
+
+// Engine implements engine.Engine for MySQL and MariaDB.
+type Engine struct{}
+
+func (Engine) Kind() string      { return "mysql" }
+func (Engine) Schemes() []string { return []string{"mysql", "mariadb"} }
+
+func (Engine) Dialect() engine.Dialect {
+	return engine.Dialect{
+		Name:                      "mysql",
+		AutoIncID:                 "INTEGER NOT NULL AUTO_INCREMENT",
+		TableOptions:              "/*! ENGINE = innodb */",
+		InsertAutoIncExplicitZero: true,
+		ListTables:                "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()",
+		TLSProofSource:            "SHOW SESSION STATUS Ssl_version/Ssl_cipher",
+	}
+}
+
+func (Engine) Validate(u *url.URL, tls engine.TLSOptions) error {
+	if u.Host == "" && u.Query().Get("socket") == "" {
+		return errs.Usage("DSN %s has no host: use mysql://user@127.0.0.1:3306/db", engine.Redact(u))
+	}
+	if v := u.Query().Get("tls"); v != "" {
+		return errs.Usage("DSN sets tls=%s: drop it from the DSN and use --tls", v)
+	}
+	return nil
+}
+
+func config(t engine.Target) (*gomysql.Config, error) {
+	u := t.URL
+	cfg := gomysql.NewConfig()
+	if u.User != nil {
+		cfg.User = u.User.Username()
+		cfg.Passwd, _ = u.User.Password()
+	}
+	cfg.DBName = strings.TrimPrefix(u.Path, "/")
+	if sock := u.Query().Get("socket"); sock != "" {
+		cfg.Net, cfg.Addr = "unix", sock
+	} else {
+		host, port := u.Hostname(), u.Port()
+		if port == "" {
+			port = "3306"
+		}
+		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(host, port)
+	}
+	cfg.Timeout = 10 * time.Second
+	cfg.DialFunc = netconn.Dial
+	cfg.CheckConnLiveness = false
+	cfg.InterpolateParams = false
+	cfg.AllowNativePasswords = true
+	tc, err := tlsconf.Client(t.TLS, u.Hostname())
+	if err != nil {
+		return nil, err
+	}
+	if tc != nil {
+		cfg.TLS = tc
+	} else {
+		cfg.TLSConfig = "false"
+	}
+	return cfg, nil
+}
+
+func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error) {
+	cfg, err := config(t)
+	if err != nil {
+		return nil, err
+	}
+	connector, err := gomysql.NewConnector(cfg)
+	if err != nil {
+		return nil, errs.Usage("invalid MySQL DSN %s: %v", t.Redacted(), err)
+	}
+	dc, err := connector.Connect(ctx)
+	if err != nil {
+		return nil, engine.ConnectError(t, err)
+	}
+	return &conn{dc: dc}, nil
+}
+
+func (Engine) ServerInfo(ctx context.Context, c engine.Conn) (engine.ServerInfo, error) {
+	rows, err := c.Query(ctx, `SHOW GLOBAL VARIABLES WHERE Variable_name IN
+		('version','version_comment','innodb_buffer_pool_size','innodb_flush_log_at_trx_commit',
+		 'sync_binlog','have_ssl','innodb_encrypt_tables','innodb_doublewrite','max_connections')`)
+	if err != nil {
+		return engine.ServerInfo{}, fmt.Errorf("reading server variables: %w", err)
+	}
+	info := engine.ServerInfo{Settings: map[string]string{}}
+	for _, r := range rows {
+		info.Settings[r[0]] = r[1]
+	}
+	info.Version = strings.TrimSpace(info.Settings["version_comment"] + " " + info.Settings["version"])
+	if strings.Contains(strings.ToLower(info.Settings["version"]), "mariadb") {
+		info.Version = "MariaDB " + info.Settings["version"]
+	}
+	return info, nil
+}
+
+// ClassifyError follows sysbench's --mysql-ignore-errors default
+// (1213 deadlock, 1020 record changed, 1205 lock wait timeout).
+func (Engine) ClassifyError(err error) engine.ErrorClass {
+	var me *gomysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1213, 1020, 1205:
+			return engine.ErrIgnorable
+		case 1927, 1053, 2006, 2013:
+			return engine.ErrConnLost
+		}
+		return engine.ErrFatal
+	}
+	var ne net.Error
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, gomysql.ErrInvalidConn) || errors.As(err, &ne) || errors.Is(err, io.EOF) {
+		return engine.ErrConnLost
+	}
+	return engine.ErrFatal
+}
+
+type conn struct {
+	dc driver.Conn
+}
+
+func (c *conn) Exec(ctx context.Context, sql string) error {
+	_, err := c.dc.(driver.ExecerContext).ExecContext(ctx, sql, nil)
+	return err
+}
+
+func (c *conn) Query(ctx context.Context, sql string) ([][]string, error) {
+	rows, err := c.dc.(driver.QueryerContext).QueryContext(ctx, sql, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, len(rows.Columns()))
+	var out [][]string
+	for {
+		if err := rows.Next(dest); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, err
+		}
+		row := make([]string, len(dest))
+		for i, v := range dest {
+			switch x := v.(type) {
+			case nil:
+			case []byte:
+				row[i] = string(x)
+			default:
+				row[i] = fmt.Sprint(x)
+			}
+		}
+		out = append(out, row)
+	}
+}
+
+func (c *conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
+	st, err := c.dc.(driver.ConnPrepareContext).PrepareContext(ctx, sql)
+	if err != nil {
+		return nil, fmt.Errorf("preparing %q: %w", sql, err)
+	}
+	n := st.NumInput()
+	s := &stmt{st: st, values: make([]driver.Value, n)}
+	s.query = isQuery(sql)
+	if s.query {
+		s.dest = make([]driver.Value, 16)
+	}
+	return s, nil
+}
+
+func isQuery(sql string) bool {
+	f := strings.ToUpper(strings.Fields(sql)[0])
+	return f == "SELECT" || f == "SHOW" || f == "WITH"
+}
+
+func (c *conn) TLSState(ctx context.Context) (engine.SessionTLS, error) {
+	rows, err := c.Query(ctx, "SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version','Ssl_cipher')")
+	if err != nil {
+		return engine.SessionTLS{}, fmt.Errorf("reading session Ssl_cipher: %w", err)
+	}
+	var st engine.SessionTLS
+	for _, r := range rows {
+		switch r[0] {
+		case "Ssl_version":
+			st.Version = r[1]
+		case "Ssl_cipher":
+			st.Cipher = r[1]
+		}
+	}
+	st.Encrypted = st.Cipher != ""
+	return st, nil
+}
+
+func (c *conn) Close() error { return c.dc.Close() }
+
+type stmt struct {
+	st     driver.Stmt
+	query  bool
+	values []driver.Value
+	dest   []driver.Value
+}
+
+// Exec uses the binary protocol; rows are read and dropped without copying.
+func (s *stmt) Exec(args []engine.Arg) error {
+	for i := range args {
+		if args[i].Str != nil {
+			s.values[i] = args[i].Str
+		} else {
+			s.values[i] = args[i].Int
+		}
+	}
+	if !s.query {
+		//lint:ignore SA1019 the context-free call avoids a watcher per statement
+		_, err := s.st.Exec(s.values) //nolint:staticcheck
+		return err
+	}
+	rows, err := s.st.Query(s.values) //nolint:staticcheck
+	if err != nil {
+		return err
+	}
+	if n := len(rows.Columns()); n > len(s.dest) {
+		s.dest = make([]driver.Value, n)
+	}
+	dest := s.dest[:len(rows.Columns())]
+	for {
+		if err := rows.Next(dest); err != nil {
+			rows.Close()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}

@@ -1,0 +1,150 @@
+// Package netconn provides a net.Conn over a blocking socket. A benchmark
+// worker waits for one reply at a time; letting the thread block in read(2),
+// as sysbench's threads do, costs less CPU than Go's netpoller round trip
+// (EAGAIN, park, epoll_wait, wake, read again) on every statement.
+package netconn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Dial connects with Go's dialer (so ctx and timeouts apply), then takes
+// over a duplicate of the socket in blocking mode and closes Go's copy.
+func Dial(ctx context.Context, network, address string) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return nil, fmt.Errorf("%s connection exposes no socket", network)
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return nil, fmt.Errorf("reaching the socket: %w", err)
+	}
+	fd, dupErr := -1, error(nil)
+	if err := raw.Control(func(f uintptr) { fd, dupErr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
+		return nil, fmt.Errorf("reaching the socket: %w", err)
+	}
+	if dupErr != nil {
+		return nil, fmt.Errorf("duplicating the socket: %w", dupErr)
+	}
+	if err := unix.SetNonblock(fd, false); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("making the socket blocking: %w", err)
+	}
+	return &Conn{fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}, nil
+}
+
+// Conn is a blocking socket. Reads and writes may run concurrently with each
+// other (pgx reads in the background during large writes); Close unblocks them.
+type Conn struct {
+	fd     int
+	local  net.Addr
+	remote net.Addr
+	closed atomic.Bool
+}
+
+var errClosed = net.ErrClosed
+
+var ioEOF = io.EOF
+
+func (c *Conn) Read(b []byte) (int, error) {
+	for {
+		n, err := unix.Read(c.fd, b)
+		switch {
+		case err == nil && n == 0 && len(b) > 0:
+			return 0, errEOF(c)
+		case err == nil:
+			return n, nil
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.EAGAIN):
+			return 0, os.ErrDeadlineExceeded
+		case c.closed.Load():
+			return 0, errClosed
+		}
+		return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.local, Addr: c.remote, Err: err}
+	}
+}
+
+func (c *Conn) Write(b []byte) (int, error) {
+	total := 0
+	for total < len(b) {
+		n, err := unix.Write(c.fd, b[total:])
+		if n > 0 {
+			total += n
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, unix.EINTR):
+		case errors.Is(err, unix.EAGAIN):
+			return total, os.ErrDeadlineExceeded
+		case c.closed.Load():
+			return total, errClosed
+		default:
+			return total, &net.OpError{Op: "write", Net: "tcp", Source: c.local, Addr: c.remote, Err: err}
+		}
+	}
+	return total, nil
+}
+
+func errEOF(c *Conn) error {
+	if c.closed.Load() {
+		return errClosed
+	}
+	return ioEOF
+}
+
+// Close shuts the socket down first, which wakes a thread blocked in read.
+func (c *Conn) Close() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	_ = unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	return unix.Close(c.fd)
+}
+
+func (c *Conn) LocalAddr() net.Addr  { return c.local }
+func (c *Conn) RemoteAddr() net.Addr { return c.remote }
+
+// SetDeadline maps deadlines onto the socket's receive and send timeouts. A
+// deadline already past (how drivers interrupt a call on cancellation) shuts
+// the socket down: a blocked read cannot be woken any other way.
+func (c *Conn) SetDeadline(t time.Time) error {
+	if err := c.SetReadDeadline(t); err != nil {
+		return err
+	}
+	return c.SetWriteDeadline(t)
+}
+
+func (c *Conn) SetReadDeadline(t time.Time) error  { return c.timeout(unix.SO_RCVTIMEO, t) }
+func (c *Conn) SetWriteDeadline(t time.Time) error { return c.timeout(unix.SO_SNDTIMEO, t) }
+
+func (c *Conn) timeout(opt int, t time.Time) error {
+	var d time.Duration
+	if !t.IsZero() {
+		d = time.Until(t)
+		if d <= 0 {
+			return unix.Shutdown(c.fd, unix.SHUT_RDWR)
+		}
+	}
+	tv := unix.NsecToTimeval(d.Nanoseconds())
+	if err := unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, opt, &tv); err != nil {
+		return fmt.Errorf("setting socket timeout: %w", err)
+	}
+	return nil
+}

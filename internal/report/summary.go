@@ -1,0 +1,75 @@
+// Package report renders results for people: the sysbench-style text
+// summary of one run (and, in later issues, suite reports).
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/encbench/encbench/internal/result"
+)
+
+// Summary writes sysbench 1.0.20's final statistics layout, with encbench's
+// extra percentiles and CPU lines.
+func Summary(w io.Writer, r *result.Result) {
+	secs := r.DurationS
+	per := func(n int64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(n) / secs
+	}
+	q := r.Totals.Queries
+	fmt.Fprintf(w, "SQL statistics:\n")
+	fmt.Fprintf(w, "    queries performed:\n")
+	fmt.Fprintf(w, "        read:                            %d\n", q.Read)
+	fmt.Fprintf(w, "        write:                           %d\n", q.Write)
+	fmt.Fprintf(w, "        other:                           %d\n", q.Other)
+	fmt.Fprintf(w, "        total:                           %d\n", q.Total)
+	fmt.Fprintf(w, "    transactions:                        %-6d (%.2f per sec.)\n", r.Totals.Transactions, r.TPS)
+	fmt.Fprintf(w, "    queries:                             %-6d (%.2f per sec.)\n", q.Total, r.QPS)
+	fmt.Fprintf(w, "    ignored errors:                      %-6d (%.2f per sec.)\n", r.Totals.Errors, per(r.Totals.Errors))
+	fmt.Fprintf(w, "    reconnects:                          %-6d (%.2f per sec.)\n", r.Totals.Reconnects, per(r.Totals.Reconnects))
+	fmt.Fprintf(w, "\nGeneral statistics:\n")
+	fmt.Fprintf(w, "    total time:                          %.4fs\n", secs)
+	fmt.Fprintf(w, "    total number of events:              %d\n", r.Totals.Transactions)
+	l := r.LatencyMs
+	fmt.Fprintf(w, "\nLatency (ms):\n")
+	for _, row := range []struct {
+		name string
+		v    float64
+	}{{"min", l.Min}, {"avg", l.Avg}, {"max", l.Max}, {"50th percentile", l.P50}, {"95th percentile", l.P95}, {"99th percentile", l.P99}, {"99.9th percentile", l.P999}, {"sum", l.Sum}} {
+		fmt.Fprintf(w, "         %-18s %22.2f\n", row.name+":", row.v)
+	}
+	f := r.Fairness
+	fmt.Fprintf(w, "\nThreads fairness:\n")
+	fmt.Fprintf(w, "    events (avg/stddev):           %.4f/%.2f\n", f.EventsAvg, f.EventsStddev)
+	fmt.Fprintf(w, "    execution time (avg/stddev):   %.4f/%.2f\n", f.ExecAvgS, f.ExecStddevS)
+	c := r.CPU
+	fmt.Fprintf(w, "\nCPU (seconds):\n")
+	fmt.Fprintf(w, "    client:                              %.2f (%.1f%% of the machine, %.1f us per transaction)\n", c.ClientS, c.ClientUtilPct, c.ClientSPerTxn*1e6)
+	if c.ServerS != nil {
+		fmt.Fprintf(w, "    server:                              %.2f (%.1f%% of the machine, %.1f us per transaction)\n", *c.ServerS, deref(c.ServerUtilPct), deref(c.ServerSPerTxn)*1e6)
+	} else {
+		fmt.Fprintf(w, "    server:                              unknown (pass --server-pid for a local server)\n")
+	}
+	v := r.Variant.Verified.TLS
+	fmt.Fprintf(w, "\nTLS (server's view via %s): %d of %d connections encrypted", v.Source, v.TLSConnections, v.Connections)
+	for ver, n := range v.Versions {
+		fmt.Fprintf(w, "; %s x%d", ver, n)
+	}
+	for ci, n := range v.Ciphers {
+		fmt.Fprintf(w, "; %s x%d", ci, n)
+	}
+	fmt.Fprintln(w)
+	if r.Partial {
+		fmt.Fprintln(w, "\nPARTIAL RESULT: the run was interrupted before its time or event limit.")
+	}
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

@@ -1,0 +1,192 @@
+// Package result is the result document of design.md ("Contracts"):
+// schema encbench/result/v1, one document per measured cell.
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Schema names this document format.
+const Schema = "encbench/result/v1"
+
+type Result struct {
+	Schema      string      `json:"schema"`
+	Tool        Tool        `json:"tool"`
+	StartedAt   string      `json:"started_at"`
+	Partial     bool        `json:"partial"`
+	Target      string      `json:"target"`
+	Engine      Engine      `json:"engine"`
+	Variant     Variant     `json:"variant"`
+	Workload    Workload    `json:"workload"`
+	Threads     int         `json:"threads"`
+	DurationS   float64     `json:"duration_s"`
+	WarmupS     float64     `json:"warmup_s"`
+	RateLimit   float64     `json:"rate_limit"`
+	Repetition  int         `json:"repetition"`
+	Totals      Totals      `json:"totals"`
+	TPS         float64     `json:"tps"`
+	QPS         float64     `json:"qps"`
+	LatencyMs   Latency     `json:"latency_ms"`
+	CPU         CPU         `json:"cpu"`
+	Intervals   []Interval  `json:"intervals"`
+	Fairness    Fairness    `json:"fairness"`
+	Environment Environment `json:"environment"`
+	// Histogram is the HdrHistogram (microseconds) in its compressed V2
+	// base64 form, so results from several hosts can be merged exactly.
+	Histogram string `json:"latency_histogram_us"`
+}
+
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+type Engine struct {
+	Kind     string            `json:"kind"`
+	Version  string            `json:"version"`
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// Variant says which encryption layers were asked for and what the server
+// showed. Verified is false when any proof was not made.
+type Variant struct {
+	Name     string       `json:"name"`
+	TLS      string       `json:"tls"`
+	TDE      bool         `json:"tde"`
+	Colenc   string       `json:"colenc"`
+	Verified Verification `json:"verified"`
+}
+
+type Verification struct {
+	OK  bool     `json:"ok"`
+	TLS TLSProof `json:"tls"`
+	Msg []string `json:"problems,omitempty"`
+}
+
+// TLSProof is the server's view of the run's own connections.
+type TLSProof struct {
+	Source         string         `json:"source"`
+	Connections    int            `json:"connections"`
+	TLSConnections int            `json:"tls_connections"`
+	Versions       map[string]int `json:"versions,omitempty"`
+	Ciphers        map[string]int `json:"ciphers,omitempty"`
+}
+
+type Workload struct {
+	Name   string         `json:"name"`
+	Params map[string]any `json:"params"`
+}
+
+type Totals struct {
+	Transactions int64   `json:"transactions"`
+	Queries      Queries `json:"queries"`
+	Errors       int64   `json:"errors"`
+	Reconnects   int64   `json:"reconnects"`
+}
+
+type Queries struct {
+	Read  int64 `json:"read"`
+	Write int64 `json:"write"`
+	Other int64 `json:"other"`
+	Total int64 `json:"total"`
+}
+
+type Latency struct {
+	Min  float64 `json:"min"`
+	Avg  float64 `json:"avg"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+	Sum  float64 `json:"sum"`
+}
+
+// CPU seconds over the measured window; server fields are null when the
+// server's processes are not visible from here.
+type CPU struct {
+	ClientS       float64  `json:"client_s"`
+	ServerS       *float64 `json:"server_s"`
+	ServerUtilPct *float64 `json:"server_util_pct"`
+	ClientSPerTxn float64  `json:"client_s_per_txn"`
+	ServerSPerTxn *float64 `json:"server_s_per_txn"`
+	ClientUtilPct float64  `json:"client_util_pct"`
+	ServerPID     int      `json:"server_pid,omitempty"`
+	MachineCores  int      `json:"machine_cores"`
+}
+
+type Interval struct {
+	TS     float64 `json:"t_s"`
+	TPS    float64 `json:"tps"`
+	QPS    float64 `json:"qps"`
+	P95Ms  float64 `json:"p95_ms"`
+	Errors float64 `json:"errors"`
+}
+
+type Fairness struct {
+	EventsAvg    float64 `json:"events_avg"`
+	EventsStddev float64 `json:"events_stddev"`
+	ExecAvgS     float64 `json:"exec_time_avg_s"`
+	ExecStddevS  float64 `json:"exec_time_stddev_s"`
+}
+
+type Environment struct {
+	Host      string `json:"host"`
+	CPUModel  string `json:"cpu_model"`
+	Cores     int    `json:"cores"`
+	MemoryMB  int64  `json:"memory_mb"`
+	OS        string `json:"os"`
+	GoVersion string `json:"go_version"`
+}
+
+// WriteFile writes r as indented JSON atomically: a temporary file in the
+// same directory, synced, then renamed over path.
+func WriteFile(path string, r *Result) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding result: %w", err)
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, ".encbench-result-*")
+	if err != nil {
+		return fmt.Errorf("writing result to %s: %w", dir, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("syncing %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("closing %s: %w", tmp.Name(), err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("setting mode of %s: %w", tmp.Name(), err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("renaming result into %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadFile loads a result document and checks its schema.
+func ReadFile(path string) (*Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading result: %w", err)
+	}
+	var r Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", path, err)
+	}
+	if r.Schema != Schema {
+		return nil, fmt.Errorf("%s is not an encbench result (schema %q)", path, r.Schema)
+	}
+	return &r, nil
+}

@@ -1,0 +1,129 @@
+package runner
+
+import (
+	"math"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/prometheus/procfs"
+
+	"github.com/encbench/encbench/internal/measure"
+	"github.com/encbench/encbench/internal/result"
+	"github.com/encbench/encbench/internal/version"
+)
+
+// Result turns an outcome into the result document; the caller fills in
+// target, engine, variant and workload.
+func (o *Outcome) Result(cfg Config, started time.Time) *result.Result {
+	secs := o.Elapsed.Seconds()
+	q := o.Reads + o.Writes + o.Others
+	r := &result.Result{
+		Schema:    result.Schema,
+		Tool:      result.Tool{Name: "encbench", Version: version.String()},
+		StartedAt: started.UTC().Format(time.RFC3339),
+		Partial:   o.Partial,
+		Threads:   cfg.Threads,
+		DurationS: round(secs, 4),
+		WarmupS:   cfg.Warmup.Seconds(),
+		RateLimit: cfg.Rate,
+		Totals: result.Totals{
+			Transactions: o.Txns,
+			Queries:      result.Queries{Read: o.Reads, Write: o.Writes, Other: o.Others, Total: q},
+			Errors:       o.Errors,
+			Reconnects:   o.Reconnects,
+		},
+		Environment: Environment(),
+	}
+	if secs > 0 {
+		r.TPS = round(float64(o.Txns)/secs, 2)
+		r.QPS = round(float64(q)/secs, 2)
+	}
+	h := o.Hist
+	if h.TotalCount() > 0 {
+		r.LatencyMs = result.Latency{
+			Min: measure.Ms(h.Min()), Avg: round(h.Mean()/1000, 3),
+			P50: measure.Ms(h.ValueAtQuantile(50)), P95: measure.Ms(h.ValueAtQuantile(95)),
+			P99: measure.Ms(h.ValueAtQuantile(99)), P999: measure.Ms(h.ValueAtQuantile(99.9)),
+			Max: measure.Ms(h.Max()), Sum: round(h.Mean()*float64(h.TotalCount())/1000, 2),
+		}
+	}
+	if enc, err := h.Encode(2); err == nil {
+		r.Histogram = string(enc)
+	}
+	cores := runtime.NumCPU()
+	r.CPU = result.CPU{ClientS: round(o.ClientCPU.Seconds(), 3), MachineCores: cores, ServerPID: cfg.ServerPID}
+	if secs > 0 {
+		r.CPU.ClientUtilPct = round(100*o.ClientCPU.Seconds()/secs/float64(cores), 2)
+	}
+	if o.Txns > 0 {
+		r.CPU.ClientSPerTxn = o.ClientCPU.Seconds() / float64(o.Txns)
+	}
+	if o.ServerCPU != nil {
+		s := round(o.ServerCPU.Seconds(), 3)
+		r.CPU.ServerS = &s
+		if secs > 0 {
+			u := round(100*s/secs/float64(cores), 2)
+			r.CPU.ServerUtilPct = &u
+		}
+		if o.Txns > 0 {
+			per := s / float64(o.Txns)
+			r.CPU.ServerSPerTxn = &per
+		}
+	}
+	for _, iv := range o.Intervals {
+		r.Intervals = append(r.Intervals, result.Interval{
+			TS: round(iv.At.Seconds(), 3), TPS: round(iv.TPS, 2), QPS: round(iv.QPS, 2),
+			P95Ms: iv.Pct, Errors: round(iv.Errors, 2),
+		})
+	}
+	r.Fairness = fairness(o)
+	return r
+}
+
+func fairness(o *Outcome) result.Fairness {
+	n := float64(len(o.WorkerEvents))
+	if n == 0 {
+		return result.Fairness{}
+	}
+	var se, sb float64
+	for i := range o.WorkerEvents {
+		se += float64(o.WorkerEvents[i])
+		sb += o.WorkerBusy[i].Seconds()
+	}
+	me, mb := se/n, sb/n
+	var ve, vb float64
+	for i := range o.WorkerEvents {
+		ve += math.Pow(float64(o.WorkerEvents[i])-me, 2)
+		vb += math.Pow(o.WorkerBusy[i].Seconds()-mb, 2)
+	}
+	return result.Fairness{EventsAvg: round(me, 4), EventsStddev: round(math.Sqrt(ve/n), 2), ExecAvgS: round(mb, 4), ExecStddevS: round(math.Sqrt(vb/n), 2)}
+}
+
+func round(v float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
+}
+
+// Environment describes the machine encbench runs on.
+func Environment() result.Environment {
+	env := result.Environment{Cores: runtime.NumCPU(), GoVersion: runtime.Version(), OS: runtime.GOOS}
+	env.Host, _ = os.Hostname()
+	if fs, err := procfs.NewDefaultFS(); err == nil {
+		if ci, err := fs.CPUInfo(); err == nil && len(ci) > 0 {
+			env.CPUModel = ci[0].ModelName
+		}
+		if mi, err := fs.Meminfo(); err == nil && mi.MemTotal != nil {
+			env.MemoryMB = int64(*mi.MemTotal / 1024)
+		}
+	}
+	if data, err := os.ReadFile("/etc/os-release"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(l, "PRETTY_NAME="); ok {
+				env.OS = strings.Trim(v, `"`)
+			}
+		}
+	}
+	return env
+}

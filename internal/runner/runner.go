@@ -1,0 +1,489 @@
+// Package runner drives workers for a time or event budget, the way
+// sysbench's run phase does: one pinned connection per worker, per-worker
+// histograms merged per interval, optional warmup and rate limit.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/measure"
+	"github.com/encbench/encbench/internal/workload"
+)
+
+// Config is sysbench's general options.
+type Config struct {
+	Threads        int
+	Time           time.Duration
+	Events         int64
+	Warmup         time.Duration
+	Rate           float64
+	ReportInterval time.Duration
+	Percentile     float64
+	// MaxReconnects bounds how often one worker reconnects before giving up.
+	MaxReconnects int
+	Out           io.Writer
+	// ServerPID, when > 0, is the server process whose tree's CPU is measured.
+	ServerPID int
+	// CheckSessions sees the server's view of every worker connection before
+	// anything is measured; an error stops the run (a variant not proven).
+	CheckSessions func([]engine.SessionTLS) error
+}
+
+// Outcome is what a run measured after warmup.
+type Outcome struct {
+	Partial      bool
+	Elapsed      time.Duration
+	Hist         *hdrhistogram.Histogram
+	Txns         int64
+	Reads        int64
+	Writes       int64
+	Others       int64
+	Errors       int64
+	Reconnects   int64
+	Intervals    []Interval
+	ClientCPU    time.Duration
+	ServerCPU    *time.Duration
+	Sessions     []engine.SessionTLS
+	WorkerEvents []int64
+	WorkerBusy   []time.Duration
+}
+
+// Interval is one report interval's rates.
+type Interval struct {
+	At       time.Duration
+	TPS, QPS float64
+	Reads    float64
+	Writes   float64
+	Others   float64
+	Pct      float64
+	Errors   float64
+	Reconn   float64
+	Queue    int
+}
+
+// stats is one worker's measurements; its mutex is taken by the worker
+// once per event and by the collector once per interval, never by other
+// workers.
+type stats struct {
+	mu     sync.Mutex
+	hist   *hdrhistogram.Histogram
+	txns   int64
+	c      workload.Counters
+	errs   int64
+	reconn int64
+	// Totals since measuring began, for thread fairness.
+	events int64
+	busy   time.Duration
+}
+
+type slot struct {
+	st     stats
+	conn   engine.Conn
+	worker workload.Worker
+}
+
+// Run executes wl against t and returns the measurements. A cancelled ctx
+// stops the workers and returns what was measured, marked partial.
+func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config) (*Outcome, error) {
+	if cfg.Time <= 0 && cfg.Events <= 0 {
+		return nil, fmt.Errorf("either --time or --events must be set")
+	}
+	slots := make([]*slot, cfg.Threads)
+	sessions := make([]engine.SessionTLS, cfg.Threads)
+	d := t.Engine.Dialect()
+	g, gctx := errgroup.WithContext(ctx)
+	for i := range slots {
+		g.Go(func() error {
+			c, err := t.Engine.Connect(gctx, t)
+			if err != nil {
+				return err
+			}
+			s := &slot{conn: c}
+			s.st.hist = measure.NewHistogram()
+			slots[i] = s
+			if sessions[i], err = c.TLSState(gctx); err != nil {
+				return err
+			}
+			s.worker, err = wl.NewWorker(gctx, c, d, i, cfg.Threads)
+			return err
+		})
+	}
+	closeAll := func() {
+		for _, s := range slots {
+			if s != nil && s.conn != nil {
+				s.conn.Close()
+			}
+		}
+	}
+	if err := g.Wait(); err != nil {
+		closeAll()
+		return nil, err
+	}
+	defer closeAll()
+	if cfg.CheckSessions != nil {
+		if err := cfg.CheckSessions(sessions); err != nil {
+			return &Outcome{Sessions: sessions, Hist: measure.NewHistogram()}, err
+		}
+	}
+
+	// Each worker blocks in its own thread; with a P free for every one of
+	// them a reply does not wait for the Go scheduler to hand a P over.
+	if prev := runtime.GOMAXPROCS(0); prev < cfg.Threads+1 {
+		runtime.GOMAXPROCS(cfg.Threads + 1)
+		defer runtime.GOMAXPROCS(prev)
+	}
+	r := &run{cfg: cfg, slots: slots, t: t, wl: wl}
+	out, err := r.execute(ctx)
+	if out != nil {
+		out.Sessions = sessions
+	}
+	return out, err
+}
+
+type run struct {
+	cfg       Config
+	slots     []*slot
+	t         engine.Target
+	wl        workload.Workload
+	stop      atomic.Bool
+	remaining atomic.Int64
+	failure   atomic.Pointer[error]
+	sched     chan time.Time
+	queue     atomic.Int64
+}
+
+func (r *run) fail(err error) {
+	r.failure.CompareAndSwap(nil, &err)
+	r.stop.Store(true)
+}
+
+func (r *run) execute(ctx context.Context) (*Outcome, error) {
+	cfg := r.cfg
+	if cfg.Events > 0 {
+		r.remaining.Store(cfg.Events)
+	} else {
+		r.remaining.Store(math.MaxInt64)
+	}
+	var wg sync.WaitGroup
+	begin := time.Now()
+	if cfg.Rate > 0 {
+		r.sched = make(chan time.Time, 1<<16)
+		wg.Add(1)
+		go func() { defer wg.Done(); r.schedule(begin) }()
+	}
+	workersDone := make(chan struct{})
+	var wwg sync.WaitGroup
+	for i, s := range r.slots {
+		wwg.Add(1)
+		go func() { defer wwg.Done(); r.work(i, s) }()
+	}
+	go func() { wwg.Wait(); close(workersDone) }()
+
+	out := &Outcome{Hist: measure.NewHistogram()}
+	tick := cfg.ReportInterval
+	if tick <= 0 {
+		tick = time.Second
+	}
+	measuring := cfg.Warmup <= 0
+	var start time.Time
+	var cpu0 time.Duration
+	var srv0 time.Duration
+	srvOK := false
+	startMeasuring := func() {
+		r.collect(nil) // drop warmup
+		start = time.Now()
+		cpu0 = measure.ProcessCPU()
+		if cfg.ServerPID > 0 {
+			if v, err := measure.TreeCPU(cfg.ServerPID); err == nil {
+				srv0, srvOK = v, true
+			}
+		}
+		for _, s := range r.slots {
+			s.st.mu.Lock()
+			s.st.events, s.st.busy = 0, 0
+			s.st.mu.Unlock()
+		}
+		measuring = true
+	}
+	if measuring {
+		startMeasuring()
+	}
+	warmupEnd := begin.Add(cfg.Warmup)
+	ticker := time.NewTicker(tick)
+	defer ticker.Stop()
+	var deadline <-chan time.Time
+	if cfg.Time > 0 {
+		tm := time.NewTimer(cfg.Warmup + cfg.Time)
+		defer tm.Stop()
+		deadline = tm.C
+	}
+	lastTick := time.Now()
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			out.Partial = true
+			break loop
+		case <-deadline:
+			break loop
+		case <-workersDone:
+			break loop
+		case now := <-ticker.C:
+			if !measuring {
+				if !now.Before(warmupEnd) {
+					startMeasuring()
+					lastTick = time.Now()
+				}
+				continue
+			}
+			iv := r.collect(out)
+			r.interval(out, iv, now.Sub(start), now.Sub(lastTick))
+			lastTick = now
+		}
+	}
+	r.stop.Store(true)
+	if r.sched != nil {
+		// Unblock workers waiting for a scheduled start.
+		go func() {
+			for !isClosed(workersDone) {
+				select {
+				case r.sched <- time.Now():
+				case <-workersDone:
+				}
+			}
+		}()
+	}
+	<-workersDone
+	wg.Wait()
+	if !measuring {
+		startMeasuring()
+	}
+	end := time.Now()
+	iv := r.collect(out)
+	if end.Sub(lastTick) > tick/10 && cfg.ReportInterval > 0 {
+		r.interval(out, iv, end.Sub(start), end.Sub(lastTick))
+	} else if cfg.ReportInterval <= 0 {
+		r.interval(out, iv, end.Sub(start), end.Sub(lastTick))
+	}
+	out.Elapsed = end.Sub(start)
+	out.ClientCPU = measure.ProcessCPU() - cpu0
+	if srvOK {
+		// Backends reaped a moment after the run are charged to it, not the next one.
+		time.Sleep(500 * time.Millisecond)
+		if v, err := measure.TreeCPU(cfg.ServerPID); err == nil {
+			d := v - srv0
+			out.ServerCPU = &d
+		}
+	}
+	for _, s := range r.slots {
+		out.WorkerEvents = append(out.WorkerEvents, s.st.events)
+		out.WorkerBusy = append(out.WorkerBusy, s.st.busy)
+	}
+	if p := r.failure.Load(); p != nil {
+		return out, *p
+	}
+	return out, nil
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// schedule issues intended start times at exponentially distributed gaps
+// (a Poisson arrival process, as sysbench's --rate does).
+func (r *run) schedule(begin time.Time) {
+	rng := rand.New(rand.NewPCG(uint64(begin.UnixNano()), 7))
+	next := begin
+	for !r.stop.Load() {
+		next = next.Add(time.Duration(rng.ExpFloat64() / r.cfg.Rate * float64(time.Second)))
+		if d := time.Until(next); d > time.Millisecond {
+			time.Sleep(d)
+		}
+		r.queue.Add(1)
+		r.sched <- next
+	}
+}
+
+// work is one worker's loop. Latency counts from the intended start in rate
+// mode, so a slow server cannot hide queueing (no coordinated omission).
+func (r *run) work(id int, s *slot) {
+	// One OS thread per worker, blocking in read(2) like sysbench's threads.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var c workload.Counters
+	for !r.stop.Load() {
+		if r.remaining.Add(-1) < 0 {
+			return
+		}
+		var start time.Time
+		if r.sched != nil {
+			start = <-r.sched
+			r.queue.Add(-1)
+			if r.stop.Load() {
+				return
+			}
+			if d := time.Until(start); d > 0 {
+				time.Sleep(d)
+			}
+		} else {
+			start = time.Now()
+		}
+		c = workload.Counters{}
+		errsN, reconn, err := r.event(id, s, &c)
+		lat := time.Since(start)
+		st := &s.st
+		st.mu.Lock()
+		if err == nil {
+			measure.Record(st.hist, lat)
+			st.txns++
+			st.events++
+			st.busy += lat
+		}
+		st.c.Reads += c.Reads
+		st.c.Writes += c.Writes
+		st.c.Others += c.Others
+		st.errs += errsN
+		st.reconn += reconn
+		st.mu.Unlock()
+		if err != nil {
+			r.fail(err)
+			return
+		}
+	}
+}
+
+// event runs one event, retrying it after errors sysbench ignores and after
+// a lost connection, which it replaces.
+func (r *run) event(id int, s *slot, c *workload.Counters) (ignored, reconnects int64, err error) {
+	for {
+		err = s.worker.Event(c)
+		if err == nil {
+			return ignored, reconnects, nil
+		}
+		switch r.t.Engine.ClassifyError(err) {
+		case engine.ErrIgnorable:
+			ignored++
+			if aerr := s.worker.Abort(); aerr != nil {
+				return ignored, reconnects, fmt.Errorf("rolling back after %v: %w", err, aerr)
+			}
+		case engine.ErrConnLost:
+			ignored++
+			if reconnects >= int64(r.cfg.MaxReconnects) || r.stop.Load() {
+				return ignored, reconnects, fmt.Errorf("worker %d lost its connection: %w", id, err)
+			}
+			reconnects++
+			if rerr := r.reconnect(id, s); rerr != nil {
+				return ignored, reconnects, fmt.Errorf("worker %d lost its connection (%v) and could not reconnect: %w", id, err, rerr)
+			}
+		default:
+			return ignored, reconnects, err
+		}
+	}
+}
+
+func (r *run) reconnect(id int, s *slot) error {
+	s.conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var lastErr error
+	for attempt := 0; attempt < 5; attempt++ {
+		c, err := r.t.Engine.Connect(ctx, r.t)
+		if err == nil {
+			w, werr := r.wl.NewWorker(ctx, c, r.t.Engine.Dialect(), id, r.cfg.Threads)
+			if werr == nil {
+				s.conn, s.worker = c, w
+				return nil
+			}
+			c.Close()
+			err = werr
+		}
+		lastErr = err
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			break
+		}
+		time.Sleep(time.Duration(100<<attempt) * time.Millisecond)
+	}
+	return lastErr
+}
+
+type intervalStats struct {
+	hist                       *hdrhistogram.Histogram
+	txns, reads, writes, other int64
+	errs, reconn               int64
+}
+
+// collect merges and resets every worker's interval data. With out == nil
+// the data is dropped (warmup).
+func (r *run) collect(out *Outcome) intervalStats {
+	iv := intervalStats{hist: measure.NewHistogram()}
+	for _, s := range r.slots {
+		st := &s.st
+		st.mu.Lock()
+		iv.hist.Merge(st.hist)
+		st.hist.Reset()
+		iv.txns += st.txns
+		iv.reads += st.c.Reads
+		iv.writes += st.c.Writes
+		iv.other += st.c.Others
+		iv.errs += st.errs
+		iv.reconn += st.reconn
+		st.txns, st.errs, st.reconn = 0, 0, 0
+		st.c = workload.Counters{}
+		st.mu.Unlock()
+	}
+	if out != nil {
+		out.Hist.Merge(iv.hist)
+		out.Txns += iv.txns
+		out.Reads += iv.reads
+		out.Writes += iv.writes
+		out.Others += iv.other
+		out.Errors += iv.errs
+		out.Reconnects += iv.reconn
+	}
+	return iv
+}
+
+func (r *run) interval(out *Outcome, iv intervalStats, at, span time.Duration) {
+	secs := span.Seconds()
+	if secs <= 0 {
+		return
+	}
+	pct := r.cfg.Percentile
+	if pct <= 0 {
+		pct = 95
+	}
+	q := iv.reads + iv.writes + iv.other
+	rec := Interval{
+		At: at, TPS: float64(iv.txns) / secs, QPS: float64(q) / secs,
+		Reads: float64(iv.reads) / secs, Writes: float64(iv.writes) / secs, Others: float64(iv.other) / secs,
+		Pct: measure.Ms(iv.hist.ValueAtQuantile(pct)), Errors: float64(iv.errs) / secs, Reconn: float64(iv.reconn) / secs,
+		Queue: int(r.queue.Load()),
+	}
+	out.Intervals = append(out.Intervals, rec)
+	if r.cfg.ReportInterval > 0 && r.cfg.Out != nil {
+		line := fmt.Sprintf("[ %.0fs ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat (ms,%g%%): %.2f err/s: %.2f reconn/s: %.2f",
+			at.Seconds(), r.cfg.Threads, rec.TPS, rec.QPS, rec.Reads, rec.Writes, rec.Others, pct, rec.Pct, rec.Errors, rec.Reconn)
+		if r.cfg.Rate > 0 {
+			line += fmt.Sprintf(" queue length: %d", rec.Queue)
+		}
+		fmt.Fprintln(r.cfg.Out, line)
+	}
+}

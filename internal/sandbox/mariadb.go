@@ -1,0 +1,172 @@
+package sandbox
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strings"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/encbench/encbench/internal/errs"
+)
+
+func init() { register(mariadbProvider{}) }
+
+type mariadbProvider struct{}
+
+func (mariadbProvider) Name() string { return "mariadb" }
+
+func (mariadbProvider) bins() (server, installDB string, err error) {
+	server, err1 := exec.LookPath("mariadbd")
+	if err1 != nil {
+		server, err1 = exec.LookPath("/usr/sbin/mariadbd")
+	}
+	installDB, err2 := exec.LookPath("mariadb-install-db")
+	if err1 != nil || err2 != nil {
+		return "", "", errs.Usage("MariaDB server binaries (mariadbd, mariadb-install-db) not found: install them with `apt-get install mariadb-server`")
+	}
+	return server, installDB, nil
+}
+
+func (p mariadbProvider) Check() error {
+	_, _, err := p.bins()
+	return err
+}
+
+func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.User) (*Info, error) {
+	server, installDB, err := p.bins()
+	if err != nil {
+		return nil, err
+	}
+	if err := reachable(o.Dir, u); err != nil {
+		return nil, err
+	}
+	data, run, logDir := filepath.Join(o.Dir, "data"), filepath.Join(o.Dir, "run"), filepath.Join(o.Dir, "log")
+	for _, d := range []string{data, run, logDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("creating %s: %w", d, err)
+		}
+	}
+	if err := chown(u, data, run, logDir); err != nil {
+		return nil, err
+	}
+	pool := "1G"
+	if o.BufferPool != "" {
+		n, _ := ParseSize(o.BufferPool)
+		pool = fmt.Sprintf("%dM", max(n>>20, 5))
+	}
+	sock := filepath.Join(run, "mysqld.sock")
+	logPath := filepath.Join(logDir, "mariadb.err")
+	cnf := []string{
+		"[mysqld]",
+		"datadir=" + data,
+		"socket=" + sock,
+		"pid-file=" + filepath.Join(run, "mysqld.pid"),
+		fmt.Sprintf("port=%d", port),
+		"bind-address=127.0.0.1",
+		"log-error=" + logPath,
+		"innodb_buffer_pool_size=" + pool,
+		"innodb_log_file_size=256M",
+		"max_connections=500",
+		"skip-name-resolve",
+		"performance_schema=OFF",
+		"skip-log-bin",
+		"max_prepared_stmt_count=100000",
+	}
+	if u != nil {
+		cnf = append(cnf, "user="+u.Username)
+	}
+	cnfPath := filepath.Join(o.Dir, "my.cnf")
+	if err := os.WriteFile(cnfPath, []byte(strings.Join(cnf, "\n")+"\n"), 0o644); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", cnfPath, err)
+	}
+	// The defaults file goes first, or Debian's /etc/mysql settings leak in.
+	args := []string{"--defaults-file=" + cnfPath, "--auth-root-authentication-method=normal", "--skip-test-db"}
+	if u != nil {
+		args = append(args, "--user="+u.Username)
+	}
+	if err := runTool(nil, installDB, args...); err != nil {
+		return nil, err
+	}
+	cmd, logf, err := command(nil, filepath.Join(logDir, "mariadbd.out"), server, "--defaults-file="+cnfPath)
+	if err != nil {
+		return nil, err
+	}
+	pid, exited, err := startServer(cmd, logf)
+	if err != nil {
+		return nil, err
+	}
+	cfg := gomysql.NewConfig()
+	cfg.User, cfg.Net, cfg.Addr = "root", "unix", sock
+	connector, err := gomysql.NewConnector(cfg)
+	if err != nil {
+		_ = stop(pid, 10e9)
+		return nil, fmt.Errorf("configuring admin connection: %w", err)
+	}
+	if err := waitReady(ctx, exited, logPath, func(c context.Context) error {
+		dc, err := connector.Connect(c)
+		if err != nil {
+			return err
+		}
+		return dc.Close()
+	}); err != nil {
+		_ = stop(pid, 10e9)
+		return nil, err
+	}
+	dc, err := connector.Connect(ctx)
+	if err != nil {
+		_ = stop(pid, 10e9)
+		return nil, fmt.Errorf("connecting to the new server: %w", err)
+	}
+	defer dc.Close()
+	exec := dc.(driver.ExecerContext)
+	setup := []string{"CREATE DATABASE sbtest"}
+	for _, host := range []string{"127.0.0.1", "::1", "localhost"} {
+		setup = append(setup,
+			fmt.Sprintf("CREATE USER 'sbtest'@'%s'", host),
+			fmt.Sprintf("GRANT ALL ON sbtest.* TO 'sbtest'@'%s'", host),
+			fmt.Sprintf("GRANT PROCESS ON *.* TO 'sbtest'@'%s'", host))
+	}
+	for _, q := range setup {
+		if _, err := exec.ExecContext(ctx, q, nil); err != nil {
+			_ = stop(pid, 10e9)
+			return nil, fmt.Errorf("setting up the benchmark user (%s): %w", q, err)
+		}
+	}
+	version, err := serverVersion(ctx, dc)
+	if err != nil {
+		_ = stop(pid, 10e9)
+		return nil, err
+	}
+	return &Info{
+		Engine:   "mariadb",
+		Version:  "MariaDB " + version,
+		DSN:      fmt.Sprintf("mysql://sbtest@127.0.0.1:%d/sbtest", port),
+		PID:      pid,
+		Port:     port,
+		Dir:      o.Dir,
+		Socket:   sock,
+		AdminDSN: "mysql://root@localhost/?socket=" + sock,
+	}, nil
+}
+
+func serverVersion(ctx context.Context, dc driver.Conn) (string, error) {
+	rows, err := dc.(driver.QueryerContext).QueryContext(ctx, "SELECT VERSION()", nil)
+	if err != nil {
+		return "", fmt.Errorf("reading server version: %w", err)
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, 1)
+	if err := rows.Next(dest); err != nil {
+		return "", fmt.Errorf("reading server version: %w", err)
+	}
+	if b, ok := dest[0].([]byte); ok {
+		return string(b), nil
+	}
+	return fmt.Sprint(dest[0]), nil
+}

@@ -1,0 +1,183 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/encbench/encbench/internal/errs"
+)
+
+func init() { register(postgresProvider{}) }
+
+type postgresProvider struct{}
+
+func (postgresProvider) Name() string { return "postgres" }
+
+// binDir finds the newest installed PostgreSQL server binaries.
+func (postgresProvider) binDir() (string, error) {
+	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	sort.Strings(matches)
+	if len(matches) > 0 {
+		return filepath.Dir(matches[len(matches)-1]), nil
+	}
+	if p, err := exec.LookPath("initdb"); err == nil {
+		return filepath.Dir(p), nil
+	}
+	return "", errs.Usage("PostgreSQL server binaries (initdb, postgres) not found: install them with `apt-get install postgresql`")
+}
+
+func (p postgresProvider) Check() error {
+	_, err := p.binDir()
+	return err
+}
+
+func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.User) (*Info, error) {
+	bin, err := p.binDir()
+	if err != nil {
+		return nil, err
+	}
+	if err := reachable(o.Dir, u); err != nil {
+		return nil, err
+	}
+	data, run, logDir := filepath.Join(o.Dir, "data"), filepath.Join(o.Dir, "run"), filepath.Join(o.Dir, "log")
+	for _, d := range []string{data, run, logDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("creating %s: %w", d, err)
+		}
+	}
+	if err := chown(u, data, run, logDir); err != nil {
+		return nil, err
+	}
+	if err := runTool(u, filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"); err != nil {
+		return nil, err
+	}
+	sharedBuffers := "512MB"
+	if o.BufferPool != "" {
+		n, _ := ParseSize(o.BufferPool)
+		sharedBuffers = fmt.Sprintf("%dkB", n/1024)
+	}
+	conf := []string{
+		"listen_addresses = '127.0.0.1'",
+		fmt.Sprintf("port = %d", port),
+		fmt.Sprintf("unix_socket_directories = '%s'", run),
+		"shared_buffers = " + sharedBuffers,
+		"max_connections = 300",
+		"ssl = off",
+		"max_wal_size = 1GB",
+		"min_wal_size = 80MB",
+		"logging_collector = off",
+		"huge_pages = off",
+	}
+	if o.StatStatements {
+		conf = append(conf, "shared_preload_libraries = 'pg_stat_statements'", "pg_stat_statements.track = all")
+	}
+	if err := appendFile(filepath.Join(data, "postgresql.conf"), "\n# encbench sandbox\n"+strings.Join(conf, "\n")+"\n"); err != nil {
+		return nil, err
+	}
+	hba := "local all all trust\nhost all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n"
+	if err := os.WriteFile(filepath.Join(data, "pg_hba.conf"), []byte(hba), 0o600); err != nil {
+		return nil, fmt.Errorf("writing pg_hba.conf: %w", err)
+	}
+	if err := chown(u, filepath.Join(data, "pg_hba.conf")); err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(logDir, "postgresql.log")
+	cmd, logf, err := command(u, logPath, filepath.Join(bin, "postgres"), "-D", data)
+	if err != nil {
+		return nil, err
+	}
+	pid, exited, err := startServer(cmd, logf)
+	if err != nil {
+		return nil, err
+	}
+	admin := fmt.Sprintf("postgres://postgres@/postgres?host=%s&port=%d&sslmode=disable", run, port)
+	if err := waitReady(ctx, exited, logPath, func(c context.Context) error {
+		conn, err := pgconn.Connect(c, admin)
+		if err != nil {
+			return err
+		}
+		return conn.Close(c)
+	}); err != nil {
+		_ = stop(pid, 10e9)
+		return nil, err
+	}
+	conn, err := pgconn.Connect(ctx, admin)
+	if err != nil {
+		_ = stop(pid, 10e9)
+		return nil, fmt.Errorf("connecting to the new server: %w", err)
+	}
+	defer conn.Close(ctx)
+	setup := []string{
+		"CREATE ROLE sbtest LOGIN",
+		"GRANT pg_read_all_stats TO sbtest",
+		"CREATE DATABASE sbtest OWNER sbtest",
+	}
+	for _, q := range setup {
+		if _, err := conn.Exec(ctx, q).ReadAll(); err != nil {
+			_ = stop(pid, 10e9)
+			return nil, fmt.Errorf("setting up the benchmark user (%s): %w", q, err)
+		}
+	}
+	if o.StatStatements {
+		db, err := pgconn.Connect(ctx, strings.Replace(admin, "/postgres?", "/sbtest?", 1))
+		if err == nil {
+			_, err = db.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements").ReadAll()
+			db.Close(ctx)
+		}
+		if err != nil {
+			_ = stop(pid, 10e9)
+			return nil, fmt.Errorf("creating pg_stat_statements: %w", err)
+		}
+	}
+	version := conn.ParameterStatus("server_version")
+	return &Info{
+		Engine:   "postgres",
+		Version:  "PostgreSQL " + version,
+		DSN:      fmt.Sprintf("postgres://sbtest@127.0.0.1:%d/sbtest", port),
+		PID:      pid,
+		Port:     port,
+		Dir:      o.Dir,
+		Socket:   run,
+		AdminDSN: admin,
+	}, nil
+}
+
+func appendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", path, err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// reachable checks that the server's user can walk down to dir: a 0700
+// parent owned by root (as Go's test temp dirs are) would stop the server.
+func reachable(dir string, u *user.User) error {
+	if u == nil {
+		return nil
+	}
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		st, err := os.Stat(d)
+		if err != nil {
+			return fmt.Errorf("checking %s: %w", d, err)
+		}
+		if st.Mode().Perm()&0o001 == 0 {
+			return errs.Usage("the server runs as user %s, which cannot enter %s (mode %v): `chmod o+x %s` or choose another --dir", u.Username, d, st.Mode().Perm(), d)
+		}
+		if d == "/" {
+			return nil
+		}
+	}
+}

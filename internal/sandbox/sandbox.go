@@ -1,0 +1,360 @@
+// Package sandbox runs local database servers from the installed binaries:
+// a private data directory, a free loopback port, a private socket, and a
+// benchmark user and database. A server outlives the command that started
+// it; Down stops it by the pid recorded in the sandbox directory.
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/encbench/encbench/internal/errs"
+)
+
+// Options are what `sandbox up` accepts.
+type Options struct {
+	Engine     string
+	Dir        string
+	BufferPool string // for example 512MB or 1G
+	// StatStatements loads pg_stat_statements so statement counts can be
+	// read from the server (PostgreSQL only).
+	StatStatements bool
+}
+
+// Info is the state file of a running sandbox and the line `up` prints.
+type Info struct {
+	Engine  string `json:"engine"`
+	Version string `json:"version"`
+	DSN     string `json:"dsn"`
+	PID     int    `json:"pid"`
+	Port    int    `json:"port"`
+	Dir     string `json:"dir"`
+	Socket  string `json:"socket"`
+	// AdminDSN reaches the server as its superuser over the private socket.
+	AdminDSN string `json:"admin_dsn"`
+}
+
+const stateFile = "sandbox.json"
+
+// Provider knows how to build and start one engine's server.
+type Provider interface {
+	Name() string
+	// Check reports missing binaries with a hint on installing them.
+	Check() error
+	Up(ctx context.Context, o Options, port int, osUser *user.User) (*Info, error)
+}
+
+type registry struct {
+	mu        sync.RWMutex
+	providers map[string]Provider
+}
+
+// providers is filled by init functions in this package only.
+var providers = &registry{providers: map[string]Provider{}}
+
+func register(p Provider) {
+	providers.mu.Lock()
+	defer providers.mu.Unlock()
+	providers.providers[p.Name()] = p
+}
+
+// Engines lists the sandbox engine names.
+func Engines() []string {
+	providers.mu.RLock()
+	defer providers.mu.RUnlock()
+	var out []string
+	for n := range providers.providers {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Up creates and starts a sandbox in o.Dir.
+func Up(ctx context.Context, o Options) (*Info, error) {
+	providers.mu.RLock()
+	p, ok := providers.providers[o.Engine]
+	providers.mu.RUnlock()
+	if !ok {
+		return nil, errs.Usage("unknown sandbox engine %q: use one of %s", o.Engine, strings.Join(Engines(), ", "))
+	}
+	if o.Dir == "" {
+		return nil, errs.Usage("no sandbox directory: pass --dir DIR")
+	}
+	if _, err := ParseSize(o.BufferPool); err != nil {
+		return nil, err
+	}
+	if err := p.Check(); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return nil, errs.Usage("bad --dir %q: %v", o.Dir, err)
+	}
+	o.Dir = abs
+	if info, err := Load(abs); err == nil && alive(info.PID) {
+		return nil, errs.Usage("a sandbox is already running in %s (pid %d): run `encbench sandbox down --dir %s` first", abs, info.PID, o.Dir)
+	}
+	if entries, err := os.ReadDir(abs); err == nil && len(entries) > 0 {
+		return nil, errs.Usage("sandbox directory %s is not empty: give a new or empty directory", abs)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("creating sandbox directory: %w", err)
+	}
+	osUser, err := serverUser(p.Name())
+	if err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	info, err := p.Up(ctx, o, port, osUser)
+	if err != nil {
+		return nil, err
+	}
+	if err := save(info); err != nil {
+		_ = stop(info.PID, 30*time.Second)
+		return nil, err
+	}
+	return info, nil
+}
+
+// Down stops the sandbox in dir and waits until its server has exited.
+func Down(dir string) error {
+	info, err := Load(dir)
+	if err != nil {
+		return err
+	}
+	if err := stop(info.PID, 60*time.Second); err != nil {
+		return err
+	}
+	return os.Remove(filepath.Join(info.Dir, stateFile))
+}
+
+// Load reads the state of the sandbox in dir.
+func Load(dir string) (*Info, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, errs.Usage("bad --dir %q: %v", dir, err)
+	}
+	data, err := os.ReadFile(filepath.Join(abs, stateFile))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, errs.Usage("no sandbox in %s (no %s): start one with `encbench sandbox up --dir %s`", abs, stateFile, dir)
+		}
+		return nil, fmt.Errorf("reading sandbox state: %w", err)
+	}
+	var info Info
+	if err := json.Unmarshal(data, &info); err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", filepath.Join(abs, stateFile), err)
+	}
+	return &info, nil
+}
+
+func save(info *Info) error {
+	data, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding sandbox state: %w", err)
+	}
+	return os.WriteFile(filepath.Join(info.Dir, stateFile), data, 0o644)
+}
+
+// serverUser is the unprivileged account a server runs as when encbench is
+// root (PostgreSQL refuses root; MariaDB is told to switch).
+func serverUser(engine string) (*user.User, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	name := map[string]string{"postgres": "postgres", "mariadb": "mysql"}[engine]
+	u, err := user.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("running as root needs the system user %q to start %s (it comes with the server package): %w", name, engine, err)
+	}
+	return u, nil
+}
+
+// chown hands paths to the server's user.
+func chown(u *user.User, paths ...string) error {
+	if u == nil {
+		return nil
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	for _, p := range paths {
+		if err := os.Chown(p, uid, gid); err != nil {
+			return fmt.Errorf("giving %s to %s: %w", p, u.Username, err)
+		}
+	}
+	return nil
+}
+
+// command builds a server command that runs as u (when set) in its own
+// session, so Ctrl-C in the caller's terminal does not reach it.
+func command(u *user.User, logPath string, name string, args ...string) (*exec.Cmd, *os.File, error) {
+	cmd := exec.Command(name, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if u != nil {
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		cmd.Env = append(os.Environ(), "HOME="+u.HomeDir, "USER="+u.Username)
+	}
+	var logf *os.File
+	if logPath != "" {
+		f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, nil, fmt.Errorf("opening log %s: %w", logPath, err)
+		}
+		logf = f
+		cmd.Stdout, cmd.Stderr = f, f
+	}
+	return cmd, logf, nil
+}
+
+// runTool runs a set-up tool to completion and reports its output on failure.
+func runTool(u *user.User, name string, args ...string) error {
+	cmd, _, err := command(u, "", name, args...)
+	if err != nil {
+		return err
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s failed: %w\n%s", filepath.Base(name), err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// startServer starts a long-running server; the returned channel closes
+// when it exits, which Up uses to report an early death quickly.
+func startServer(cmd *exec.Cmd, logf *os.File) (int, <-chan struct{}, error) {
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return 0, nil, fmt.Errorf("starting %s: %w", cmd.Path, err)
+	}
+	logf.Close()
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	return cmd.Process.Pid, exited, nil
+}
+
+// waitReady polls ready until it succeeds, the server exits or time runs out.
+func waitReady(ctx context.Context, exited <-chan struct{}, logPath string, ready func(context.Context) error) error {
+	deadline := time.Now().Add(60 * time.Second)
+	var last error
+	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			return fmt.Errorf("server exited during start-up; its log %s ends with:\n%s", logPath, tail(logPath, 10))
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		last = ready(cctx)
+		cancel()
+		if last == nil {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("server did not accept connections within 60 s (last error: %v); see %s", last, logPath)
+}
+
+func tail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "(no log)"
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free loopback port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// alive reports whether pid runs and is not a zombie waiting to be reaped.
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndex(s, ")")
+	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+}
+
+// stop asks the server to shut down (SIGINT is PostgreSQL's fast shutdown,
+// SIGTERM MariaDB's normal one; both handle SIGTERM) and escalates to
+// SIGKILL after the timeout.
+func stop(pid int, timeout time.Duration) error {
+	if !alive(pid) {
+		return nil
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("stopping server %d: %w", pid, err)
+	}
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if !alive(pid) {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	for i := 0; i < 100 && alive(pid); i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if alive(pid) {
+		return fmt.Errorf("server %d did not stop", pid)
+	}
+	return nil
+}
+
+// ParseSize reads sizes like 512MB, 1G, 256M, 1073741824.
+func ParseSize(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	u := strings.ToUpper(strings.TrimSpace(s))
+	u = strings.TrimSuffix(u, "B")
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(u, "K"):
+		mult, u = 1<<10, strings.TrimSuffix(u, "K")
+	case strings.HasSuffix(u, "M"):
+		mult, u = 1<<20, strings.TrimSuffix(u, "M")
+	case strings.HasSuffix(u, "G"):
+		mult, u = 1<<30, strings.TrimSuffix(u, "G")
+	}
+	n, err := strconv.ParseInt(u, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, errs.Usage("bad size %q: use a number with K, M or G, for example 512MB", s)
+	}
+	return n * mult, nil
+}

@@ -1,0 +1,145 @@
+package oltp
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/randgen"
+	"github.com/encbench/encbench/internal/workload"
+)
+
+const (
+	cTemplate   = "###########-###########-###########-###########-###########-###########-###########-###########-###########-###########"
+	padTemplate = "###########-###########-###########-###########-###########"
+	// insertBatch rows go in one multi-row INSERT, as sysbench's bulk insert.
+	insertBatch = 1000
+)
+
+func (w *Workload) tableNames() []string {
+	out := make([]string, w.opts.Tables)
+	for i := range out {
+		out[i] = tableName(i + 1)
+	}
+	return out
+}
+
+// Prepare creates and loads the tables in parallel: thread t takes tables
+// t+1, t+1+threads, ... exactly as oltp_common.lua's cmd_prepare.
+func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
+	d := env.Target.Engine.Dialect()
+	admin, err := env.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	if err := workload.CheckPrepare(ctx, admin, d, w.tableNames(), env.Force); err != nil {
+		return err
+	}
+	threads := min(env.Threads, w.opts.Tables)
+	g, gctx := errgroup.WithContext(ctx)
+	for t := 0; t < threads; t++ {
+		g.Go(func() error {
+			c, err := env.Connect(gctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			src := randgen.New(w.opts.Rand, uint64(1000+t))
+			for i := t + 1; i <= w.opts.Tables; i += threads {
+				fmt.Fprintf(env.Log, "Creating table 'sbtest%d'...\n", i)
+				if err := workload.Own(gctx, c, w.name, []string{tableName(i)}); err != nil {
+					return err
+				}
+				if err := w.createTable(gctx, c, d, src, i, env); err != nil {
+					return fmt.Errorf("preparing sbtest%d: %w", i, err)
+				}
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+func (w *Workload) createTable(ctx context.Context, c engine.Conn, d engine.Dialect, src *randgen.Source, n int, env workload.Env) error {
+	o := w.opts
+	idDef := "INTEGER NOT NULL"
+	if o.AutoInc {
+		idDef = d.AutoIncID
+	}
+	idIndex := "PRIMARY KEY"
+	if o.Secondary {
+		idIndex = "KEY xid"
+		if d.Name == "pgsql" {
+			idIndex = "UNIQUE" // PostgreSQL has no inline KEY; a unique index plays xid's part
+		}
+	}
+	ddl := fmt.Sprintf("CREATE TABLE sbtest%d(\n  id %s,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  %s (id)\n) %s",
+		n, idDef, idIndex, d.TableOptions)
+	if err := c.Exec(ctx, ddl); err != nil {
+		return err
+	}
+	size := o.TableSize
+	if w.name == "oltp_insert" && !o.AutoInc {
+		size = 0 // oltp_insert.lua loads nothing when ids come from the client
+	}
+	if size > 0 {
+		fmt.Fprintf(env.Log, "Inserting %d records into 'sbtest%d'\n", size, n)
+	}
+	head := fmt.Sprintf("INSERT INTO sbtest%d(k, c, pad) VALUES", n)
+	if !o.AutoInc {
+		head = fmt.Sprintf("INSERT INTO sbtest%d(id, k, c, pad) VALUES", n)
+	}
+	buf := make([]byte, 0, insertBatch*220)
+	var cv, pv []byte
+	for i := 1; i <= size; i++ {
+		if len(buf) == 0 {
+			buf = append(buf, head...)
+		} else {
+			buf = append(buf, ',')
+		}
+		cv = src.FillTemplate(cv, cTemplate)
+		pv = src.FillTemplate(pv, padTemplate)
+		buf = append(buf, '(')
+		if !o.AutoInc {
+			buf = strconv.AppendInt(buf, int64(i), 10)
+			buf = append(buf, ", "...)
+		}
+		buf = strconv.AppendUint(buf, uint64(src.Default(1, uint32(o.TableSize))), 10)
+		buf = append(buf, ", '"...)
+		buf = append(buf, cv...)
+		buf = append(buf, "', '"...)
+		buf = append(buf, pv...)
+		buf = append(buf, "')"...)
+		if i%insertBatch == 0 || i == size {
+			if err := c.Exec(ctx, string(buf)); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	if o.CreateSecondary {
+		fmt.Fprintf(env.Log, "Creating a secondary index on 'sbtest%d'...\n", n)
+		if err := c.Exec(ctx, fmt.Sprintf("CREATE INDEX k_%d ON sbtest%d(k)", n, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Cleanup drops the workload's tables, but only those encbench created.
+func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
+	c, err := env.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	skipped, err := workload.DropOwned(ctx, c, env.Target.Engine.Dialect(), w.tableNames(), func(s string) { fmt.Fprintln(env.Log, s) })
+	for _, s := range skipped {
+		fmt.Fprintf(env.Log, "Leaving table '%s' alone: encbench did not create it\n", s)
+	}
+	return err
+}

@@ -1,0 +1,125 @@
+// Package workload defines workload families and their registry. A family
+// (oltp, later tpcc, ycsb, connect) owns its options and builds workloads;
+// engines and the CLI never know which family they are running.
+package workload
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/spf13/pflag"
+
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/errs"
+)
+
+// Counters are one event's statements by kind, filled by the worker.
+type Counters struct {
+	Reads, Writes, Others int64
+}
+
+// Worker runs events on one connection it owns, with its own prepared
+// statements and random source.
+type Worker interface {
+	// Event runs one transaction, adding the statements it sent to c.
+	Event(c *Counters) error
+	// Abort undoes a failed event (for example ROLLBACK) before a retry.
+	Abort() error
+	Close() error
+}
+
+// Env is what a workload's prepare and cleanup phases get.
+type Env struct {
+	Target  engine.Target
+	Threads int
+	Force   bool
+	Log     io.Writer
+}
+
+// Connect opens a connection to the environment's target.
+func (e Env) Connect(ctx context.Context) (engine.Conn, error) {
+	return e.Target.Engine.Connect(ctx, e.Target)
+}
+
+// Workload is one named workload with its options fixed.
+type Workload interface {
+	Name() string
+	// Params are the options that shaped the run, for the result document.
+	Params() map[string]any
+	Validate(threads int) error
+	Prepare(ctx context.Context, env Env) error
+	Cleanup(ctx context.Context, env Env) error
+	// NewWorker prepares a worker's statements on conn. id is 0-based.
+	NewWorker(ctx context.Context, conn engine.Conn, d engine.Dialect, id, threads int) (Worker, error)
+}
+
+// Family builds workloads that share options.
+type Family interface {
+	// Names lists the workloads of the family with a one-line description.
+	Names() map[string]string
+	// BindFlags registers the family's options on fs.
+	BindFlags(fs *pflag.FlagSet)
+	// New returns the named workload using the options bound on fs.
+	New(name string) (Workload, error)
+}
+
+type registry struct {
+	mu       sync.RWMutex
+	families []func() Family
+}
+
+// families holds constructors registered by init functions; each command
+// builds fresh families, so no option value is shared between commands.
+var families = &registry{}
+
+// Register adds a family constructor.
+func Register(newFamily func() Family) {
+	families.mu.Lock()
+	defer families.mu.Unlock()
+	families.families = append(families.families, newFamily)
+}
+
+// Families returns fresh instances of every registered family.
+func Families() []Family {
+	families.mu.RLock()
+	defer families.mu.RUnlock()
+	out := make([]Family, 0, len(families.families))
+	for _, f := range families.families {
+		out = append(out, f())
+	}
+	return out
+}
+
+// Lookup finds the family that owns a workload name among fams.
+func Lookup(fams []Family, name string) (Family, error) {
+	var all []string
+	for _, f := range fams {
+		for n := range f.Names() {
+			if n == name {
+				return f, nil
+			}
+			all = append(all, n)
+		}
+	}
+	sort.Strings(all)
+	if name == "" {
+		return nil, errs.Usage("no workload given: pass --workload NAME (one of %s)", strings.Join(all, ", "))
+	}
+	return nil, errs.Usage("unknown workload %q: use one of %s", name, strings.Join(all, ", "))
+}
+
+// Describe lists every workload as "name  description" lines.
+func Describe(fams []Family) string {
+	var lines []string
+	for _, f := range fams {
+		for n, d := range f.Names() {
+			lines = append(lines, fmt.Sprintf("  %-24s %s", n, d))
+		}
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
