@@ -151,10 +151,11 @@ func (c *conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
 	}
 	c.stmts++
 	name := "encbench_" + strconv.Itoa(c.stmts)
-	if _, err := c.pc.Prepare(ctx, name, b.String(), nil); err != nil {
+	desc, err := c.pc.Prepare(ctx, name, b.String(), nil)
+	if err != nil {
 		return nil, fmt.Errorf("preparing %q: %w", sql, err)
 	}
-	s := &stmt{pc: c.pc, name: name, values: make([][]byte, n), bufs: make([][]byte, n)}
+	s := &stmt{pc: c.pc, desc: desc, values: make([][]byte, n), bufs: make([][]byte, n)}
 	for i := range s.bufs {
 		s.bufs[i] = make([]byte, 0, 24)
 	}
@@ -176,7 +177,7 @@ func (c *conn) Close() error { return c.pc.Close(context.Background()) }
 
 type stmt struct {
 	pc     *pgconn.PgConn
-	name   string
+	desc   *pgconn.StatementDescription
 	values [][]byte
 	bufs   [][]byte
 }
@@ -191,7 +192,8 @@ func (s *stmt) Exec(args []engine.Arg) error {
 		s.bufs[i] = strconv.AppendInt(s.bufs[i][:0], args[i].Int, 10)
 		s.values[i] = s.bufs[i]
 	}
-	rr := s.pc.ExecPrepared(context.Background(), s.name, s.values, nil, nil)
+	// The description from Prepare spares a Describe round of messages.
+	rr := s.pc.ExecStatement(context.Background(), s.desc, s.values, nil, nil)
 	for rr.NextRow() {
 	}
 	_, err := rr.Close()

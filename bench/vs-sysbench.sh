@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Side-by-side check of encbench against sysbench 1.0.20 on the same local
+# sandboxes, runs alternating (sysbench, encbench, sysbench, ...) so machine
+# drift hits both tools alike. Prints medians of TPS, p95 latency, client CPU
+# seconds per 1,000 transactions and statements per transaction as counted by
+# the server itself (MariaDB Com_* counters, PostgreSQL pg_stat_statements).
+#
+# Environment knobs: PAIRS (3), TIME (20), TABLES (4), TABLE_SIZE (100000),
+# THREADS ("1 8"), WORKLOADS ("oltp_point_select oltp_read_only oltp_read_write"),
+# ENGINES ("postgres mariadb"), KEEP=1 keeps the sandboxes' directory.
+set -euo pipefail
+
+PAIRS=${PAIRS:-3}
+TIME=${TIME:-20}
+TABLES=${TABLES:-4}
+TABLE_SIZE=${TABLE_SIZE:-100000}
+THREADS=${THREADS:-"1 8"}
+WORKLOADS=${WORKLOADS:-"oltp_point_select oltp_read_only oltp_read_write"}
+ENGINES=${ENGINES:-"postgres mariadb"}
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+for tool in sysbench /usr/bin/time go; do
+  command -v "$tool" >/dev/null || { echo "vs-sysbench: $tool is missing (make deps installs it)" >&2; exit 2; }
+done
+go build -o bin/encbench ./cmd/encbench
+enc=$top/bin/encbench
+
+work=$(mktemp -d /tmp/encbench-vs-sysbench.XXXXXX)
+chmod 755 "$work"
+cleanup() {
+  for e in $ENGINES; do "$enc" sandbox down --dir "$work/$e" 2>/dev/null || true; done
+  [ "${KEEP:-0}" = 1 ] || rm -rf "$work"
+}
+trap cleanup EXIT
+
+json_field() { sed -n "s/.*\"$2\": *\"\{0,1\}\([^\",}]*\).*/\1/p" "$1/sandbox.json" | head -1; }
+
+# server_statements ENGINE DIR: statements the server has executed so far.
+server_statements() {
+  local dir=$2
+  case $1 in
+    mariadb)
+      mariadb --skip-ssl -S "$dir/run/mysqld.sock" -uroot -N -e \
+        "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_select','Com_insert','Com_update','Com_delete','Com_begin','Com_commit')" |
+        awk '{s+=$2} END {print s}' ;;
+    postgres)
+      psql -X -q -A -t -h "$dir/run" -p "$(json_field "$dir" port)" -U postgres -d sbtest -c \
+        "SELECT coalesce(sum(calls),0) FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+         WHERE d.datname = 'sbtest' AND s.query NOT LIKE '%pg_stat%' AND s.query NOT LIKE '%pg_settings%'" ;;
+  esac
+}
+
+sysbench_args() {
+  local engine=$1 dir=$2
+  case $engine in
+    mariadb) echo "--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$(json_field "$dir" port) --mysql-user=sbtest --mysql-db=sbtest --mysql-ssl=off" ;;
+    postgres) echo "--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port=$(json_field "$dir" port) --pgsql-user=sbtest --pgsql-db=sbtest" ;;
+  esac
+}
+
+# run_one TOOL ENGINE WORKLOAD THREADS -> "tps p95 cpu_per_1000 stmts_per_txn"
+run_one() {
+  local tool=$1 engine=$2 wl=$3 th=$4 dir=$work/$2 out=$work/out.txt tm=$work/time.txt
+  local before after
+  before=$(server_statements "$engine" "$dir")
+  case $tool in
+    sysbench)
+      # libpq would otherwise negotiate TLS whenever a server offers it.
+      PGSSLMODE=disable /usr/bin/time -f "%U %S" -o "$tm" sysbench "$wl" $(sysbench_args "$engine" "$dir") \
+        --tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$th" --time="$TIME" --percentile=95 run >"$out" 2>&1 ;;
+    encbench)
+      /usr/bin/time -f "%U %S" -o "$tm" "$enc" run "$wl" --sandbox "$dir" \
+        --tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$th" --time="$TIME" >"$out" 2>&1 ;;
+  esac
+  after=$(server_statements "$engine" "$dir")
+  local txns tps p95 cpu
+  txns=$(awk '/transactions:/ {print $2; exit}' "$out")
+  tps=$(awk '/transactions:/ {gsub(/\(/,"",$3); print $3; exit}' "$out")
+  p95=$(awk '/95th percentile:/ {print $3; exit}' "$out")
+  cpu=$(awk '{print $1+$2}' "$tm")
+  awk -v tps="$tps" -v p95="$p95" -v cpu="$cpu" -v txns="$txns" -v d="$((after - before))" \
+    'BEGIN {printf "%s %s %.4f %.3f\n", tps, p95, cpu/txns*1000, d/txns}'
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+for e in $ENGINES; do
+  extra=""
+  [ "$e" = postgres ] && extra="--stat-statements"
+  "$enc" sandbox up --engine "$e" --dir "$work/$e" $extra >/dev/null
+  "$enc" prepare oltp_read_write --sandbox "$work/$e" --tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$TABLES" >/dev/null
+done
+
+echo "encbench vs sysbench $(sysbench --version | awk '{print $2}'), $(date -u +%Y-%m-%d), $(nproc) CPUs ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), $PAIRS pairs x ${TIME}s, $TABLES tables x $TABLE_SIZE rows"
+echo "medians; ratio = encbench / sysbench; statements per transaction counted by the server"
+printf '\n| %-8s | %-17s | %3s | %9s | %9s | %5s | %8s | %8s | %5s | %8s | %8s | %5s | %9s | %9s |\n' \
+  engine workload thr "sb TPS" "enc TPS" ratio "sb p95" "enc p95" ratio "sb cpu" "enc cpu" ratio "sb stmt" "enc stmt"
+printf '|%s|\n' "----------|-------------------|-----|-----------|-----------|-------|----------|----------|-------|----------|----------|-------|-----------|-----------"
+for e in $ENGINES; do
+  for wl in $WORKLOADS; do
+    for th in $THREADS; do
+      : >"$work/sysbench.rows"; : >"$work/encbench.rows"
+      for _ in $(seq "$PAIRS"); do
+        run_one sysbench "$e" "$wl" "$th" >>"$work/sysbench.rows"
+        run_one encbench "$e" "$wl" "$th" >>"$work/encbench.rows"
+      done
+      col() { awk -v c="$2" '{print $c}' "$work/$1.rows" | median; }
+      sb_tps=$(col sysbench 1); en_tps=$(col encbench 1)
+      sb_p95=$(col sysbench 2); en_p95=$(col encbench 2)
+      sb_cpu=$(col sysbench 3); en_cpu=$(col encbench 3)
+      sb_st=$(col sysbench 4); en_st=$(col encbench 4)
+      awk -v e="$e" -v w="$wl" -v t="$th" -v a="$sb_tps" -v b="$en_tps" -v c="$sb_p95" -v d="$en_p95" \
+        -v f="$sb_cpu" -v g="$en_cpu" -v h="$sb_st" -v i="$en_st" 'BEGIN {
+          printf "| %-8s | %-17s | %3s | %9.0f | %9.0f | %5.2f | %8.2f | %8.2f | %5.2f | %8.3f | %8.3f | %5.2f | %9.2f | %9.2f |\n",
+            e, w, t, a, b, b/a, c, d, (c>0 ? d/c : 0), f, g, g/f, h, i }'
+    done
+  done
+done
+echo
+echo "cpu = client CPU seconds (user+sys of the tool's process) per 1,000 transactions"
