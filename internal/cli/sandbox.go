@@ -39,6 +39,7 @@ func newSandbox() *cobra.Command {
 	up.Flags().StringVar(&o.Engine, "engine", "", "server to start: "+strings.Join(sandbox.Engines(), " or "))
 	up.Flags().StringVar(&o.Dir, "dir", "", "new or empty directory for the server's data, socket and logs")
 	up.Flags().StringVar(&o.BufferPool, "buffer-pool", "", "shared_buffers / innodb_buffer_pool_size (default 512MB for PostgreSQL, 1G for MariaDB)")
+	up.Flags().StringVar(&o.BinDir, "bin-dir", "", "directory with the server binaries (default: the installed packages)")
 	up.Flags().BoolVar(&o.StatStatements, "stat-statements", false, "load pg_stat_statements so the server counts statements (PostgreSQL)")
 	var downDir string
 	down := &cobra.Command{

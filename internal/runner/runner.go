@@ -177,21 +177,6 @@ func (r *run) execute(ctx context.Context) (*Outcome, error) {
 	} else {
 		r.remaining.Store(math.MaxInt64)
 	}
-	var wg sync.WaitGroup
-	begin := time.Now()
-	if cfg.Rate > 0 {
-		r.sched = make(chan time.Time, 1<<16)
-		wg.Add(1)
-		go func() { defer wg.Done(); r.schedule(begin) }()
-	}
-	workersDone := make(chan struct{})
-	var wwg sync.WaitGroup
-	for i, s := range r.slots {
-		wwg.Add(1)
-		go func() { defer wwg.Done(); r.work(i, s) }()
-	}
-	go func() { wwg.Wait(); close(workersDone) }()
-
 	out := &Outcome{Hist: measure.NewHistogram()}
 	tick := cfg.ReportInterval
 	if tick <= 0 {
@@ -221,6 +206,20 @@ func (r *run) execute(ctx context.Context) (*Outcome, error) {
 	if measuring {
 		startMeasuring()
 	}
+	var wg sync.WaitGroup
+	begin := time.Now()
+	if cfg.Rate > 0 {
+		r.sched = make(chan time.Time, 1<<16)
+		wg.Add(1)
+		go func() { defer wg.Done(); r.schedule(begin) }()
+	}
+	workersDone := make(chan struct{})
+	var wwg sync.WaitGroup
+	for i, s := range r.slots {
+		wwg.Add(1)
+		go func() { defer wwg.Done(); r.work(i, s) }()
+	}
+	go func() { wwg.Wait(); close(workersDone) }()
 	warmupEnd := begin.Add(cfg.Warmup)
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()

@@ -21,7 +21,16 @@ type mariadbProvider struct{}
 
 func (mariadbProvider) Name() string { return "mariadb" }
 
-func (mariadbProvider) bins() (server, installDB string, err error) {
+func (mariadbProvider) bins(o Options) (server, installDB string, err error) {
+	if o.BinDir != "" {
+		server, installDB = filepath.Join(o.BinDir, "mariadbd"), filepath.Join(o.BinDir, "mariadb-install-db")
+		for _, b := range []string{server, installDB} {
+			if _, err := os.Stat(b); err != nil {
+				return "", "", errs.Usage("--bin-dir %s has no %s: point it at the directory holding mariadbd and mariadb-install-db", o.BinDir, filepath.Base(b))
+			}
+		}
+		return server, installDB, nil
+	}
 	server, err1 := exec.LookPath("mariadbd")
 	if err1 != nil {
 		server, err1 = exec.LookPath("/usr/sbin/mariadbd")
@@ -33,13 +42,13 @@ func (mariadbProvider) bins() (server, installDB string, err error) {
 	return server, installDB, nil
 }
 
-func (p mariadbProvider) Check() error {
-	_, _, err := p.bins()
+func (p mariadbProvider) Check(o Options) error {
+	_, _, err := p.bins(o)
 	return err
 }
 
 func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.User) (*Info, error) {
-	server, installDB, err := p.bins()
+	server, installDB, err := p.bins(o)
 	if err != nil {
 		return nil, err
 	}

@@ -21,8 +21,16 @@ type postgresProvider struct{}
 
 func (postgresProvider) Name() string { return "postgres" }
 
-// binDir finds the newest installed PostgreSQL server binaries.
-func (postgresProvider) binDir() (string, error) {
+// binDir finds the server binaries in o.BinDir or the newest installed ones.
+func (postgresProvider) binDir(o Options) (string, error) {
+	if o.BinDir != "" {
+		for _, b := range []string{"initdb", "postgres"} {
+			if _, err := os.Stat(filepath.Join(o.BinDir, b)); err != nil {
+				return "", errs.Usage("--bin-dir %s has no %s: point it at the directory holding initdb and postgres", o.BinDir, b)
+			}
+		}
+		return o.BinDir, nil
+	}
 	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
 	sort.Strings(matches)
 	if len(matches) > 0 {
@@ -34,13 +42,13 @@ func (postgresProvider) binDir() (string, error) {
 	return "", errs.Usage("PostgreSQL server binaries (initdb, postgres) not found: install them with `apt-get install postgresql`")
 }
 
-func (p postgresProvider) Check() error {
-	_, err := p.binDir()
+func (p postgresProvider) Check(o Options) error {
+	_, err := p.binDir(o)
 	return err
 }
 
 func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.User) (*Info, error) {
-	bin, err := p.binDir()
+	bin, err := p.binDir(o)
 	if err != nil {
 		return nil, err
 	}

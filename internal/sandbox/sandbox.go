@@ -32,6 +32,9 @@ type Options struct {
 	// StatStatements loads pg_stat_statements so statement counts can be
 	// read from the server (PostgreSQL only).
 	StatStatements bool
+	// BinDir, when set, is where the server binaries are (for example a
+	// custom build); otherwise the installed packages are used.
+	BinDir string
 }
 
 // Info is the state file of a running sandbox and the line `up` prints.
@@ -53,7 +56,7 @@ const stateFile = "sandbox.json"
 type Provider interface {
 	Name() string
 	// Check reports missing binaries with a hint on installing them.
-	Check() error
+	Check(o Options) error
 	Up(ctx context.Context, o Options, port int, osUser *user.User) (*Info, error)
 }
 
@@ -97,7 +100,7 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 	if _, err := ParseSize(o.BufferPool); err != nil {
 		return nil, err
 	}
-	if err := p.Check(); err != nil {
+	if err := p.Check(o); err != nil {
 		return nil, err
 	}
 	abs, err := filepath.Abs(o.Dir)

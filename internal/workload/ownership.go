@@ -69,10 +69,6 @@ func CheckPrepare(ctx context.Context, c engine.Conn, d engine.Dialect, want []s
 			foreign = append(foreign, t)
 		}
 	}
-	if err := c.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+OwnershipTable+
-		" (table_name VARCHAR(64) NOT NULL PRIMARY KEY, workload VARCHAR(64) NOT NULL, created_at VARCHAR(40) NOT NULL)"); err != nil {
-		return fmt.Errorf("creating %s: %w", OwnershipTable, err)
-	}
 	if !force {
 		if len(foreign) > 0 {
 			return errs.Usage("refusing to prepare: table(s) %s exist and were not created by encbench; use another database, drop them yourself, or pass --force to replace them", strings.Join(foreign, ", "))
@@ -80,14 +76,22 @@ func CheckPrepare(ctx context.Context, c engine.Conn, d engine.Dialect, want []s
 		if len(mine) > 0 {
 			return errs.Usage("table(s) %s are already prepared: run cleanup first, or pass --force to recreate them", strings.Join(mine, ", "))
 		}
-		return nil
 	}
 	for _, t := range append(mine, foreign...) {
 		if err := c.Exec(ctx, "DROP TABLE "+t); err != nil {
 			return fmt.Errorf("dropping %s: %w", t, err)
 		}
 	}
-	return Disown(ctx, c, d, mine)
+	if err := c.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+OwnershipTable+
+		" (table_name VARCHAR(64) NOT NULL PRIMARY KEY, workload VARCHAR(64) NOT NULL, created_at VARCHAR(40) NOT NULL)"); err != nil {
+		return fmt.Errorf("creating %s: %w", OwnershipTable, err)
+	}
+	for _, t := range mine {
+		if err := c.Exec(ctx, fmt.Sprintf("DELETE FROM %s WHERE table_name = '%s'", OwnershipTable, t)); err != nil {
+			return fmt.Errorf("updating %s: %w", OwnershipTable, err)
+		}
+	}
+	return nil
 }
 
 // Own records tables as created by encbench for workload. CheckPrepare has

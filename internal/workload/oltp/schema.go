@@ -101,19 +101,7 @@ func (w *Workload) createTable(ctx context.Context, c engine.Conn, d engine.Dial
 		} else {
 			buf = append(buf, ',')
 		}
-		cv = src.FillTemplate(cv, cTemplate)
-		pv = src.FillTemplate(pv, padTemplate)
-		buf = append(buf, '(')
-		if !o.AutoInc {
-			buf = strconv.AppendInt(buf, int64(i), 10)
-			buf = append(buf, ", "...)
-		}
-		buf = strconv.AppendUint(buf, uint64(src.Default(1, uint32(o.TableSize))), 10)
-		buf = append(buf, ", '"...)
-		buf = append(buf, cv...)
-		buf = append(buf, "', '"...)
-		buf = append(buf, pv...)
-		buf = append(buf, "')"...)
+		buf, cv, pv = appendRow(buf, cv, pv, src, o, i)
 		if i%insertBatch == 0 || i == size {
 			if err := c.Exec(ctx, string(buf)); err != nil {
 				return err
@@ -142,4 +130,23 @@ func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
 		fmt.Fprintf(env.Log, "Leaving table '%s' alone: encbench did not create it\n", s)
 	}
 	return err
+}
+
+// appendRow appends one VALUES tuple as oltp_common.lua builds it:
+// (k, 'c', 'pad'), with the id first when ids come from the client.
+func appendRow(buf, cv, pv []byte, src *randgen.Source, o Options, id int) (row, c, pad []byte) {
+	cv = src.FillTemplate(cv, cTemplate)
+	pv = src.FillTemplate(pv, padTemplate)
+	buf = append(buf, '(')
+	if !o.AutoInc {
+		buf = strconv.AppendInt(buf, int64(id), 10)
+		buf = append(buf, ", "...)
+	}
+	buf = strconv.AppendUint(buf, uint64(src.Default(1, uint32(o.TableSize))), 10)
+	buf = append(buf, ", '"...)
+	buf = append(buf, cv...)
+	buf = append(buf, "', '"...)
+	buf = append(buf, pv...)
+	buf = append(buf, "')"...)
+	return buf, cv, pv
 }

@@ -228,7 +228,6 @@ func (wk *worker) execWrites(c *workload.Counters) error {
 	}
 	if wk.stmts[0][stDelete] != nil && wk.stmts[0][stInsert] == nil {
 		// oltp_delete.lua: one delete on a random table.
-		wk.args[0].Int = 0
 		s := wk.stmts[wk.table()][stDelete]
 		wk.args[0].Int = wk.id()
 		if err := s.Exec(wk.args[:1]); err != nil {

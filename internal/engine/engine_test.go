@@ -1,0 +1,75 @@
+package engine_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/encbench/encbench/internal/engine"
+	_ "github.com/encbench/encbench/internal/engine/mysql"
+	_ "github.com/encbench/encbench/internal/engine/postgres"
+	"github.com/encbench/encbench/internal/errs"
+)
+
+var off = engine.TLSOptions{Mode: engine.TLSDisable}
+
+func TestParseTargetFindsEngineByScheme(t *testing.T) {
+	for dsn, kind := range map[string]string{
+		"postgres://u@127.0.0.1:5432/db":   "postgres",
+		"postgresql://u@127.0.0.1:5432/db": "postgres",
+		"mysql://u@127.0.0.1:3306/db":      "mysql",
+		"mariadb://u@127.0.0.1:3306/db":    "mysql",
+	} {
+		tg, err := engine.ParseTarget(dsn, off)
+		if err != nil {
+			t.Fatalf("%s: %v", dsn, err)
+		}
+		if tg.Engine.Kind() != kind {
+			t.Errorf("%s: engine %s, want %s", dsn, tg.Engine.Kind(), kind)
+		}
+	}
+}
+
+func TestParseTargetRejectsBadInputAsUsage(t *testing.T) {
+	cases := []struct {
+		dsn  string
+		tls  engine.TLSOptions
+		want string
+	}{
+		{"", off, "no DSN"},
+		{"oracle://u@h/db", off, "unknown DSN scheme"},
+		{"127.0.0.1:5432", off, "cannot parse DSN"},
+		{"postgres://u@h/db", engine.TLSOptions{Mode: "prefer"}, "unknown --tls mode"},
+		{"postgres://u@h/db", engine.TLSOptions{Mode: engine.TLSVerifyFull}, "needs --tls-ca"},
+		{"postgres://u@h/db?sslmode=require", off, "sslmode=require"},
+		{"mysql://u@h/db?tls=true", off, "drop it from the DSN"},
+		{"postgres://u@h/db", engine.TLSOptions{Mode: engine.TLSRequire, CertFile: "c.pem"}, "together"},
+	}
+	for _, c := range cases {
+		_, err := engine.ParseTarget(c.dsn, c.tls)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one mentioning %q", c.dsn, err, c.want)
+			continue
+		}
+		if errs.ExitCode(err) != 2 {
+			t.Errorf("%q: exit code %d, want 2", c.dsn, errs.ExitCode(err))
+		}
+	}
+}
+
+func TestRedactHidesPasswords(t *testing.T) {
+	tg, err := engine.ParseTarget("postgres://bob:s3cret@127.0.0.1:5432/db?password=other", off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tg.Redacted()
+	if strings.Contains(r, "s3cret") || strings.Contains(r, "other") {
+		t.Fatalf("redacted DSN %q still shows a password", r)
+	}
+	if !strings.Contains(r, "bob") {
+		t.Fatalf("redacted DSN %q lost the user name", r)
+	}
+	_, err = engine.ParseTarget("oracle://bob:s3cret@h/db", off)
+	if err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("error %v shows the password", err)
+	}
+}

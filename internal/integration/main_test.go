@@ -1,0 +1,211 @@
+// Package integration runs encbench against real PostgreSQL and MariaDB
+// sandboxes started from the installed server packages, and checks what the
+// servers themselves saw. Set ENCBENCH_REQUIRE_SERVERS=1 (make test does) to
+// fail rather than skip when the server packages are missing.
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/encbench/encbench/internal/cli"
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/result"
+	"github.com/encbench/encbench/internal/sandbox"
+)
+
+// server is one running sandbox and an admin connection to it.
+type server struct {
+	name  string
+	info  *sandbox.Info
+	admin engine.Conn
+	// statements counts the benchmark statements the server has executed.
+	statements func(t *testing.T) int64
+}
+
+type fixture struct {
+	dir     string
+	servers []*server
+	skip    string
+}
+
+// fx is shared by the tests of this package: starting servers once keeps
+// the suite fast. It is written only by TestMain.
+var fx fixture
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		if err := fx.start(); err != nil {
+			if os.Getenv("ENCBENCH_REQUIRE_SERVERS") == "1" {
+				fmt.Fprintf(os.Stderr, "integration: %v\n", err)
+				return 1
+			}
+			fx.skip = err.Error()
+		}
+		defer fx.stop()
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+func (f *fixture) start() error {
+	dir, err := os.MkdirTemp("", "encbench-it-")
+	if err != nil {
+		return err
+	}
+	// The servers run as their own system users and must reach the directory.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return err
+	}
+	f.dir = dir
+	ctx := context.Background()
+	for _, o := range []sandbox.Options{
+		{Engine: "postgres", Dir: filepath.Join(dir, "postgres"), StatStatements: true, BufferPool: "128MB"},
+		{Engine: "mariadb", Dir: filepath.Join(dir, "mariadb"), BufferPool: "256M"},
+	} {
+		info, err := sandbox.Up(ctx, o)
+		if err != nil {
+			return fmt.Errorf("starting %s sandbox: %w", o.Engine, err)
+		}
+		s := &server{name: o.Engine, info: info}
+		f.servers = append(f.servers, s)
+		t, err := engine.ParseTarget(info.AdminDSN, engine.TLSOptions{Mode: engine.TLSDisable})
+		if err != nil {
+			return err
+		}
+		// The admin connection looks at the benchmark database.
+		t.URL.Path = "/sbtest"
+		if s.admin, err = t.Engine.Connect(ctx, t); err != nil {
+			return fmt.Errorf("admin connection to %s: %w", o.Engine, err)
+		}
+		if o.Engine == "postgres" {
+			s.statements = pgStatements(s)
+		} else {
+			s.statements = mariadbStatements(s)
+		}
+	}
+	return nil
+}
+
+func (f *fixture) stop() {
+	for _, s := range f.servers {
+		if s.admin != nil {
+			s.admin.Close()
+		}
+		_ = sandbox.Down(s.info.Dir)
+	}
+	if f.dir != "" {
+		os.RemoveAll(f.dir)
+	}
+}
+
+func servers(t *testing.T) []*server {
+	t.Helper()
+	if fx.skip != "" {
+		t.Skipf("no sandbox servers: %s", fx.skip)
+	}
+	return fx.servers
+}
+
+func (s *server) query(t *testing.T, sql string) [][]string {
+	t.Helper()
+	rows, err := s.admin.Query(context.Background(), sql)
+	if err != nil {
+		t.Fatalf("%s: %s: %v", s.name, sql, err)
+	}
+	return rows
+}
+
+func (s *server) exec(t *testing.T, sql string) {
+	t.Helper()
+	if err := s.admin.Exec(context.Background(), sql); err != nil {
+		t.Fatalf("%s: %s: %v", s.name, sql, err)
+	}
+}
+
+func (s *server) scalar(t *testing.T, sql string) int64 {
+	t.Helper()
+	rows := s.query(t, sql)
+	if len(rows) != 1 || len(rows[0]) < 1 {
+		t.Fatalf("%s: %s returned %v", s.name, sql, rows)
+	}
+	n, err := strconv.ParseInt(rows[0][len(rows[0])-1], 10, 64)
+	if err != nil {
+		t.Fatalf("%s: %s: %v", s.name, sql, err)
+	}
+	return n
+}
+
+// tables lists the benchmark database's tables.
+func (s *server) tables(t *testing.T) map[string]bool {
+	t.Helper()
+	sql := "SELECT table_name FROM information_schema.tables WHERE table_schema = 'sbtest'"
+	if s.name == "postgres" {
+		sql = "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+	}
+	out := map[string]bool{}
+	for _, r := range s.query(t, sql) {
+		out[r[0]] = true
+	}
+	return out
+}
+
+func pgStatements(s *server) func(t *testing.T) int64 {
+	return func(t *testing.T) int64 {
+		return s.scalar(t, `SELECT coalesce(sum(calls), 0) FROM pg_stat_statements st JOIN pg_database d ON d.oid = st.dbid
+			WHERE d.datname = 'sbtest' AND st.query NOT LIKE '%pg_stat%' AND st.query NOT LIKE '%pg_settings%'`)
+	}
+}
+
+func mariadbStatements(s *server) func(t *testing.T) int64 {
+	return func(t *testing.T) int64 {
+		var total int64
+		for _, r := range s.query(t, "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_select','Com_insert','Com_update','Com_delete','Com_begin','Com_commit')") {
+			n, _ := strconv.ParseInt(r[1], 10, 64)
+			total += n
+		}
+		return total
+	}
+}
+
+// encbench runs the command line in-process and returns exit code and output.
+func encbench(ctx context.Context, args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := cli.Execute(ctx, args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := encbench(context.Background(), args...)
+	if code != 0 {
+		t.Fatalf("encbench %s: exit %d\n%s\n%s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out
+}
+
+// runJSON runs encbench run with --json and returns the result document.
+func runJSON(t *testing.T, args ...string) *result.Result {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "result.json")
+	mustRun(t, append([]string{"run", "--json", path}, args...)...)
+	r, err := result.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func decode(t *testing.T, line string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(line), v); err != nil {
+		t.Fatalf("decoding %q: %v", line, err)
+	}
+}
