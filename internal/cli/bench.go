@@ -29,12 +29,16 @@ type benchFlags struct {
 	threads    int
 	families   []workload.Family
 	serverPID  int
+	tde        bool
+	sb         *sandbox.Info
 }
 
 func (b *benchFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&b.dsn, "dsn", "", "server to test: postgres://user:pass@host:port/db or mysql://user:pass@host:port/db")
 	fs.StringVar(&b.sandboxDir, "sandbox", "", "use the sandbox running in this directory instead of --dsn")
-	fs.StringVar(&b.tls.Mode, "tls", engine.TLSDisable, "transport encryption: disable, require, verify-ca or verify-full")
+	fs.StringVar(&b.tls.Mode, "tls", "", "transport encryption: disable (default unless the DSN has sslmode), require (no verification), verify-ca, verify-full, or on (= verify-full)")
+	fs.StringVar(&b.tls.Version, "tls-version", "", "pin the TLS protocol version: 1.2 or 1.3")
+	fs.StringVar(&b.tls.Cipher, "tls-cipher", "", "TLS 1.2 cipher suite (OpenSSL name, for example ECDHE-ECDSA-AES128-GCM-SHA256)")
 	fs.StringVar(&b.tls.CAFile, "tls-ca", "", "CA certificate (PEM) that signed the server's certificate")
 	fs.StringVar(&b.tls.CertFile, "tls-cert", "", "client certificate (PEM)")
 	fs.StringVar(&b.tls.KeyFile, "tls-key", "", "client private key (PEM)")
@@ -47,7 +51,7 @@ func (b *benchFlags) bind(fs *pflag.FlagSet) {
 }
 
 // resolve turns the flags into a target and a workload.
-func (b *benchFlags) resolve(args []string) (engine.Target, workload.Workload, error) {
+func (b *benchFlags) resolve(args []string, warn io.Writer) (engine.Target, workload.Workload, error) {
 	if len(args) == 1 {
 		if b.workload != "" && b.workload != args[0] {
 			return engine.Target{}, nil, errs.Usage("workload given twice: %q and --workload %q", args[0], b.workload)
@@ -75,16 +79,22 @@ func (b *benchFlags) resolve(args []string) (engine.Target, workload.Workload, e
 			return engine.Target{}, nil, err
 		}
 		dsn = info.DSN
+		b.sb = info
+		// A TDE sandbox's tables are stored encrypted without being asked.
+		b.tde = b.tde || strings.Contains(info.Variant, "tde")
 		if b.serverPID == 0 {
 			b.serverPID = info.PID
 		}
 	}
 	t, err := engine.ParseTarget(dsn, b.tls)
+	if err == nil && t.TLS.Mode == engine.TLSRequire {
+		fmt.Fprintln(warn, "encbench: warning: --tls require encrypts but does not verify the server; use verify-full with --tls-ca for a server you do not control")
+	}
 	return t, wl, err
 }
 
 func (b *benchFlags) env(t engine.Target, force bool, log io.Writer) workload.Env {
-	return workload.Env{Target: t, Threads: b.threads, Force: force, Log: log}
+	return workload.Env{Target: t, Threads: b.threads, Force: force, TDE: b.tde, Log: log}
 }
 
 const workloadArgs = "[workload]"
@@ -101,7 +111,7 @@ func newPrepare() *cobra.Command {
 		Short: "Create and load the workload's tables (in parallel over --threads)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, wl, err := b.resolve(args)
+			t, wl, err := b.resolve(args, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -113,6 +123,7 @@ func newPrepare() *cobra.Command {
 	}
 	b.bind(cmd.Flags())
 	cmd.Flags().BoolVar(&force, "force", false, "replace existing sbtest tables, even ones encbench did not create")
+	cmd.Flags().BoolVar(&b.tde, "tde", false, "store the tables encrypted at rest, in the server's own syntax (MariaDB ENCRYPTED=YES, MySQL ENCRYPTION='Y', pg_tde USING tde_heap)")
 	cmd.Long = workloadHelp(b)
 	return cmd
 }
@@ -124,7 +135,7 @@ func newCleanup() *cobra.Command {
 		Short: "Drop the workload's tables (only those encbench created)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, wl, err := b.resolve(args)
+			t, wl, err := b.resolve(args, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -174,6 +185,7 @@ func newRun() *cobra.Command {
 	fs.IntVar(&r.serverPID, "server-pid", 0, "pid of a local server whose process tree's CPU to measure (sandboxes: automatic)")
 	fs.IntVar(&r.maxReconnects, "max-reconnects", 3, "reconnect attempts a worker makes after losing its connection in one event")
 	fs.IntVar(&r.repetition, "repetition", 1, "repetition number recorded in the result")
+	fs.BoolVar(&r.tde, "tde", false, "the tables are encrypted at rest: prove it from the server before measuring (automatic for TDE sandboxes)")
 	cmd.Long = workloadHelp(&r.benchFlags)
 	return cmd
 }
@@ -204,7 +216,7 @@ func (r *runFlags) config(out io.Writer) (runner.Config, error) {
 }
 
 func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	t, wl, err := r.resolve(args)
+	t, wl, err := r.resolve(args, stderr)
 	if err != nil {
 		return err
 	}
@@ -212,10 +224,20 @@ func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []str
 	if err != nil {
 		return err
 	}
-	info, err := serverInfo(ctx, t)
+	admin, err := t.Engine.Connect(ctx, t)
 	if err != nil {
 		return err
 	}
+	defer admin.Close()
+	info, err := t.Engine.ServerInfo(ctx, admin)
+	if err != nil {
+		return err
+	}
+	tdeProof, err := proveAtRest(ctx, t, admin, wl, r.sb, r.tde)
+	if err != nil {
+		return err
+	}
+	reg := regime(ctx, t, admin, wl)
 	var proof result.TLSProof
 	cfg.CheckSessions = func(s []engine.SessionTLS) error {
 		proof = tlsProof(t, s)
@@ -238,8 +260,9 @@ func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []str
 	res.Engine = result.Engine{Kind: t.Engine.Kind(), Version: info.Version, Settings: info.Settings}
 	res.Workload = result.Workload{Name: wl.Name(), Params: wl.Params()}
 	res.Repetition = r.repetition
-	res.Variant = result.Variant{Name: variantName(t), TLS: t.TLS.Mode, Colenc: "none",
-		Verified: result.Verification{OK: runErr == nil, TLS: proof}}
+	res.Variant = result.Variant{Name: variantName(t, r.tde), TLS: t.TLS.Mode, TDE: r.tde, Colenc: "none",
+		Verified: result.Verification{OK: runErr == nil, TLS: proof, TDE: tdeProof}}
+	res.Regime = reg
 	fmt.Fprintln(stdout)
 	report.Summary(stdout, res)
 	if r.jsonPath != "" {
@@ -257,20 +280,18 @@ func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []str
 	return nil
 }
 
-func variantName(t engine.Target) string {
-	if t.TLS.Mode == engine.TLSDisable {
+func variantName(t engine.Target, tde bool) string {
+	var layers []string
+	if t.TLS.Mode != engine.TLSDisable {
+		layers = append(layers, "tls")
+	}
+	if tde {
+		layers = append(layers, "tde")
+	}
+	if len(layers) == 0 {
 		return "plain"
 	}
-	return "tls"
-}
-
-func serverInfo(ctx context.Context, t engine.Target) (engine.ServerInfo, error) {
-	c, err := t.Engine.Connect(ctx, t)
-	if err != nil {
-		return engine.ServerInfo{}, err
-	}
-	defer c.Close()
-	return t.Engine.ServerInfo(ctx, c)
+	return strings.Join(layers, "+")
 }
 
 func tlsProof(t engine.Target, sessions []engine.SessionTLS) result.TLSProof {

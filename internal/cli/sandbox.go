@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,20 +24,23 @@ func newSandbox() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			line, err := json.Marshal(map[string]any{
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			enc.SetEscapeHTML(false)
+			return enc.Encode(map[string]any{
 				"engine": info.Engine, "version": info.Version, "dsn": info.DSN,
-				"pid": info.PID, "port": info.Port, "dir": info.Dir,
+				"pid": info.PID, "port": info.Port, "dir": info.Dir, "variant": info.Variant,
 			})
-			if err != nil {
-				return fmt.Errorf("encoding sandbox info: %w", err)
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), string(line))
-			return nil
 		},
 	}
 	up.Flags().StringVar(&o.Engine, "engine", "", "server to start: "+strings.Join(sandbox.Engines(), " or "))
 	up.Flags().StringVar(&o.Dir, "dir", "", "new or empty directory for the server's data, socket and logs")
 	up.Flags().StringVar(&o.BufferPool, "buffer-pool", "", "shared_buffers / innodb_buffer_pool_size (default 512MB for PostgreSQL, 1G for MariaDB)")
+	up.Flags().StringVar(&o.Variant, "variant", "plain", "encryption layers to turn on: plain, tls, tde or tls+tde (tde: MariaDB)")
+	up.Flags().StringVar(&o.TLSVersion, "tls-version", "", "pin the server to TLS 1.2 or 1.3")
+	up.Flags().StringVar(&o.TLSCipher, "tls-cipher", "", "TLS 1.2 cipher suite for the server (OpenSSL name)")
+	up.Flags().StringVar(&o.CertAlgorithm, "cert-key", "ecdsa", "key of the generated certificates: ecdsa (P-256) or rsa (2048 bits)")
+	up.Flags().StringVar(&o.TDECipher, "tde-cipher", "aes-ctr", "MariaDB file_key_management algorithm: aes-ctr or aes-cbc")
+	up.Flags().StringVar(&o.TDEKeyFile, "tde-key-file", "", "use this file_key_management key file (mode 0600) instead of generating one")
 	up.Flags().StringVar(&o.BinDir, "bin-dir", "", "directory with the server binaries (default: the installed packages)")
 	up.Flags().BoolVar(&o.StatStatements, "stat-statements", false, "load pg_stat_statements so the server counts statements (PostgreSQL)")
 	var downDir string

@@ -30,7 +30,14 @@ type TLSOptions struct {
 	CAFile   string `json:"ca_file,omitempty"`
 	CertFile string `json:"cert_file,omitempty"`
 	KeyFile  string `json:"key_file,omitempty"`
+	// Version pins the protocol: "1.2", "1.3" or "" for either.
+	Version string `json:"version,omitempty"`
+	// Cipher is a TLS 1.2 suite in OpenSSL's spelling, as servers take it.
+	Cipher string `json:"cipher,omitempty"`
 }
+
+// TLSOn is an alias of verify-full, the safe choice for a remote server.
+const TLSOn = "on"
 
 // Arg is one statement parameter: an integer unless Str is non-nil.
 type Arg struct {
@@ -169,7 +176,10 @@ func ParseTarget(dsn string, tls TLSOptions) (Target, error) {
 	if !ok {
 		return Target{}, errs.Usage("unknown DSN scheme %q: use one of %s", u.Scheme, strings.Join(Schemes(), ", "))
 	}
+	tls = tlsFromDSN(u, tls)
 	switch tls.Mode {
+	case TLSOn:
+		tls.Mode = TLSVerifyFull
 	case TLSDisable, TLSRequire, TLSVerifyCA, TLSVerifyFull:
 	default:
 		return Target{}, errs.Usage("unknown --tls mode %q: use disable, require, verify-ca or verify-full", tls.Mode)
@@ -180,10 +190,35 @@ func ParseTarget(dsn string, tls TLSOptions) (Target, error) {
 	if (tls.CertFile == "") != (tls.KeyFile == "") {
 		return Target{}, errs.Usage("--tls-cert and --tls-key must be given together")
 	}
+	if tls.Version != "" && tls.Version != "1.2" && tls.Version != "1.3" {
+		return Target{}, errs.Usage("unknown --tls-version %q: use 1.2 or 1.3", tls.Version)
+	}
 	if err := e.Validate(u, tls); err != nil {
 		return Target{}, err
 	}
 	return Target{Engine: e, URL: u, TLS: tls}, nil
+}
+
+// tlsFromDSN fills what the flags left unset from libpq-style DSN parameters
+// (sslmode, sslrootcert, sslcert, sslkey), for every engine, and removes them
+// from the URL: flags win, and with neither TLS is off.
+func tlsFromDSN(u *url.URL, tls TLSOptions) TLSOptions {
+	q := u.Query()
+	fill := func(dst *string, key string) {
+		if *dst == "" {
+			*dst = q.Get(key)
+		}
+		q.Del(key)
+	}
+	fill(&tls.Mode, "sslmode")
+	fill(&tls.CAFile, "sslrootcert")
+	fill(&tls.CertFile, "sslcert")
+	fill(&tls.KeyFile, "sslkey")
+	u.RawQuery = q.Encode()
+	if tls.Mode == "" {
+		tls.Mode = TLSDisable
+	}
+	return tls
 }
 
 // Redact returns the URL as a string with any password replaced.
@@ -223,4 +258,30 @@ func redactString(dsn string) string {
 // ConnectError wraps a connection failure with a hint on how to fix it.
 func ConnectError(t Target, err error) error {
 	return fmt.Errorf("cannot connect to %s: %w (check that the server is running, the address and credentials, and --tls)", t.Redacted(), err)
+}
+
+// TableTDE is the server's view of one table's encryption at rest.
+type TableTDE struct {
+	Encrypted bool   `json:"encrypted"`
+	Detail    string `json:"detail,omitempty"`
+	// Settling is true while the server is still (re)encrypting it.
+	Settling bool `json:"settling,omitempty"`
+}
+
+// AtRest is implemented by engines whose servers can encrypt tables.
+type AtRest interface {
+	// TDETableOption returns what follows CREATE TABLE (...) to store a table
+	// encrypted on this server, or a usage error saying why it cannot.
+	TDETableOption(ctx context.Context, c Conn) (string, error)
+	// TDEState asks the server how each table is stored.
+	TDEState(ctx context.Context, c Conn, tables []string) (map[string]TableTDE, error)
+	// TDESource names where TDEState reads from.
+	TDESource() string
+}
+
+// Sizer reports the data set size and the server's buffer cache, which
+// decide whether a run is I/O-bound (where TDE costs) or in memory.
+type Sizer interface {
+	DataBytes(ctx context.Context, c Conn, tables []string) (int64, error)
+	BufferPoolBytes(ctx context.Context, c Conn) (int64, error)
 }

@@ -62,6 +62,21 @@ func Summary(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, "; %s x%d", ci, n)
 	}
 	fmt.Fprintln(w)
+	if t := r.Variant.Verified.TDE; t != nil {
+		fmt.Fprintf(w, "At rest (server's view via %s): %d of %d tables encrypted", t.Source, t.Encrypted, t.Tables)
+		if t.Marker != nil {
+			fmt.Fprintf(w, "; marker found %d times in raw files", t.Marker.Occurrences)
+		}
+		fmt.Fprintln(w)
+	}
+	if g := r.Regime; g != nil {
+		kind := "in memory"
+		if g.IOBound {
+			kind = "I/O-bound"
+		}
+		fmt.Fprintf(w, "Regime: data set %.1f MiB, buffer pool %.1f MiB, ratio %.2f (%s)\n",
+			float64(g.DataBytes)/(1<<20), float64(g.BufferPoolBytes)/(1<<20), g.Ratio, kind)
+	}
 	if r.Partial {
 		fmt.Fprintln(w, "\nPARTIAL RESULT: the run was interrupted before its time or event limit.")
 	}

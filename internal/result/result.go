@@ -33,6 +33,7 @@ type Result struct {
 	CPU         CPU         `json:"cpu"`
 	Intervals   []Interval  `json:"intervals"`
 	Fairness    Fairness    `json:"fairness"`
+	Regime      *Regime     `json:"regime,omitempty"`
 	Environment Environment `json:"environment"`
 	// Histogram is the HdrHistogram (microseconds) in its compressed V2
 	// base64 form, so results from several hosts can be merged exactly.
@@ -61,9 +62,36 @@ type Variant struct {
 }
 
 type Verification struct {
-	OK  bool     `json:"ok"`
-	TLS TLSProof `json:"tls"`
-	Msg []string `json:"problems,omitempty"`
+	OK  bool      `json:"ok"`
+	TLS TLSProof  `json:"tls"`
+	TDE *TDEProof `json:"tde,omitempty"`
+	Msg []string  `json:"problems,omitempty"`
+}
+
+// TDEProof is the server's view of the benchmark tables at rest and, for
+// sandboxes, how often prepare's marker appears in the raw files.
+type TDEProof struct {
+	Source    string            `json:"source"`
+	Expected  bool              `json:"expected"`
+	Tables    int               `json:"tables"`
+	Encrypted int               `json:"encrypted"`
+	Detail    map[string]string `json:"detail,omitempty"`
+	Marker    *MarkerProof      `json:"marker,omitempty"`
+}
+
+// MarkerProof counts the marker in raw server files.
+type MarkerProof struct {
+	Files       map[string]int `json:"files"`
+	Occurrences int            `json:"occurrences"`
+}
+
+// Regime says whether the data set fits in the server's buffer cache:
+// encryption at rest only costs when pages move to and from disk.
+type Regime struct {
+	DataBytes       int64   `json:"data_bytes"`
+	BufferPoolBytes int64   `json:"buffer_pool_bytes"`
+	Ratio           float64 `json:"data_to_buffer_pool"`
+	IOBound         bool    `json:"io_bound"`
 }
 
 // TLSProof is the server's view of the run's own connections.

@@ -12,6 +12,8 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 
+	"github.com/encbench/encbench/internal/encryption/certs"
+	"github.com/encbench/encbench/internal/encryption/tdekeys"
 	"github.com/encbench/encbench/internal/errs"
 )
 
@@ -47,7 +49,7 @@ func (p mariadbProvider) Check(o Options) error {
 	return err
 }
 
-func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.User) (*Info, error) {
+func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.User, tls certs.Files) (*Info, error) {
 	server, installDB, err := p.bins(o)
 	if err != nil {
 		return nil, err
@@ -89,6 +91,14 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 	}
 	if u != nil {
 		cnf = append(cnf, "user="+u.Username)
+	}
+	cnf = append(cnf, mariadbTLSConf(o, tls)...)
+	if o.tde() {
+		tde, err := mariadbTDE(o, u)
+		if err != nil {
+			return nil, err
+		}
+		cnf = append(cnf, tde...)
 	}
 	cnfPath := filepath.Join(o.Dir, "my.cnf")
 	if err := os.WriteFile(cnfPath, []byte(strings.Join(cnf, "\n")+"\n"), 0o644); err != nil {
@@ -153,14 +163,66 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 		return nil, err
 	}
 	return &Info{
-		Engine:   "mariadb",
-		Version:  "MariaDB " + version,
-		DSN:      fmt.Sprintf("mysql://sbtest@127.0.0.1:%d/sbtest", port),
-		PID:      pid,
-		Port:     port,
-		Dir:      o.Dir,
-		Socket:   sock,
-		AdminDSN: "mysql://root@localhost/?socket=" + sock,
+		DataDir:     data,
+		MarkerFiles: []string{filepath.Join(data, "sbtest", "encbench_marker.ibd"), filepath.Join(data, "ib_logfile0")},
+		Engine:      "mariadb",
+		Version:     "MariaDB " + version,
+		DSN:         fmt.Sprintf("mysql://sbtest@127.0.0.1:%d/sbtest", port),
+		PID:         pid,
+		Port:        port,
+		Dir:         o.Dir,
+		Socket:      sock,
+		AdminDSN:    "mysql://root@localhost/?socket=" + sock,
+	}, nil
+}
+
+// mariadbTLSConf turns TLS on and requires it of every TCP client.
+func mariadbTLSConf(o Options, f certs.Files) []string {
+	if !o.tls() {
+		return nil
+	}
+	conf := []string{"ssl_cert=" + f.ServerCert, "ssl_key=" + f.ServerKey, "ssl_ca=" + f.CA, "require_secure_transport=ON"}
+	if o.TLSVersion != "" {
+		conf = append(conf, "tls_version=TLSv"+o.TLSVersion)
+	}
+	if o.TLSCipher != "" {
+		conf = append(conf, "ssl_cipher="+o.TLSCipher, "tls_version=TLSv1.2")
+	}
+	return conf
+}
+
+// mariadbTDE sets up file_key_management with a key file only the server's
+// user can read, and encrypts tables, redo log, temporary tables and files.
+func mariadbTDE(o Options, u *user.User) ([]string, error) {
+	keyDir := filepath.Join(o.Dir, "keys")
+	if err := os.MkdirAll(keyDir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", keyDir, err)
+	}
+	keyFile := filepath.Join(keyDir, "keyfile")
+	if o.TDEKeyFile != "" {
+		data, err := os.ReadFile(o.TDEKeyFile)
+		if err != nil {
+			return nil, errs.Usage("cannot read --tde-key-file: %v", err)
+		}
+		if err := os.WriteFile(keyFile, data, 0o600); err != nil {
+			return nil, fmt.Errorf("copying the key file: %w", err)
+		}
+	} else if err := tdekeys.Generate(keyFile); err != nil {
+		return nil, err
+	}
+	if err := chown(u, keyDir, keyFile); err != nil {
+		return nil, err
+	}
+	return []string{
+		"plugin_load_add=file_key_management",
+		"file_key_management_filename=" + keyFile,
+		"file_key_management_encryption_algorithm=" + strings.ToUpper(strings.ReplaceAll(o.TDECipher, "-", "_")),
+		"innodb_encrypt_tables=ON",
+		"innodb_encrypt_log=ON",
+		"innodb_encrypt_temporary_tables=ON",
+		"innodb_encryption_threads=4",
+		"encrypt_tmp_files=ON",
+		"aria_encrypt_tables=ON",
 	}, nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/encbench/encbench/internal/encryption/certs"
 	"github.com/encbench/encbench/internal/errs"
 )
 
@@ -43,11 +44,14 @@ func (postgresProvider) binDir(o Options) (string, error) {
 }
 
 func (p postgresProvider) Check(o Options) error {
+	if o.tde() {
+		return errs.Usage("PostgreSQL has no transparent data encryption in the community server: it needs the pg_tde extension (Percona Server for PostgreSQL 17 or later); use --variant plain or tls here, or run against such a server by --dsn with prepare --tde")
+	}
 	_, err := p.binDir(o)
 	return err
 }
 
-func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.User) (*Info, error) {
+func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.User, tls certs.Files) (*Info, error) {
 	bin, err := p.binDir(o)
 	if err != nil {
 		return nil, err
@@ -78,12 +82,12 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 		fmt.Sprintf("unix_socket_directories = '%s'", run),
 		"shared_buffers = " + sharedBuffers,
 		"max_connections = 300",
-		"ssl = off",
 		"max_wal_size = 1GB",
 		"min_wal_size = 80MB",
 		"logging_collector = off",
 		"huge_pages = off",
 	}
+	conf = append(conf, pgTLSConf(o, tls)...)
 	if o.StatStatements {
 		conf = append(conf, "shared_preload_libraries = 'pg_stat_statements'", "pg_stat_statements.track = all")
 	}
@@ -91,6 +95,11 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 		return nil, err
 	}
 	hba := "local all all trust\nhost all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n"
+	if o.tls() {
+		// Plaintext TCP is refused, so nothing can fall back to it.
+		hba = "local all all trust\nhostssl all all 127.0.0.1/32 trust\nhostssl all all ::1/128 trust\n" +
+			"hostnossl all all 0.0.0.0/0 reject\nhostnossl all all ::/0 reject\n"
+	}
 	if err := os.WriteFile(filepath.Join(data, "pg_hba.conf"), []byte(hba), 0o600); err != nil {
 		return nil, fmt.Errorf("writing pg_hba.conf: %w", err)
 	}
@@ -147,6 +156,7 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 	}
 	version := conn.ParameterStatus("server_version")
 	return &Info{
+		DataDir:  data,
 		Engine:   "postgres",
 		Version:  "PostgreSQL " + version,
 		DSN:      fmt.Sprintf("postgres://sbtest@127.0.0.1:%d/sbtest", port),
@@ -156,6 +166,27 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 		Socket:   run,
 		AdminDSN: admin,
 	}, nil
+}
+
+// pgTLSConf turns TLS on (or explicitly off) in postgresql.conf.
+func pgTLSConf(o Options, f certs.Files) []string {
+	if !o.tls() {
+		return []string{"ssl = off"}
+	}
+	conf := []string{
+		"ssl = on",
+		fmt.Sprintf("ssl_cert_file = '%s'", f.ServerCert),
+		fmt.Sprintf("ssl_key_file = '%s'", f.ServerKey),
+		fmt.Sprintf("ssl_ca_file = '%s'", f.CA),
+	}
+	if o.TLSVersion != "" {
+		v := "TLSv" + o.TLSVersion
+		conf = append(conf, "ssl_min_protocol_version = '"+v+"'", "ssl_max_protocol_version = '"+v+"'")
+	}
+	if o.TLSCipher != "" {
+		conf = append(conf, "ssl_ciphers = '"+o.TLSCipher+"'", "ssl_max_protocol_version = 'TLSv1.2'")
+	}
+	return conf
 }
 
 func appendFile(path, text string) error {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
@@ -21,7 +22,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/encbench/encbench/internal/encryption/certs"
+	"github.com/encbench/encbench/internal/encryption/tdekeys"
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/tlsconf"
 )
 
 // Options are what `sandbox up` accepts.
@@ -35,6 +39,69 @@ type Options struct {
 	// BinDir, when set, is where the server binaries are (for example a
 	// custom build); otherwise the installed packages are used.
 	BinDir string
+	// Variant is plain, tls, tde or tls+tde.
+	Variant string
+	// TLSVersion pins the server to "1.2" or "1.3"; TLSCipher is a TLS 1.2
+	// suite in OpenSSL's spelling.
+	TLSVersion string
+	TLSCipher  string
+	// CertAlgorithm is ecdsa (P-256) or rsa (2048 bits).
+	CertAlgorithm string
+	// TDECipher is aes-ctr or aes-cbc; TDEKeyFile an existing key file to
+	// use instead of generating one.
+	TDECipher  string
+	TDEKeyFile string
+}
+
+// tls and tde say which layers the variant turns on.
+func (o Options) tls() bool { return strings.Contains(o.Variant, "tls") }
+func (o Options) tde() bool { return strings.Contains(o.Variant, "tde") }
+
+func (o *Options) validate() error {
+	if o.Variant == "" {
+		o.Variant = "plain"
+	}
+	switch o.Variant {
+	case "plain", "tls", "tde", "tls+tde":
+	default:
+		return errs.Usage("unknown --variant %q: use plain, tls, tde or tls+tde", o.Variant)
+	}
+	if o.CertAlgorithm == "" {
+		o.CertAlgorithm = certs.ECDSAP256
+	}
+	if o.CertAlgorithm != certs.ECDSAP256 && o.CertAlgorithm != certs.RSA2048 {
+		return errs.Usage("unknown --cert-key %q: use ecdsa or rsa", o.CertAlgorithm)
+	}
+	if o.TLSVersion != "" && o.TLSVersion != "1.2" && o.TLSVersion != "1.3" {
+		return errs.Usage("unknown --tls-version %q: use 1.2 or 1.3", o.TLSVersion)
+	}
+	if o.TLSCipher != "" {
+		if _, err := tlsconf.CipherID(o.TLSCipher); err != nil {
+			return err
+		}
+		if o.TLSVersion == "1.3" {
+			return errs.Usage("--tls-cipher chooses a TLS 1.2 suite; it cannot go with --tls-version 1.3")
+		}
+	}
+	if (o.TLSVersion != "" || o.TLSCipher != "") && !o.tls() {
+		return errs.Usage("--tls-version and --tls-cipher need a TLS variant (--variant tls or tls+tde)")
+	}
+	switch o.TDECipher {
+	case "":
+		o.TDECipher = "aes-ctr"
+	case "aes-ctr", "aes-cbc":
+	default:
+		return errs.Usage("unknown --tde-cipher %q: use aes-ctr or aes-cbc", o.TDECipher)
+	}
+	if o.TDEKeyFile != "" {
+		if !o.tde() {
+			return errs.Usage("--tde-key-file needs a TDE variant (--variant tde or tls+tde)")
+		}
+		if err := tdekeys.Check(o.TDEKeyFile); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Info is the state file of a running sandbox and the line `up` prints.
@@ -48,6 +115,15 @@ type Info struct {
 	Socket  string `json:"socket"`
 	// AdminDSN reaches the server as its superuser over the private socket.
 	AdminDSN string `json:"admin_dsn"`
+	// Variant and what it turned on; CA, client certificate and key are
+	// the generated PEM files of a TLS variant.
+	Variant    string `json:"variant"`
+	CA         string `json:"ca,omitempty"`
+	ClientCert string `json:"client_cert,omitempty"`
+	ClientKey  string `json:"client_key,omitempty"`
+	DataDir    string `json:"data_dir"`
+	// MarkerFiles are the raw files a TDE proof scans for the marker.
+	MarkerFiles []string `json:"marker_files,omitempty"`
 }
 
 const stateFile = "sandbox.json"
@@ -57,7 +133,7 @@ type Provider interface {
 	Name() string
 	// Check reports missing binaries with a hint on installing them.
 	Check(o Options) error
-	Up(ctx context.Context, o Options, port int, osUser *user.User) (*Info, error)
+	Up(ctx context.Context, o Options, port int, osUser *user.User, tls certs.Files) (*Info, error)
 }
 
 type registry struct {
@@ -100,6 +176,9 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 	if _, err := ParseSize(o.BufferPool); err != nil {
 		return nil, err
 	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
 	if err := p.Check(o); err != nil {
 		return nil, err
 	}
@@ -125,9 +204,21 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	info, err := p.Up(ctx, o, port, osUser)
+	var files certs.Files
+	if o.tls() {
+		if files, err = writeCerts(o, osUser); err != nil {
+			return nil, err
+		}
+	}
+	info, err := p.Up(ctx, o, port, osUser, files)
 	if err != nil {
 		return nil, err
+	}
+	info.Variant = o.Variant
+	if o.tls() {
+		info.CA, info.ClientCert, info.ClientKey = files.CA, files.ClientCert, files.ClientKey
+		q := url.Values{"sslmode": {"verify-full"}, "sslrootcert": {files.CA}}
+		info.DSN += "?" + q.Encode()
 	}
 	if err := save(info); err != nil {
 		_ = stop(info.PID, 30*time.Second)
@@ -174,6 +265,16 @@ func save(info *Info) error {
 		return fmt.Errorf("encoding sandbox state: %w", err)
 	}
 	return os.WriteFile(filepath.Join(info.Dir, stateFile), data, 0o644)
+}
+
+// writeCerts makes the sandbox's CA, server and client certificates; the
+// server's key goes to the server's user, readable by it alone.
+func writeCerts(o Options, u *user.User) (certs.Files, error) {
+	f, err := certs.Write(filepath.Join(o.Dir, "tls"), certs.Options{Algorithm: o.CertAlgorithm})
+	if err != nil {
+		return f, fmt.Errorf("making certificates: %w", err)
+	}
+	return f, chown(u, f.ServerKey)
 }
 
 // serverUser is the unprivileged account a server runs as when encbench is

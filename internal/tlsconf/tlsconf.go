@@ -7,6 +7,8 @@ import (
 	"crypto/x509"
 	"fmt"
 	"os"
+	"sort"
+	"strings"
 
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
@@ -19,6 +21,20 @@ func Client(opts engine.TLSOptions, serverName string) (*tls.Config, error) {
 		return nil, nil
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	switch opts.Version {
+	case "1.2":
+		cfg.MaxVersion = tls.VersionTLS12
+	case "1.3":
+		cfg.MinVersion = tls.VersionTLS13
+	}
+	if opts.Cipher != "" {
+		id, err := CipherID(opts.Cipher)
+		if err != nil {
+			return nil, err
+		}
+		cfg.CipherSuites = []uint16{id}
+		cfg.MaxVersion = tls.VersionTLS12 // TLS 1.3 suites cannot be chosen
+	}
 	if opts.CertFile != "" {
 		pair, err := tls.LoadX509KeyPair(opts.CertFile, opts.KeyFile)
 		if err != nil {
@@ -64,4 +80,46 @@ func Client(opts engine.TLSOptions, serverName string) (*tls.Config, error) {
 		return nil, errs.Usage("unknown TLS mode %q", opts.Mode)
 	}
 	return cfg, nil
+}
+
+// openSSLNames maps the TLS 1.2 suites servers are configured with (OpenSSL
+// names) to Go's; Go's own (IANA) names are accepted as well.
+var openSSLNames = map[string]string{
+	"ECDHE-ECDSA-AES128-GCM-SHA256": "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+	"ECDHE-ECDSA-AES256-GCM-SHA384": "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+	"ECDHE-RSA-AES128-GCM-SHA256":   "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+	"ECDHE-RSA-AES256-GCM-SHA384":   "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+	"ECDHE-ECDSA-CHACHA20-POLY1305": "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+	"ECDHE-RSA-CHACHA20-POLY1305":   "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+	"ECDHE-ECDSA-AES128-SHA256":     "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256",
+	"ECDHE-RSA-AES128-SHA256":       "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256",
+}
+
+// CipherID resolves a TLS 1.2 suite name (OpenSSL or IANA spelling).
+func CipherID(name string) (uint16, error) {
+	iana := name
+	if v, ok := openSSLNames[name]; ok {
+		iana = v
+	}
+	for _, s := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
+		if s.Name == iana {
+			return s.ID, nil
+		}
+	}
+	known := make([]string, 0, len(openSSLNames))
+	for k := range openSSLNames {
+		known = append(known, k)
+	}
+	sort.Strings(known)
+	return 0, errs.Usage("unknown --tls-cipher %q: use a TLS 1.2 suite such as %s", name, strings.Join(known, ", "))
+}
+
+// OpenSSLName is the server-side spelling of a suite name.
+func OpenSSLName(name string) string {
+	for k, v := range openSSLNames {
+		if v == name {
+			return k
+		}
+	}
+	return name
 }

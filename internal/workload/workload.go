@@ -37,7 +37,27 @@ type Env struct {
 	Target  engine.Target
 	Threads int
 	Force   bool
-	Log     io.Writer
+	// TDE asks prepare to store the tables encrypted at rest.
+	TDE bool
+	Log io.Writer
+}
+
+// TableSuffix is what follows CREATE TABLE (...): the dialect's options
+// plus, with TDE, the server's own syntax for an encrypted table.
+func (e Env) TableSuffix(ctx context.Context, c engine.Conn) (string, error) {
+	suffix := e.Target.Engine.Dialect().TableOptions
+	if !e.TDE {
+		return suffix, nil
+	}
+	ar, ok := e.Target.Engine.(engine.AtRest)
+	if !ok {
+		return "", errs.Usage("%s servers cannot store tables encrypted", e.Target.Engine.Kind())
+	}
+	opt, err := ar.TDETableOption(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(suffix + " " + opt), nil
 }
 
 // Connect opens a connection to the environment's target.
@@ -48,6 +68,8 @@ func (e Env) Connect(ctx context.Context) (engine.Conn, error) {
 // Workload is one named workload with its options fixed.
 type Workload interface {
 	Name() string
+	// Tables are the tables the workload creates and uses.
+	Tables() []string
 	// Params are the options that shaped the run, for the result document.
 	Params() map[string]any
 	Validate(threads int) error

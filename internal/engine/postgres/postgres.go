@@ -36,14 +36,11 @@ func (Engine) Dialect() engine.Dialect {
 	}
 }
 
-// Validate rejects an sslmode in the DSN that contradicts --tls: the mode is
-// set by encbench alone so that "off" is provably off.
-func (Engine) Validate(u *url.URL, tls engine.TLSOptions) error {
+// Validate checks the DSN's shape; ParseTarget has already taken its TLS
+// parameters, so encbench alone sets the mode and "off" is provably off.
+func (Engine) Validate(u *url.URL, _ engine.TLSOptions) error {
 	if u.Host == "" && u.Query().Get("host") == "" {
 		return errs.Usage("DSN %s has no host: use postgres://user@127.0.0.1:5432/db", engine.Redact(u))
-	}
-	if m := u.Query().Get("sslmode"); m != "" && m != tls.Mode {
-		return errs.Usage("DSN says sslmode=%s but --tls is %s: drop sslmode from the DSN and use --tls", m, tls.Mode)
 	}
 	return nil
 }
@@ -51,10 +48,7 @@ func (Engine) Validate(u *url.URL, tls engine.TLSOptions) error {
 func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error) {
 	u := *t.URL
 	q := u.Query()
-	q.Del("sslmode")
-	q.Del("sslrootcert")
-	q.Del("sslcert")
-	q.Del("sslkey")
+	// TLS is configured below from t.TLS; pgx's own fallbacks stay off.
 	q.Set("sslmode", "disable")
 	u.RawQuery = q.Encode()
 	cfg, err := pgconn.ParseConfig(u.String())

@@ -19,6 +19,9 @@ const (
 	insertBatch = 1000
 )
 
+// Tables are sbtest1..sbtestN.
+func (w *Workload) Tables() []string { return w.tableNames() }
+
 func (w *Workload) tableNames() []string {
 	out := make([]string, w.opts.Tables)
 	for i := range out {
@@ -36,7 +39,14 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 		return err
 	}
 	defer admin.Close()
-	if err := workload.CheckPrepare(ctx, admin, d, w.tableNames(), env.Force); err != nil {
+	if err := workload.CheckPrepare(ctx, admin, d, append(w.tableNames(), workload.MarkerTable), env.Force); err != nil {
+		return err
+	}
+	suffix, err := env.TableSuffix(ctx, admin)
+	if err != nil {
+		return err
+	}
+	if _, err := workload.WriteMarker(ctx, admin, d, suffix); err != nil {
 		return err
 	}
 	threads := min(env.Threads, w.opts.Tables)
@@ -54,7 +64,7 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 				if err := workload.Own(gctx, c, w.name, []string{tableName(i)}); err != nil {
 					return err
 				}
-				if err := w.createTable(gctx, c, d, src, i, env); err != nil {
+				if err := w.createTable(gctx, c, d, src, i, suffix, env); err != nil {
 					return fmt.Errorf("preparing sbtest%d: %w", i, err)
 				}
 			}
@@ -64,7 +74,7 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 	return g.Wait()
 }
 
-func (w *Workload) createTable(ctx context.Context, c engine.Conn, d engine.Dialect, src *randgen.Source, n int, env workload.Env) error {
+func (w *Workload) createTable(ctx context.Context, c engine.Conn, d engine.Dialect, src *randgen.Source, n int, suffix string, env workload.Env) error {
 	o := w.opts
 	idDef := "INTEGER NOT NULL"
 	if o.AutoInc {
@@ -78,7 +88,7 @@ func (w *Workload) createTable(ctx context.Context, c engine.Conn, d engine.Dial
 		}
 	}
 	ddl := fmt.Sprintf("CREATE TABLE sbtest%d(\n  id %s,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  %s (id)\n) %s",
-		n, idDef, idIndex, d.TableOptions)
+		n, idDef, idIndex, suffix)
 	if err := c.Exec(ctx, ddl); err != nil {
 		return err
 	}
@@ -125,7 +135,8 @@ func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
 		return err
 	}
 	defer c.Close()
-	skipped, err := workload.DropOwned(ctx, c, env.Target.Engine.Dialect(), w.tableNames(), func(s string) { fmt.Fprintln(env.Log, s) })
+	names := append(w.tableNames(), workload.MarkerTable)
+	skipped, err := workload.DropOwned(ctx, c, env.Target.Engine.Dialect(), names, func(s string) { fmt.Fprintln(env.Log, s) })
 	for _, s := range skipped {
 		fmt.Fprintf(env.Log, "Leaving table '%s' alone: encbench did not create it\n", s)
 	}

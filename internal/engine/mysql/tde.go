@@ -1,0 +1,117 @@
+package mysql
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/errs"
+)
+
+func isMariaDB(ctx context.Context, c engine.Conn) (bool, error) {
+	rows, err := c.Query(ctx, "SELECT VERSION()")
+	if err != nil || len(rows) != 1 {
+		return false, fmt.Errorf("reading server version: %w", err)
+	}
+	return strings.Contains(strings.ToLower(rows[0][0]), "mariadb"), nil
+}
+
+func inList(tables []string) string {
+	q := make([]string, len(tables))
+	for i, t := range tables {
+		q[i] = "'" + strings.ReplaceAll(t, "'", "") + "'"
+	}
+	return strings.Join(q, ",")
+}
+
+// TDETableOption: MariaDB needs an active encryption (key management)
+// plugin; MySQL 8 a keyring.
+func (Engine) TDETableOption(ctx context.Context, c engine.Conn) (string, error) {
+	maria, err := isMariaDB(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	if maria {
+		rows, err := c.Query(ctx, "SELECT plugin_name FROM information_schema.plugins WHERE plugin_type = 'ENCRYPTION' AND plugin_status = 'ACTIVE'")
+		if err != nil {
+			return "", fmt.Errorf("looking for a key management plugin: %w", err)
+		}
+		if len(rows) == 0 {
+			return "", errs.Usage("this MariaDB server cannot encrypt tables: no key management plugin is active (load file_key_management, or use `encbench sandbox up --variant tde`)")
+		}
+		return "ENCRYPTED=YES", nil
+	}
+	rows, err := c.Query(ctx, "SELECT COUNT(*) FROM information_schema.plugins WHERE plugin_name LIKE 'keyring%' AND plugin_status = 'ACTIVE'")
+	if err == nil && len(rows) == 1 && rows[0][0] != "0" {
+		return "ENCRYPTION='Y'", nil
+	}
+	comp, cerr := c.Query(ctx, "SELECT STATUS_VALUE FROM performance_schema.keyring_component_status WHERE STATUS_KEY = 'Component_status'")
+	if cerr == nil && len(comp) == 1 && strings.EqualFold(comp[0][0], "active") {
+		return "ENCRYPTION='Y'", nil
+	}
+	return "", errs.Usage("this MySQL server cannot encrypt tables: no keyring plugin or component is active (see MySQL's keyring documentation)")
+}
+
+func (Engine) TDESource() string {
+	return "information_schema.INNODB_TABLESPACES_ENCRYPTION (MariaDB) / INNODB_TABLESPACES (MySQL)"
+}
+
+// TDEState: MariaDB reports scheme 1 for an encrypted tablespace and a
+// rotation page while background encryption is still running.
+func (Engine) TDEState(ctx context.Context, c engine.Conn, tables []string) (map[string]engine.TableTDE, error) {
+	out := map[string]engine.TableTDE{}
+	for _, t := range tables {
+		out[t] = engine.TableTDE{Detail: "not in the encryption view"}
+	}
+	maria, err := isMariaDB(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	db, err := c.Query(ctx, "SELECT DATABASE()")
+	if err != nil || len(db) != 1 {
+		return nil, fmt.Errorf("reading the current database: %w", err)
+	}
+	names := make([]string, len(tables))
+	for i, t := range tables {
+		names[i] = db[0][0] + "/" + t
+	}
+	sql := `SELECT SUBSTRING_INDEX(NAME, '/', -1), ENCRYPTION_SCHEME, coalesce(KEY_ROTATION_PAGE_NUMBER, -1), ROTATING_OR_FLUSHING, CURRENT_KEY_VERSION
+		FROM information_schema.INNODB_TABLESPACES_ENCRYPTION WHERE NAME IN (` + inList(names) + `)`
+	if !maria {
+		sql = `SELECT SUBSTRING_INDEX(NAME, '/', -1), IF(ENCRYPTION = 'Y', 1, 0), -1, 0, 0
+			FROM information_schema.INNODB_TABLESPACES WHERE NAME IN (` + inList(names) + `)`
+	}
+	rows, err := c.Query(ctx, sql)
+	if err != nil {
+		return nil, fmt.Errorf("reading tablespace encryption: %w", err)
+	}
+	for _, r := range rows {
+		scheme, _ := strconv.Atoi(r[1])
+		page, _ := strconv.ParseInt(r[2], 10, 64)
+		st := engine.TableTDE{Encrypted: scheme == 1, Settling: page >= 0 || r[3] == "1"}
+		st.Detail = fmt.Sprintf("ENCRYPTION_SCHEME=%s KEY_VERSION=%s", r[1], r[4])
+		if st.Settling {
+			st.Detail += " (key rotation running)"
+		}
+		out[strings.ToLower(r[0])] = st
+	}
+	return out, nil
+}
+
+func (Engine) DataBytes(ctx context.Context, c engine.Conn, tables []string) (int64, error) {
+	rows, err := c.Query(ctx, "SELECT coalesce(SUM(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ("+inList(tables)+")")
+	if err != nil || len(rows) != 1 {
+		return 0, fmt.Errorf("reading table sizes: %w", err)
+	}
+	return strconv.ParseInt(rows[0][0], 10, 64)
+}
+
+func (Engine) BufferPoolBytes(ctx context.Context, c engine.Conn) (int64, error) {
+	rows, err := c.Query(ctx, "SELECT @@innodb_buffer_pool_size")
+	if err != nil || len(rows) != 1 {
+		return 0, fmt.Errorf("reading innodb_buffer_pool_size: %w", err)
+	}
+	return strconv.ParseInt(rows[0][0], 10, 64)
+}
