@@ -285,3 +285,13 @@ type Sizer interface {
 	DataBytes(ctx context.Context, c Conn, tables []string) (int64, error)
 	BufferPoolBytes(ctx context.Context, c Conn) (int64, error)
 }
+
+// QuoteList renders names as a SQL list of string literals, for IN (...).
+// Names come from workloads, never from users; quotes are dropped anyway.
+func QuoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "'" + strings.ReplaceAll(n, "'", "") + "'"
+	}
+	return strings.Join(q, ",")
+}

@@ -54,16 +54,8 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 	if err != nil {
 		return nil, err
 	}
-	if err := reachable(o.Dir, u); err != nil {
-		return nil, err
-	}
-	data, run, logDir := filepath.Join(o.Dir, "data"), filepath.Join(o.Dir, "run"), filepath.Join(o.Dir, "log")
-	for _, d := range []string{data, run, logDir} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, fmt.Errorf("creating %s: %w", d, err)
-		}
-	}
-	if err := chown(u, data, run, logDir); err != nil {
+	data, run, logDir, err := serverDirs(o.Dir, u)
+	if err != nil {
 		return nil, err
 	}
 	pool := "1G"

@@ -291,6 +291,21 @@ func serverUser(engine string) (*user.User, error) {
 	return u, nil
 }
 
+// serverDirs creates the data, socket and log directories, owned by the
+// server's user, after checking that user can reach them at all.
+func serverDirs(dir string, u *user.User) (data, run, logDir string, err error) {
+	if err := reachable(dir, u); err != nil {
+		return "", "", "", err
+	}
+	data, run, logDir = filepath.Join(dir, "data"), filepath.Join(dir, "run"), filepath.Join(dir, "log")
+	for _, d := range []string{data, run, logDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return "", "", "", fmt.Errorf("creating %s: %w", d, err)
+		}
+	}
+	return data, run, logDir, chown(u, data, run, logDir)
+}
+
 // chown hands paths to the server's user.
 func chown(u *user.User, paths ...string) error {
 	if u == nil {

@@ -18,14 +18,6 @@ func isMariaDB(ctx context.Context, c engine.Conn) (bool, error) {
 	return strings.Contains(strings.ToLower(rows[0][0]), "mariadb"), nil
 }
 
-func inList(tables []string) string {
-	q := make([]string, len(tables))
-	for i, t := range tables {
-		q[i] = "'" + strings.ReplaceAll(t, "'", "") + "'"
-	}
-	return strings.Join(q, ",")
-}
-
 // TDETableOption: MariaDB needs an active encryption (key management)
 // plugin; MySQL 8 a keyring.
 func (Engine) TDETableOption(ctx context.Context, c engine.Conn) (string, error) {
@@ -78,10 +70,10 @@ func (Engine) TDEState(ctx context.Context, c engine.Conn, tables []string) (map
 		names[i] = db[0][0] + "/" + t
 	}
 	sql := `SELECT SUBSTRING_INDEX(NAME, '/', -1), ENCRYPTION_SCHEME, coalesce(KEY_ROTATION_PAGE_NUMBER, -1), ROTATING_OR_FLUSHING, CURRENT_KEY_VERSION
-		FROM information_schema.INNODB_TABLESPACES_ENCRYPTION WHERE NAME IN (` + inList(names) + `)`
+		FROM information_schema.INNODB_TABLESPACES_ENCRYPTION WHERE NAME IN (` + engine.QuoteList(names) + `)`
 	if !maria {
 		sql = `SELECT SUBSTRING_INDEX(NAME, '/', -1), IF(ENCRYPTION = 'Y', 1, 0), -1, 0, 0
-			FROM information_schema.INNODB_TABLESPACES WHERE NAME IN (` + inList(names) + `)`
+			FROM information_schema.INNODB_TABLESPACES WHERE NAME IN (` + engine.QuoteList(names) + `)`
 	}
 	rows, err := c.Query(ctx, sql)
 	if err != nil {
@@ -101,7 +93,7 @@ func (Engine) TDEState(ctx context.Context, c engine.Conn, tables []string) (map
 }
 
 func (Engine) DataBytes(ctx context.Context, c engine.Conn, tables []string) (int64, error) {
-	rows, err := c.Query(ctx, "SELECT coalesce(SUM(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ("+inList(tables)+")")
+	rows, err := c.Query(ctx, "SELECT coalesce(SUM(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ("+engine.QuoteList(tables)+")")
 	if err != nil || len(rows) != 1 {
 		return 0, fmt.Errorf("reading table sizes: %w", err)
 	}

@@ -10,14 +10,6 @@ import (
 	"github.com/encbench/encbench/internal/errs"
 )
 
-func quoted(tables []string) string {
-	q := make([]string, len(tables))
-	for i, t := range tables {
-		q[i] = "'" + strings.ReplaceAll(t, "'", "") + "'"
-	}
-	return strings.Join(q, ",")
-}
-
 func hasPgTDE(ctx context.Context, c engine.Conn) (bool, error) {
 	rows, err := c.Query(ctx, "SELECT count(*) FROM pg_extension WHERE extname = 'pg_tde'")
 	if err != nil || len(rows) != 1 {
@@ -63,7 +55,7 @@ func (Engine) TDEState(ctx context.Context, c engine.Conn, tables []string) (map
 }
 
 func (Engine) DataBytes(ctx context.Context, c engine.Conn, tables []string) (int64, error) {
-	rows, err := c.Query(ctx, "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c WHERE c.relkind = 'r' AND c.relname IN ("+quoted(tables)+") AND pg_table_is_visible(c.oid)")
+	rows, err := c.Query(ctx, "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c WHERE c.relkind = 'r' AND c.relname IN ("+engine.QuoteList(tables)+") AND pg_table_is_visible(c.oid)")
 	if err != nil || len(rows) != 1 {
 		return 0, fmt.Errorf("reading table sizes: %w", err)
 	}
