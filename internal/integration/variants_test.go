@@ -13,7 +13,13 @@ import (
 // variantSandbox starts one sandbox variant for the length of a test.
 func variantSandbox(t *testing.T, engine, variant string, extra ...string) string {
 	t.Helper()
-	dir := filepath.Join(fx.dir, engine+"-"+strings.ReplaceAll(variant, "+", "-"))
+	dir, err := os.MkdirTemp(fx.dir, engine+"-"+strings.ReplaceAll(variant, "+", "-")+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	args := append([]string{"sandbox", "up", "--engine", engine, "--dir", dir, "--variant", variant, "--buffer-pool", "128M"}, extra...)
 	mustRun(t, args...)
 	t.Cleanup(func() { _ = sandbox.Down(dir) })

@@ -36,7 +36,7 @@ func (Engine) Dialect() engine.Dialect {
 		AutoIncID:                 "INTEGER NOT NULL AUTO_INCREMENT",
 		TableOptions:              "/*! ENGINE = innodb */",
 		InsertAutoIncExplicitZero: true,
-		ListTables:                "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()",
+		ListTables:                "SHOW TABLES",
 		TLSProofSource:            "SHOW SESSION STATUS Ssl_version/Ssl_cipher",
 	}
 }
