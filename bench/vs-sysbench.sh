@@ -23,11 +23,11 @@ cd "$top"
 for tool in sysbench /usr/bin/time go; do
   command -v "$tool" >/dev/null || { echo "vs-sysbench: $tool is missing (make deps installs it)" >&2; exit 2; }
 done
-go build -o bin/encbench ./cmd/encbench
-enc=$top/bin/encbench
-
 work=$(mktemp -d /tmp/encbench-vs-sysbench.XXXXXX)
 chmod 755 "$work"
+# A private copy, so rebuilding bin/encbench meanwhile cannot change the run.
+go build -o "$work/encbench" ./cmd/encbench
+enc=$work/encbench
 cleanup() {
   for e in $ENGINES; do "$enc" sandbox down --dir "$work/$e" 2>/dev/null || true; done
   [ "${KEEP:-0}" = 1 ] || rm -rf "$work"

@@ -6,10 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -66,7 +65,14 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 	if err != nil {
 		return nil, engine.ConnectError(t, err)
 	}
-	return &conn{pc: pc}, nil
+	// pgconn authenticates and negotiates TLS; statements then go over
+	// pgproto3 directly (see wire.go).
+	hj, err := pc.Hijack()
+	if err != nil {
+		pc.Close(ctx)
+		return nil, fmt.Errorf("taking over the connection: %w", err)
+	}
+	return newConn(hj.Conn), nil
 }
 
 func (Engine) ServerInfo(ctx context.Context, c engine.Conn) (engine.ServerInfo, error) {
@@ -97,99 +103,8 @@ func (Engine) ClassifyError(err error) engine.ErrorClass {
 		return engine.ErrFatal
 	}
 	var ne net.Error
-	if errors.As(err, &ne) || pgconn.SafeToRetry(err) || strings.Contains(err.Error(), "conn closed") {
+	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) {
 		return engine.ErrConnLost
 	}
 	return engine.ErrFatal
-}
-
-type conn struct {
-	pc    *pgconn.PgConn
-	stmts int
-}
-
-func (c *conn) Exec(ctx context.Context, sql string) error {
-	_, err := c.pc.Exec(ctx, sql).ReadAll()
-	return err
-}
-
-func (c *conn) Query(ctx context.Context, sql string) ([][]string, error) {
-	res, err := c.pc.Exec(ctx, sql).ReadAll()
-	if err != nil {
-		return nil, err
-	}
-	var out [][]string
-	for _, r := range res {
-		for _, row := range r.Rows {
-			s := make([]string, len(row))
-			for i, v := range row {
-				s[i] = string(v)
-			}
-			out = append(out, s)
-		}
-	}
-	return out, nil
-}
-
-// Prepare rewrites '?' placeholders to $n and prepares a named statement.
-func (c *conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
-	var b strings.Builder
-	n := 0
-	for _, r := range sql {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	c.stmts++
-	name := "encbench_" + strconv.Itoa(c.stmts)
-	desc, err := c.pc.Prepare(ctx, name, b.String(), nil)
-	if err != nil {
-		return nil, fmt.Errorf("preparing %q: %w", sql, err)
-	}
-	s := &stmt{pc: c.pc, desc: desc, values: make([][]byte, n), bufs: make([][]byte, n)}
-	for i := range s.bufs {
-		s.bufs[i] = make([]byte, 0, 24)
-	}
-	return s, nil
-}
-
-func (c *conn) TLSState(ctx context.Context) (engine.SessionTLS, error) {
-	rows, err := c.Query(ctx, "SELECT ssl::text, coalesce(version,''), coalesce(cipher,'') FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
-	if err != nil {
-		return engine.SessionTLS{}, fmt.Errorf("reading pg_stat_ssl: %w", err)
-	}
-	if len(rows) != 1 {
-		return engine.SessionTLS{}, fmt.Errorf("pg_stat_ssl has no row for this session")
-	}
-	return engine.SessionTLS{Encrypted: rows[0][0] == "true", Version: rows[0][1], Cipher: rows[0][2]}, nil
-}
-
-func (c *conn) Close() error { return c.pc.Close(context.Background()) }
-
-type stmt struct {
-	pc     *pgconn.PgConn
-	desc   *pgconn.StatementDescription
-	values [][]byte
-	bufs   [][]byte
-}
-
-// Exec sends parameters in text format from reused buffers.
-func (s *stmt) Exec(args []engine.Arg) error {
-	for i := range args {
-		if args[i].Str != nil {
-			s.values[i] = args[i].Str
-			continue
-		}
-		s.bufs[i] = strconv.AppendInt(s.bufs[i][:0], args[i].Int, 10)
-		s.values[i] = s.bufs[i]
-	}
-	// The description from Prepare spares a Describe round of messages.
-	rr := s.pc.ExecStatement(context.Background(), s.desc, s.values, nil, nil)
-	for rr.NextRow() {
-	}
-	_, err := rr.Close()
-	return err
 }

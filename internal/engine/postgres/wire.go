@@ -1,0 +1,178 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/encbench/encbench/internal/engine"
+)
+
+// conn speaks the protocol with pgx's pgproto3 on a connection pgconn has
+// set up. A worker waits for one reply at a time, so pgconn's per-statement
+// machinery (locking, a slow-write timer and a background reader for
+// pipelined writes) is work a benchmark client need not pay for.
+type conn struct {
+	nc    net.Conn
+	fe    *pgproto3.Frontend
+	stmts int
+}
+
+func newConn(nc net.Conn) *conn {
+	return &conn{nc: nc, fe: pgproto3.NewFrontend(nc, nc)}
+}
+
+// withDeadline bounds set-up calls by ctx; hot-path statements carry none.
+func (c *conn) withDeadline(ctx context.Context) func() {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return func() {}
+	}
+	_ = c.nc.SetDeadline(dl)
+	return func() { _ = c.nc.SetDeadline(time.Time{}) }
+}
+
+// drain reads replies until ReadyForQuery, handing data rows to row (which
+// must copy what it keeps) and returning the first server error.
+func (c *conn) drain(row func(*pgproto3.DataRow)) error {
+	var first error
+	for {
+		msg, err := c.fe.Receive()
+		if err != nil {
+			return fmt.Errorf("reading from the server: %w", err)
+		}
+		switch m := msg.(type) {
+		case *pgproto3.DataRow:
+			if row != nil {
+				row(m)
+			}
+		case *pgproto3.ErrorResponse:
+			if first == nil {
+				first = pgconn.ErrorResponseToPgError(m)
+			}
+		case *pgproto3.ReadyForQuery:
+			return first
+		}
+	}
+}
+
+func (c *conn) send(msgs ...pgproto3.FrontendMessage) error {
+	for _, m := range msgs {
+		c.fe.Send(m)
+	}
+	if err := c.fe.Flush(); err != nil {
+		return fmt.Errorf("writing to the server: %w", err)
+	}
+	return nil
+}
+
+func (c *conn) Exec(ctx context.Context, sql string) error {
+	defer c.withDeadline(ctx)()
+	if err := c.send(&pgproto3.Query{String: sql}); err != nil {
+		return err
+	}
+	return c.drain(nil)
+}
+
+func (c *conn) Query(ctx context.Context, sql string) ([][]string, error) {
+	defer c.withDeadline(ctx)()
+	if err := c.send(&pgproto3.Query{String: sql}); err != nil {
+		return nil, err
+	}
+	var out [][]string
+	err := c.drain(func(r *pgproto3.DataRow) {
+		row := make([]string, len(r.Values))
+		for i, v := range r.Values {
+			row[i] = string(v)
+		}
+		out = append(out, row)
+	})
+	return out, err
+}
+
+// Prepare rewrites '?' placeholders to $n and prepares a named statement.
+func (c *conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
+	var b strings.Builder
+	n := 0
+	for _, r := range sql {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	c.stmts++
+	name := "encbench_" + strconv.Itoa(c.stmts)
+	defer c.withDeadline(ctx)()
+	if err := c.send(&pgproto3.Parse{Name: name, Query: b.String()}, &pgproto3.Sync{}); err != nil {
+		return nil, err
+	}
+	if err := c.drain(nil); err != nil {
+		return nil, fmt.Errorf("preparing %q: %w", sql, err)
+	}
+	s := &stmt{c: c, bind: pgproto3.Bind{PreparedStatement: name, Parameters: make([][]byte, n)}, bufs: make([][]byte, n)}
+	for i := range s.bufs {
+		s.bufs[i] = make([]byte, 0, 24)
+	}
+	return s, nil
+}
+
+func (c *conn) TLSState(ctx context.Context) (engine.SessionTLS, error) {
+	rows, err := c.Query(ctx, "SELECT ssl::text, coalesce(version,''), coalesce(cipher,'') FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+	if err != nil {
+		return engine.SessionTLS{}, fmt.Errorf("reading pg_stat_ssl: %w", err)
+	}
+	if len(rows) != 1 {
+		return engine.SessionTLS{}, errors.New("pg_stat_ssl has no row for this session")
+	}
+	return engine.SessionTLS{Encrypted: rows[0][0] == "true", Version: rows[0][1], Cipher: rows[0][2]}, nil
+}
+
+// Close says goodbye to the server and closes the socket.
+func (c *conn) Close() error {
+	c.fe.Send(&pgproto3.Terminate{})
+	_ = c.fe.Flush()
+	return c.nc.Close()
+}
+
+type stmt struct {
+	c    *conn
+	bind pgproto3.Bind
+	bufs [][]byte
+}
+
+// Messages without fields, only ever read when encoded.
+var (
+	executeMsg = &pgproto3.Execute{}
+	syncMsg    = &pgproto3.Sync{}
+)
+
+// Exec sends Bind, Execute and Sync in one write, parameters in text format
+// from reused buffers, and reads the reply without decoding rows.
+func (s *stmt) Exec(args []engine.Arg) error {
+	p := s.bind.Parameters
+	for i := range args {
+		if args[i].Str != nil {
+			p[i] = args[i].Str
+			continue
+		}
+		s.bufs[i] = strconv.AppendInt(s.bufs[i][:0], args[i].Int, 10)
+		p[i] = s.bufs[i]
+	}
+	fe := s.c.fe
+	fe.SendBind(&s.bind)
+	fe.SendExecute(executeMsg)
+	fe.SendSync(syncMsg)
+	if err := fe.Flush(); err != nil {
+		return fmt.Errorf("writing to the server: %w", err)
+	}
+	return s.c.drain(nil)
+}

@@ -1,0 +1,99 @@
+// Package stats summarises repeated measurements: mean, standard deviation
+// and 95% confidence interval of a cell, and the loss of a variant against
+// its baseline with its own interval. The maths is gonum's.
+package stats
+
+import (
+	"errors"
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Confidence is the two-sided level of every interval here.
+const Confidence = 0.95
+
+// Summary describes the repetitions of one cell.
+type Summary struct {
+	N    int     `json:"n"`
+	Mean float64 `json:"mean"`
+	SD   float64 `json:"sd"`
+	Low  float64 `json:"ci95_low"`
+	High float64 `json:"ci95_high"`
+}
+
+// ErrTooFew is returned when an interval needs more repetitions.
+var ErrTooFew = errors.New("at least 2 repetitions are needed for a confidence interval")
+
+// Summarize returns mean, sample standard deviation and the Student-t
+// confidence interval of the mean. With one sample the interval is the
+// point itself and ErrTooFew says it is not an interval.
+func Summarize(x []float64) (Summary, error) {
+	s := Summary{N: len(x)}
+	if len(x) == 0 {
+		return s, ErrTooFew
+	}
+	s.Mean = stat.Mean(x, nil)
+	if len(x) < 2 {
+		s.Low, s.High = s.Mean, s.Mean
+		return s, ErrTooFew
+	}
+	s.SD = stat.StdDev(x, nil)
+	half := tQuantile(float64(len(x)-1)) * s.SD / math.Sqrt(float64(len(x)))
+	s.Low, s.High = s.Mean-half, s.Mean+half
+	return s, nil
+}
+
+func tQuantile(df float64) float64 {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - (1-Confidence)/2)
+}
+
+// Loss is the relative cost of a variant against its baseline, in percent:
+// (baseline - variant) / baseline, for throughput-like measures.
+type Loss struct {
+	Pct  float64 `json:"pct"`
+	Low  float64 `json:"ci95_low"`
+	High float64 `json:"ci95_high"`
+	// Significant is false when the interval includes 0: the data cannot
+	// tell a loss from noise.
+	Significant bool `json:"significant"`
+}
+
+// LossPct compares variant against baseline. The interval comes from the
+// delta method on the ratio of the two means, with Welch-Satterthwaite
+// degrees of freedom, so unequal variances and sample sizes are allowed.
+func LossPct(baseline, variant []float64) (Loss, error) {
+	if len(baseline) < 2 || len(variant) < 2 {
+		return Loss{}, ErrTooFew
+	}
+	mb, mv := stat.Mean(baseline, nil), stat.Mean(variant, nil)
+	if mb == 0 {
+		return Loss{}, errors.New("baseline mean is zero")
+	}
+	vb, vv := stat.Variance(baseline, nil), stat.Variance(variant, nil)
+	nb, nv := float64(len(baseline)), float64(len(variant))
+	ratio := mv / mb
+	// Relative variances of the two means.
+	rb, rv := vb/(nb*mb*mb), 0.0
+	if mv != 0 {
+		rv = vv / (nv * mv * mv)
+	} else {
+		rv = vv / (nv * mb * mb)
+	}
+	se := math.Abs(ratio) * math.Sqrt(rb+rv)
+	df := welchDF(vb/nb, vv/nv, nb, nv)
+	half := tQuantile(df) * se
+	l := Loss{Pct: 100 * (1 - ratio), Low: 100 * (1 - ratio - half), High: 100 * (1 - ratio + half)}
+	l.Significant = l.Low > 0 || l.High < 0
+	return l, nil
+}
+
+// welchDF is the Welch-Satterthwaite approximation for two samples whose
+// squared standard errors are a and b.
+func welchDF(a, b, na, nb float64) float64 {
+	if a+b == 0 {
+		return na + nb - 2
+	}
+	return (a + b) * (a + b) / (a*a/(na-1) + b*b/(nb-1))
+}
