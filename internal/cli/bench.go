@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -161,6 +163,7 @@ type runFlags struct {
 	jsonPath       string
 	maxReconnects  int
 	repetition     int
+	clientCPUs     string
 }
 
 func newRun() *cobra.Command {
@@ -185,6 +188,7 @@ func newRun() *cobra.Command {
 	fs.IntVar(&r.serverPID, "server-pid", 0, "pid of a local server whose process tree's CPU to measure (sandboxes: automatic)")
 	fs.IntVar(&r.maxReconnects, "max-reconnects", 3, "reconnect attempts a worker makes after losing its connection in one event")
 	fs.IntVar(&r.repetition, "repetition", 1, "repetition number recorded in the result")
+	fs.StringVar(&r.clientCPUs, "client-cpus", "", "pin worker threads to these CPUs, round robin (a list like 0,1 or 0-3)")
 	fs.BoolVar(&r.tde, "tde", false, "the tables are encrypted at rest: prove it from the server before measuring (automatic for TDE sandboxes)")
 	cmd.Long = workloadHelp(&r.benchFlags)
 	return cmd
@@ -201,7 +205,12 @@ func (r *runFlags) config(out io.Writer) (runner.Config, error) {
 	case r.threads < 1:
 		return runner.Config{}, errs.Usage("--threads must be at least 1")
 	}
+	cpus, err := parseCPUList(r.clientCPUs)
+	if err != nil {
+		return runner.Config{}, err
+	}
 	return runner.Config{
+		ClientCPUs:     cpus,
 		Threads:        r.threads,
 		Time:           time.Duration(r.time) * time.Second,
 		Events:         r.events,
@@ -326,4 +335,27 @@ func keys(m map[string]int) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, ", ")
+}
+
+// parseCPUList reads CPU lists such as "0,1" or "0-3,6".
+func parseCPUList(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := a, error(nil)
+		if isRange {
+			b, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || a < 0 || b < a || b >= runtime.NumCPU() {
+			return nil, errs.Usage("bad --client-cpus %q: give CPUs 0-%d as a list like 0,1 or 0-1", s, runtime.NumCPU()-1)
+		}
+		for c := a; c <= b; c++ {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }

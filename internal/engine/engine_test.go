@@ -40,7 +40,7 @@ func TestParseTargetRejectsBadInputAsUsage(t *testing.T) {
 		{"127.0.0.1:5432", off, "cannot parse DSN"},
 		{"postgres://u@h/db", engine.TLSOptions{Mode: "prefer"}, "unknown --tls mode"},
 		{"postgres://u@h/db", engine.TLSOptions{Mode: engine.TLSVerifyFull}, "needs --tls-ca"},
-		{"postgres://u@h/db?sslmode=require", off, "sslmode=require"},
+		{"postgres://u@h/db?sslmode=prefer", engine.TLSOptions{}, "unknown --tls mode \"prefer\""},
 		{"mysql://u@h/db?tls=true", off, "drop it from the DSN"},
 		{"postgres://u@h/db", engine.TLSOptions{Mode: engine.TLSRequire, CertFile: "c.pem"}, "together"},
 	}
@@ -53,6 +53,30 @@ func TestParseTargetRejectsBadInputAsUsage(t *testing.T) {
 		if errs.ExitCode(err) != 2 {
 			t.Errorf("%q: exit code %d, want 2", c.dsn, errs.ExitCode(err))
 		}
+	}
+}
+
+// TLS settings come from the flags first, then libpq-style DSN parameters
+// (for every engine), and TLS is off when neither says anything.
+func TestTLSFromDSN(t *testing.T) {
+	tg, err := engine.ParseTarget("mysql://u@h:3306/db?sslmode=verify-full&sslrootcert=/ca.pem", engine.TLSOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.TLS.Mode != engine.TLSVerifyFull || tg.TLS.CAFile != "/ca.pem" || tg.URL.RawQuery != "" {
+		t.Fatalf("DSN TLS not taken over: %+v, query %q", tg.TLS, tg.URL.RawQuery)
+	}
+	tg, err = engine.ParseTarget("postgres://u@h/db?sslmode=verify-full&sslrootcert=/ca.pem", off)
+	if err != nil || tg.TLS.Mode != engine.TLSDisable {
+		t.Fatalf("--tls disable should win over the DSN: %+v %v", tg.TLS, err)
+	}
+	tg, err = engine.ParseTarget("postgres://u@h/db", engine.TLSOptions{})
+	if err != nil || tg.TLS.Mode != engine.TLSDisable {
+		t.Fatalf("no TLS setting should mean disable, got %+v %v", tg.TLS, err)
+	}
+	tg, err = engine.ParseTarget("postgres://u@h/db", engine.TLSOptions{Mode: engine.TLSOn, CAFile: "/ca.pem"})
+	if err != nil || tg.TLS.Mode != engine.TLSVerifyFull {
+		t.Fatalf("--tls on should mean verify-full, got %+v %v", tg.TLS, err)
 	}
 }
 

@@ -202,6 +202,14 @@ func TestRunnerModes(t *testing.T) {
 		t.Errorf("warmup run measured %.2f s (warmup %.0f s), want about 1 s after 1 s of warmup", r.DurationS, r.WarmupS)
 	}
 
+	r = runJSON(t, append([]string{"--time", "1", "--client-cpus", "0"}, base...)...)
+	if len(r.CPU.ClientCPUs) != 1 || r.CPU.ClientCPUs[0] != 0 || r.Totals.Transactions == 0 {
+		t.Errorf("--client-cpus 0: placement %v, %d transactions", r.CPU.ClientCPUs, r.Totals.Transactions)
+	}
+	if code, _, errOut := encbench(context.Background(), append([]string{"run", "--client-cpus", "0-999"}, base...)...); code != 2 {
+		t.Errorf("--client-cpus beyond the machine: exit %d, %q", code, errOut)
+	}
+
 	r = runJSON(t, append([]string{"--time", "2", "--rate", "100"}, base...)...)
 	if r.Totals.Transactions < 50 || r.Totals.Transactions > 400 {
 		t.Errorf("--rate 100 for 2 s ran %d transactions", r.Totals.Transactions)

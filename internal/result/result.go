@@ -144,6 +144,7 @@ type CPU struct {
 	ClientUtilPct float64  `json:"client_util_pct"`
 	ServerPID     int      `json:"server_pid,omitempty"`
 	MachineCores  int      `json:"machine_cores"`
+	ClientCPUs    []int    `json:"client_cpus,omitempty"`
 }
 
 type Interval struct {

@@ -53,7 +53,7 @@ func (o *Outcome) Result(cfg Config, started time.Time) *result.Result {
 		r.Histogram = string(enc)
 	}
 	cores := runtime.NumCPU()
-	r.CPU = result.CPU{ClientS: round(o.ClientCPU.Seconds(), 3), MachineCores: cores, ServerPID: cfg.ServerPID}
+	r.CPU = result.CPU{ClientS: round(o.ClientCPU.Seconds(), 3), MachineCores: cores, ServerPID: cfg.ServerPID, ClientCPUs: cfg.ClientCPUs}
 	if secs > 0 {
 		r.CPU.ClientUtilPct = round(100*o.ClientCPU.Seconds()/secs/float64(cores), 2)
 	}

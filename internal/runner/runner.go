@@ -16,6 +16,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sys/unix"
 
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/measure"
@@ -36,6 +37,10 @@ type Config struct {
 	Out           io.Writer
 	// ServerPID, when > 0, is the server process whose tree's CPU is measured.
 	ServerPID int
+	// ClientCPUs, when set, pins worker i's thread to ClientCPUs[i % n]:
+	// on a small machine where client and server threads land changes
+	// results more than most settings do.
+	ClientCPUs []int
 	// CheckSessions sees the server's view of every worker connection before
 	// anything is measured; an error stops the run (a variant not proven).
 	CheckSessions func([]engine.SessionTLS) error
@@ -327,6 +332,16 @@ const yieldEvery = 8 * time.Millisecond
 // work is one worker's loop. Latency counts from the intended start in rate
 // mode, so a slow server cannot hide queueing (no coordinated omission).
 func (r *run) work(id int, s *slot) {
+	if n := len(r.cfg.ClientCPUs); n > 0 {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var set unix.CPUSet
+		set.Set(r.cfg.ClientCPUs[id%n])
+		if err := unix.SchedSetaffinity(0, &set); err != nil {
+			r.fail(fmt.Errorf("pinning worker %d to CPU %d: %w", id, r.cfg.ClientCPUs[id%n], err))
+			return
+		}
+	}
 	var c workload.Counters
 	lastYield := time.Now()
 	for !r.stop.Load() {
