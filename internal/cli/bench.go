@@ -16,7 +16,7 @@ import (
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/report"
-	"github.com/encbench/encbench/internal/result"
+	result "github.com/encbench/encbench/internal/resultdoc"
 	"github.com/encbench/encbench/internal/runner"
 	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/workload"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/encbench/encbench/internal/result"
+	result "github.com/encbench/encbench/internal/resultdoc"
 )
 
 func readResult(t *testing.T, path string) *result.Result {

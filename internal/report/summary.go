@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/encbench/encbench/internal/result"
+	result "github.com/encbench/encbench/internal/resultdoc"
 )
 
 // Summary writes sysbench 1.0.20's final statistics layout, with encbench's

@@ -92,14 +92,7 @@ func Write(dir string, o Options) (Files, error) {
 	if err := writePEM(f.CA, "CERTIFICATE", caDER, 0o644); err != nil {
 		return Files{}, err
 	}
-	server := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: "encbench sandbox server"},
-		NotBefore:    notBefore,
-		NotAfter:     notAfter,
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
+	server := leafTemplate("encbench sandbox server", x509.ExtKeyUsageServerAuth, notBefore, notAfter)
 	for _, h := range o.Hosts {
 		if ip := net.ParseIP(h); ip != nil {
 			server.IPAddresses = append(server.IPAddresses, ip)
@@ -110,18 +103,22 @@ func Write(dir string, o Options) (Files, error) {
 	if err := leaf(f.ServerCert, f.ServerKey, server, caCert, caKey, o.Algorithm); err != nil {
 		return Files{}, err
 	}
-	client := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: "sbtest"},
-		NotBefore:    notBefore,
-		NotAfter:     notAfter,
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
+	client := leafTemplate("sbtest", x509.ExtKeyUsageClientAuth, notBefore, notAfter)
 	if err := leaf(f.ClientCert, f.ClientKey, client, caCert, caKey, o.Algorithm); err != nil {
 		return Files{}, err
 	}
 	return f, nil
+}
+
+func leafTemplate(cn string, usage x509.ExtKeyUsage, notBefore, notAfter time.Time) *x509.Certificate {
+	return &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: cn},
+		NotBefore:    notBefore,
+		NotAfter:     notAfter,
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
+	}
 }
 
 func leaf(certPath, keyPath string, tmpl, ca *x509.Certificate, caKey crypto.Signer, alg string) error {
