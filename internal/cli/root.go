@@ -30,6 +30,10 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	// Cobra reports an unknown subcommand as a plain error; it is bad usage.
+	if strings.HasPrefix(err.Error(), "unknown command") {
+		err = errs.Usage("%v", err)
+	}
 	fmt.Fprintf(stderr, "encbench: %s\n", oneLine(err))
 	return errs.ExitCode(err)
 }

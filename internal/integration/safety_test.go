@@ -82,6 +82,7 @@ func TestBadInputGivesOneClearLine(t *testing.T) {
 	}{
 		{"unknown workload", []string{"run", "oltp_nothing", "--dsn", srv[0].info.DSN}, 2, "unknown workload"},
 		{"unknown option", []string{"run", "oltp_point_select", "--no-such-option"}, 2, "unknown flag"},
+		{"unknown command", []string{"benchmark"}, 2, "unknown command"},
 		{"bad scheme", []string{"run", "oltp_point_select", "--dsn", "oracle://u@127.0.0.1/db"}, 2, "unknown DSN scheme"},
 		{"no dsn", []string{"run", "oltp_point_select"}, 2, "no DSN"},
 		{"unreachable postgres", []string{"run", "oltp_point_select", "--dsn", "postgres://u:s3cretpw@127.0.0.1:" + deadPort + "/db"}, 1, "cannot connect"},
