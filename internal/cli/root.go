@@ -4,7 +4,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -38,9 +37,11 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return errs.ExitCode(err)
 }
 
+// oneLine keeps the first line of an error: a server's start-up log tail
+// goes to its log file, not to the user's terminal.
 func oneLine(err error) string {
 	msg := err.Error()
-	if i := strings.IndexByte(msg, '\n'); i >= 0 && !strings.Contains(msg, "log") {
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
 	}
 	return msg
@@ -96,9 +97,4 @@ func newVersion() *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// interrupted reports whether err comes from Ctrl-C or SIGTERM.
-func interrupted(ctx context.Context, err error) bool {
-	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || err == nil)
 }

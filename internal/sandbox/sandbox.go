@@ -352,7 +352,8 @@ func runTool(u *user.User, name string, args ...string) error {
 	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("%s failed: %w\n%s", filepath.Base(name), err, strings.TrimSpace(string(out)))
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		return fmt.Errorf("%s failed (%w): %s", filepath.Base(name), err, lines[len(lines)-1])
 	}
 	return nil
 }
@@ -377,7 +378,7 @@ func waitReady(ctx context.Context, exited <-chan struct{}, logPath string, read
 	for time.Now().Before(deadline) {
 		select {
 		case <-exited:
-			return fmt.Errorf("server exited during start-up; its log %s ends with:\n%s", logPath, tail(logPath, 10))
+			return fmt.Errorf("server exited during start-up: %s (log: %s)", tail(logPath, 1), logPath)
 		case <-ctx.Done():
 			return ctx.Err()
 		default:
