@@ -272,6 +272,9 @@ func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []str
 	res.Variant = result.Variant{Name: variantName(t, r.tde), TLS: t.TLS.Mode, TDE: r.tde, Colenc: "none",
 		Verified: result.Verification{OK: runErr == nil, TLS: proof, TDE: tdeProof}}
 	res.Regime = reg
+	if r.sb != nil {
+		res.CPU.ServerCPUs = r.sb.ServerCPUs
+	}
 	fmt.Fprintln(stdout)
 	report.Summary(stdout, res)
 	if r.jsonPath != "" {

@@ -120,7 +120,7 @@ func TestSandboxLifecycle(t *testing.T) {
 	for _, e := range []string{"postgres", "mariadb"} {
 		t.Run(e, func(t *testing.T) {
 			dir := filepath.Join(fx.dir, "lifecycle-"+e)
-			out := mustRun(t, "sandbox", "up", "--engine", e, "--dir", dir)
+			out := mustRun(t, "sandbox", "up", "--engine", e, "--dir", dir, "--server-cpus", "0")
 			var info struct {
 				Engine, Version, DSN, Dir string
 				PID, Port                 int
@@ -134,8 +134,12 @@ func TestSandboxLifecycle(t *testing.T) {
 			}
 			mustRun(t, "prepare", "oltp_point_select", "--sandbox", dir, "--table-size", "100")
 			r := runJSON(t, "oltp_point_select", "--sandbox", dir, "--table-size", "100", "--time", "0", "--events", "10")
-			if r.Totals.Transactions != 10 || r.Engine.Version == "" || r.CPU.ServerS == nil {
-				t.Errorf("sandbox run: %d transactions, server %q, server CPU %v", r.Totals.Transactions, r.Engine.Version, r.CPU.ServerS)
+			if r.Totals.Transactions != 10 || r.Engine.Version == "" || r.CPU.ServerS == nil || r.CPU.ServerCPUs != "0" {
+				t.Errorf("sandbox run: %d transactions, server %q, server CPU %v, placement %q", r.Totals.Transactions, r.Engine.Version, r.CPU.ServerS, r.CPU.ServerCPUs)
+			}
+			status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", info.PID))
+			if !strings.Contains(string(status), "Cpus_allowed_list:\t0\n") {
+				t.Errorf("server not pinned to CPU 0:\n%s", status)
 			}
 			mustRun(t, "sandbox", "down", "--dir", dir)
 			if processAlive(info.PID) {

@@ -145,6 +145,7 @@ type CPU struct {
 	ServerPID     int      `json:"server_pid,omitempty"`
 	MachineCores  int      `json:"machine_cores"`
 	ClientCPUs    []int    `json:"client_cpus,omitempty"`
+	ServerCPUs    string   `json:"server_cpus,omitempty"`
 }
 
 type Interval struct {

@@ -104,7 +104,7 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 	if err := runTool(nil, installDB, args...); err != nil {
 		return nil, err
 	}
-	cmd, logf, err := command(nil, filepath.Join(logDir, "mariadbd.out"), server, "--defaults-file="+cnfPath)
+	cmd, logf, err := command(nil, filepath.Join(logDir, "mariadbd.out"), o.pinned(server, "--defaults-file="+cnfPath)...)
 	if err != nil {
 		return nil, err
 	}

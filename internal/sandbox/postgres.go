@@ -99,7 +99,7 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 		return nil, err
 	}
 	logPath := filepath.Join(logDir, "postgresql.log")
-	cmd, logf, err := command(u, logPath, filepath.Join(bin, "postgres"), "-D", data)
+	cmd, logf, err := command(u, logPath, o.pinned(filepath.Join(bin, "postgres"), "-D", data)...)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,6 +52,18 @@ type Options struct {
 	// use instead of generating one.
 	TDECipher  string
 	TDEKeyFile string
+	// ServerCPUs, a CPU list like "1" or "0-1", pins the server and every
+	// process or thread it starts (through taskset, which execs it).
+	ServerCPUs string
+}
+
+// pinned returns the server command line, wrapped in taskset when the
+// server is to run on chosen CPUs.
+func (o Options) pinned(name string, args ...string) []string {
+	if o.ServerCPUs == "" {
+		return append([]string{name}, args...)
+	}
+	return append([]string{"taskset", "-c", o.ServerCPUs, name}, args...)
 }
 
 // tls and tde say which layers the variant turns on.
@@ -93,6 +106,19 @@ func (o *Options) validate() error {
 	default:
 		return errs.Usage("unknown --tde-cipher %q: use aes-ctr or aes-cbc", o.TDECipher)
 	}
+	if o.ServerCPUs != "" {
+		if _, err := exec.LookPath("taskset"); err != nil {
+			return errs.Usage("--server-cpus needs taskset (apt-get install util-linux)")
+		}
+		for _, part := range strings.Split(o.ServerCPUs, ",") {
+			lo, hi, _ := strings.Cut(part, "-")
+			for _, v := range []string{lo, hi} {
+				if n, err := strconv.Atoi(v); v != "" && (err != nil || n < 0 || n >= runtime.NumCPU()) {
+					return errs.Usage("bad --server-cpus %q: give CPUs 0-%d as a list like 1 or 0-1", o.ServerCPUs, runtime.NumCPU()-1)
+				}
+			}
+		}
+	}
 	if o.TDEKeyFile != "" {
 		if !o.tde() {
 			return errs.Usage("--tde-key-file needs a TDE variant (--variant tde or tls+tde)")
@@ -122,6 +148,8 @@ type Info struct {
 	ClientCert string `json:"client_cert,omitempty"`
 	ClientKey  string `json:"client_key,omitempty"`
 	DataDir    string `json:"data_dir"`
+	// ServerCPUs is the CPU list the server is pinned to, if any.
+	ServerCPUs string `json:"server_cpus,omitempty"`
 	// MarkerFiles are the raw files a TDE proof scans for the marker.
 	MarkerFiles []string `json:"marker_files,omitempty"`
 }
@@ -215,6 +243,7 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 		return nil, err
 	}
 	info.Variant = o.Variant
+	info.ServerCPUs = o.ServerCPUs
 	if o.tls() {
 		info.CA, info.ClientCert, info.ClientKey = files.CA, files.ClientCert, files.ClientKey
 		q := url.Values{"sslmode": {"verify-full"}, "sslrootcert": {files.CA}}
@@ -323,8 +352,8 @@ func chown(u *user.User, paths ...string) error {
 
 // command builds a server command that runs as u (when set) in its own
 // session, so Ctrl-C in the caller's terminal does not reach it.
-func command(u *user.User, logPath string, name string, args ...string) (*exec.Cmd, *os.File, error) {
-	cmd := exec.Command(name, args...)
+func command(u *user.User, logPath string, argv ...string) (*exec.Cmd, *os.File, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if u != nil {
 		uid, _ := strconv.Atoi(u.Uid)
@@ -346,7 +375,7 @@ func command(u *user.User, logPath string, name string, args ...string) (*exec.C
 
 // runTool runs a set-up tool to completion and reports its output on failure.
 func runTool(u *user.User, name string, args ...string) error {
-	cmd, _, err := command(u, "", name, args...)
+	cmd, _, err := command(u, "", append([]string{name}, args...)...)
 	if err != nil {
 		return err
 	}
