@@ -7,7 +7,10 @@
 #
 # Environment knobs: PAIRS (3), TIME (20), TABLES (4), TABLE_SIZE (100000),
 # THREADS ("1 8"), WORKLOADS ("oltp_point_select oltp_read_only oltp_read_write"),
-# ENGINES ("postgres mariadb"), KEEP=1 keeps the sandboxes' directory.
+# ENGINES ("postgres mariadb"), KEEP=1 keeps the sandboxes' directory,
+# CLIENT_CPUS / SERVER_CPUS pin both tools and the servers (for example 0 and
+# 1) so the kernel's thread placement, which moves 1-thread results by 2x on
+# a 2-vCPU machine, is the same for both tools; empty (default) pins nothing.
 set -euo pipefail
 
 PAIRS=${PAIRS:-3}
@@ -17,6 +20,10 @@ TABLE_SIZE=${TABLE_SIZE:-100000}
 THREADS=${THREADS:-"1 8"}
 WORKLOADS=${WORKLOADS:-"oltp_point_select oltp_read_only oltp_read_write"}
 ENGINES=${ENGINES:-"postgres mariadb"}
+CLIENT_CPUS=${CLIENT_CPUS:-}
+SERVER_CPUS=${SERVER_CPUS:-}
+client_pin=()
+[ -n "$CLIENT_CPUS" ] && client_pin=(taskset -c "$CLIENT_CPUS")
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -67,10 +74,10 @@ run_one() {
   case $tool in
     sysbench)
       # libpq would otherwise negotiate TLS whenever a server offers it.
-      PGSSLMODE=disable /usr/bin/time -f "%U %S" -o "$tm" sysbench "$wl" $(sysbench_args "$engine" "$dir") \
+      PGSSLMODE=disable /usr/bin/time -f "%U %S" -o "$tm" "${client_pin[@]}" sysbench "$wl" $(sysbench_args "$engine" "$dir") \
         --tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$th" --time="$TIME" --percentile=95 run >"$out" 2>&1 ;;
     encbench)
-      /usr/bin/time -f "%U %S" -o "$tm" "$enc" run "$wl" --sandbox "$dir" \
+      /usr/bin/time -f "%U %S" -o "$tm" "${client_pin[@]}" "$enc" run "$wl" --sandbox "$dir" \
         --tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$th" --time="$TIME" >"$out" 2>&1 ;;
   esac
   after=$(server_statements "$engine" "$dir")
@@ -88,12 +95,14 @@ median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else prin
 for e in $ENGINES; do
   extra=""
   [ "$e" = postgres ] && extra="--stat-statements"
+  [ -n "$SERVER_CPUS" ] && extra="$extra --server-cpus $SERVER_CPUS"
   "$enc" sandbox up --engine "$e" --dir "$work/$e" $extra >/dev/null
   "$enc" prepare oltp_read_write --sandbox "$work/$e" --tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$TABLES" >/dev/null
 done
 
 echo "encbench vs sysbench $(sysbench --version | awk '{print $2}'), $(date -u +%Y-%m-%d), $(nproc) CPUs ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), $PAIRS pairs x ${TIME}s, $TABLES tables x $TABLE_SIZE rows"
 echo "medians; ratio = encbench / sysbench; statements per transaction counted by the server"
+echo "placement: clients on CPUs ${CLIENT_CPUS:-any}, servers on CPUs ${SERVER_CPUS:-any}"
 printf '\n| %-8s | %-17s | %3s | %9s | %9s | %5s | %8s | %8s | %5s | %8s | %8s | %5s | %9s | %9s |\n' \
   engine workload thr "sb TPS" "enc TPS" ratio "sb p95" "enc p95" ratio "sb cpu" "enc cpu" ratio "sb stmt" "enc stmt"
 printf '|%s|\n' "----------|-------------------|-----|-----------|-----------|-------|----------|----------|-------|----------|----------|-------|-----------|-----------"
