@@ -185,9 +185,6 @@ func (c *conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
 	n := st.NumInput()
 	s := &stmt{st: st, values: make([]driver.Value, n)}
 	s.query = isQuery(sql)
-	if s.query {
-		s.dest = make([]driver.Value, 16)
-	}
 	return s, nil
 }
 
@@ -241,10 +238,12 @@ func (s *stmt) Exec(args []engine.Arg) error {
 	if err != nil {
 		return err
 	}
-	if n := len(rows.Columns()); n > len(s.dest) {
-		s.dest = make([]driver.Value, n)
+	// A prepared statement's columns never change: ask the driver once,
+	// since Columns builds a fresh slice of names on every call.
+	if s.dest == nil {
+		s.dest = make([]driver.Value, len(rows.Columns()))
 	}
-	dest := s.dest[:len(rows.Columns())]
+	dest := s.dest
 	for {
 		if err := rows.Next(dest); err != nil {
 			rows.Close()
