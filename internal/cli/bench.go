@@ -15,6 +15,7 @@ import (
 
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/measure"
 	"github.com/encbench/encbench/internal/report"
 	result "github.com/encbench/encbench/internal/resultdoc"
 	"github.com/encbench/encbench/internal/runner"
@@ -164,6 +165,9 @@ type runFlags struct {
 	maxReconnects  int
 	repetition     int
 	clientCPUs     string
+	serverProcess  string
+	// onInterval feeds a suite's progress display.
+	onInterval func(runner.Interval)
 }
 
 func newRun() *cobra.Command {
@@ -173,10 +177,16 @@ func newRun() *cobra.Command {
 		Short: "Run the workload and report throughput, latency and CPU",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return r.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
+			_, err := r.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
+			return err
 		},
 	}
-	fs := cmd.Flags()
+	r.bindRun(cmd.Flags())
+	cmd.Long = workloadHelp(&r.benchFlags)
+	return cmd
+}
+
+func (r *runFlags) bindRun(fs *pflag.FlagSet) {
 	r.bind(fs)
 	fs.IntVar(&r.time, "time", 10, "limit for total execution time in seconds (0: no limit)")
 	fs.Int64Var(&r.events, "events", 0, "limit for total number of events (0: no limit)")
@@ -186,12 +196,11 @@ func newRun() *cobra.Command {
 	fs.Float64Var(&r.percentile, "percentile", 95, "percentile to show in intermediate reports")
 	fs.StringVar(&r.jsonPath, "json", "", "write the result document (encbench/result/v1) to this file")
 	fs.IntVar(&r.serverPID, "server-pid", 0, "pid of a local server whose process tree's CPU to measure (sandboxes: automatic)")
+	fs.StringVar(&r.serverProcess, "server-process", "", "name of a local server process (for example mariadbd or postgres) whose tree's CPU to measure")
 	fs.IntVar(&r.maxReconnects, "max-reconnects", 3, "reconnect attempts a worker makes after losing its connection in one event")
 	fs.IntVar(&r.repetition, "repetition", 1, "repetition number recorded in the result")
 	fs.StringVar(&r.clientCPUs, "client-cpus", "", "pin worker threads to these CPUs, round robin (a list like 0,1 or 0-3)")
 	fs.BoolVar(&r.tde, "tde", false, "the tables are encrypted at rest: prove it from the server before measuring (automatic for TDE sandboxes)")
-	cmd.Long = workloadHelp(&r.benchFlags)
-	return cmd
 }
 
 func (r *runFlags) config(out io.Writer) (runner.Config, error) {
@@ -209,6 +218,13 @@ func (r *runFlags) config(out io.Writer) (runner.Config, error) {
 	if err != nil {
 		return runner.Config{}, err
 	}
+	if r.serverProcess != "" && r.serverPID == 0 {
+		pid, err := measure.FindProcess(r.serverProcess)
+		if err != nil {
+			return runner.Config{}, errs.Usage("--server-process: %v", err)
+		}
+		r.serverPID = pid
+	}
 	return runner.Config{
 		ClientCPUs:     cpus,
 		Threads:        r.threads,
@@ -221,30 +237,31 @@ func (r *runFlags) config(out io.Writer) (runner.Config, error) {
 		MaxReconnects:  r.maxReconnects,
 		Out:            out,
 		ServerPID:      r.serverPID,
+		OnInterval:     r.onInterval,
 	}, nil
 }
 
-func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []string) (*result.Result, error) {
 	t, wl, err := r.resolve(args, stderr)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cfg, err := r.config(stdout)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	admin, err := t.Engine.Connect(ctx, t)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer admin.Close()
 	info, err := t.Engine.ServerInfo(ctx, admin)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tdeProof, err := proveAtRest(ctx, t, admin, wl, r.sb, r.tde)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	reg := regime(ctx, t, admin, wl)
 	var proof result.TLSProof
@@ -262,34 +279,40 @@ func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []str
 		if runErr == nil {
 			runErr = fmt.Errorf("run produced no measurements")
 		}
-		return runErr
+		return nil, runErr
 	}
 	res := out.Result(cfg, started)
 	res.Target = t.Redacted()
 	res.Engine = result.Engine{Kind: t.Engine.Kind(), Version: info.Version, Settings: info.Settings}
 	res.Workload = result.Workload{Name: wl.Name(), Params: wl.Params()}
+	if d, ok := wl.(workload.Describer); ok {
+		res.Workload.Schema = d.Schema()
+	}
 	res.Repetition = r.repetition
 	res.Variant = result.Variant{Name: variantName(t, r.tde), TLS: t.TLS.Mode, TDE: r.tde, Colenc: "none",
 		Verified: result.Verification{OK: runErr == nil, TLS: proof, TDE: tdeProof}}
 	res.Regime = reg
 	if r.sb != nil {
 		res.CPU.ServerCPUs = r.sb.ServerCPUs
+		if d := measure.Disk(r.sb.DataDir); d != "" {
+			res.Environment.Disk = d
+		}
 	}
 	fmt.Fprintln(stdout)
 	report.Summary(stdout, res)
 	if r.jsonPath != "" {
 		if err := result.WriteFile(r.jsonPath, res); err != nil {
-			return err
+			return nil, err
 		}
 		fmt.Fprintf(stderr, "encbench: result written to %s\n", r.jsonPath)
 	}
 	if runErr != nil {
-		return fmt.Errorf("run failed: %w", runErr)
+		return res, fmt.Errorf("run failed: %w", runErr)
 	}
 	if res.Partial {
-		return fmt.Errorf("interrupted: the result covers %.1f s and is marked partial", res.DurationS)
+		return res, fmt.Errorf("interrupted: the result covers %.1f s and is marked partial", res.DurationS)
 	}
-	return nil
+	return res, nil
 }
 
 func variantName(t engine.Target, tde bool) string {

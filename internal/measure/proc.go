@@ -50,3 +50,47 @@ func TreeCPU(pid int) (time.Duration, error) {
 	}
 	return time.Duration(ticks) * time.Second / ticksPerSecond, nil
 }
+
+// MachineCPU returns the busy and total CPU time of the whole machine
+// (all cores, from /proc/stat), for a utilisation over a window.
+func MachineCPU() (busy, total float64, err error) {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return 0, 0, fmt.Errorf("opening /proc: %w", err)
+	}
+	st, err := fs.Stat()
+	if err != nil {
+		return 0, 0, fmt.Errorf("reading /proc/stat: %w", err)
+	}
+	c := st.CPUTotal
+	idle := c.Idle + c.Iowait
+	busy = c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal
+	return busy, busy + idle, nil
+}
+
+// FindProcess returns the pid of the oldest process whose command name is
+// name (the server's parent process, not one of its workers).
+func FindProcess(name string) (int, error) {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return 0, fmt.Errorf("opening /proc: %w", err)
+	}
+	procs, err := fs.AllProcs()
+	if err != nil {
+		return 0, fmt.Errorf("listing processes: %w", err)
+	}
+	best, bestStart := 0, uint64(0)
+	for _, p := range procs {
+		st, err := p.Stat()
+		if err != nil || st.Comm != name || st.State == "Z" {
+			continue
+		}
+		if best == 0 || st.Starttime < bestStart {
+			best, bestStart = st.PID, st.Starttime
+		}
+	}
+	if best == 0 {
+		return 0, fmt.Errorf("no running process is named %q", name)
+	}
+	return best, nil
+}

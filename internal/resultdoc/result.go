@@ -13,19 +13,23 @@ import (
 const Schema = "encbench/result/v1"
 
 type Result struct {
-	Schema      string      `json:"schema"`
-	Tool        Tool        `json:"tool"`
-	StartedAt   string      `json:"started_at"`
-	Partial     bool        `json:"partial"`
-	Target      string      `json:"target"`
-	Engine      Engine      `json:"engine"`
-	Variant     Variant     `json:"variant"`
-	Workload    Workload    `json:"workload"`
-	Threads     int         `json:"threads"`
-	DurationS   float64     `json:"duration_s"`
-	WarmupS     float64     `json:"warmup_s"`
-	RateLimit   float64     `json:"rate_limit"`
-	Repetition  int         `json:"repetition"`
+	Schema     string   `json:"schema"`
+	Tool       Tool     `json:"tool"`
+	StartedAt  string   `json:"started_at"`
+	Partial    bool     `json:"partial"`
+	Target     string   `json:"target"`
+	Engine     Engine   `json:"engine"`
+	Variant    Variant  `json:"variant"`
+	Workload   Workload `json:"workload"`
+	Threads    int      `json:"threads"`
+	DurationS  float64  `json:"duration_s"`
+	WarmupS    float64  `json:"warmup_s"`
+	RateLimit  float64  `json:"rate_limit"`
+	Repetition int      `json:"repetition"`
+	// Suite places the result in a suite's matrix; nil for a lone run.
+	Suite *SuiteRef `json:"suite,omitempty"`
+	// Command is the encbench command line that reproduces this cell.
+	Command     string      `json:"command,omitempty"`
 	Totals      Totals      `json:"totals"`
 	TPS         float64     `json:"tps"`
 	QPS         float64     `json:"qps"`
@@ -38,6 +42,14 @@ type Result struct {
 	// Histogram is the HdrHistogram (microseconds) in its compressed V2
 	// base64 form, so results from several hosts can be merged exactly.
 	Histogram string `json:"latency_histogram_us"`
+}
+
+// SuiteRef names the suite cell a result belongs to.
+type SuiteRef struct {
+	Name   string `json:"name"`
+	Cell   string `json:"cell"`
+	Setup  string `json:"setup"`
+	Target string `json:"target"`
 }
 
 type Tool struct {
@@ -106,6 +118,7 @@ type TLSProof struct {
 type Workload struct {
 	Name   string         `json:"name"`
 	Params map[string]any `json:"params"`
+	Schema string         `json:"schema,omitempty"`
 }
 
 type Totals struct {
@@ -144,8 +157,10 @@ type CPU struct {
 	ClientUtilPct float64  `json:"client_util_pct"`
 	ServerPID     int      `json:"server_pid,omitempty"`
 	MachineCores  int      `json:"machine_cores"`
-	ClientCPUs    []int    `json:"client_cpus,omitempty"`
-	ServerCPUs    string   `json:"server_cpus,omitempty"`
+	// MachineUtilPct is the whole machine's busy share over the window.
+	MachineUtilPct *float64 `json:"machine_util_pct"`
+	ClientCPUs     []int    `json:"client_cpus,omitempty"`
+	ServerCPUs     string   `json:"server_cpus,omitempty"`
 }
 
 type Interval struct {
@@ -164,11 +179,14 @@ type Fairness struct {
 }
 
 type Environment struct {
-	Host      string `json:"host"`
-	CPUModel  string `json:"cpu_model"`
-	Cores     int    `json:"cores"`
-	MemoryMB  int64  `json:"memory_mb"`
-	OS        string `json:"os"`
+	Host     string `json:"host"`
+	CPUModel string `json:"cpu_model"`
+	Cores    int    `json:"cores"`
+	MemoryMB int64  `json:"memory_mb"`
+	OS       string `json:"os"`
+	Kernel   string `json:"kernel,omitempty"`
+	// Disk holds the server's data (sandboxes) or the working directory.
+	Disk      string `json:"disk,omitempty"`
 	GoVersion string `json:"go_version"`
 }
 

@@ -72,6 +72,10 @@ func (o *Outcome) Result(cfg Config, started time.Time) *result.Result {
 			r.CPU.ServerSPerTxn = &per
 		}
 	}
+	if o.MachineUtil != nil {
+		u := round(*o.MachineUtil, 2)
+		r.CPU.MachineUtilPct = &u
+	}
 	for _, iv := range o.Intervals {
 		r.Intervals = append(r.Intervals, result.Interval{
 			TS: round(iv.At.Seconds(), 3), TPS: round(iv.TPS, 2), QPS: round(iv.QPS, 2),
@@ -110,6 +114,8 @@ func round(v float64, digits int) float64 {
 func Environment() result.Environment {
 	env := result.Environment{Cores: runtime.NumCPU(), GoVersion: runtime.Version(), OS: runtime.GOOS}
 	env.Host, _ = os.Hostname()
+	env.Kernel = measure.Kernel()
+	env.Disk = measure.Disk(".")
 	if fs, err := procfs.NewDefaultFS(); err == nil {
 		if ci, err := fs.CPUInfo(); err == nil && len(ci) > 0 {
 			env.CPUModel = ci[0].ModelName

@@ -44,22 +44,27 @@ type Config struct {
 	// CheckSessions sees the server's view of every worker connection before
 	// anything is measured; an error stops the run (a variant not proven).
 	CheckSessions func([]engine.SessionTLS) error
+	// OnInterval, when set, sees every interval as it is measured (for a
+	// progress display); it runs on the collector, never on a worker.
+	OnInterval func(Interval)
 }
 
 // Outcome is what a run measured after warmup.
 type Outcome struct {
-	Partial      bool
-	Elapsed      time.Duration
-	Hist         *hdrhistogram.Histogram
-	Txns         int64
-	Reads        int64
-	Writes       int64
-	Others       int64
-	Errors       int64
-	Reconnects   int64
-	Intervals    []Interval
-	ClientCPU    time.Duration
-	ServerCPU    *time.Duration
+	Partial    bool
+	Elapsed    time.Duration
+	Hist       *hdrhistogram.Histogram
+	Txns       int64
+	Reads      int64
+	Writes     int64
+	Others     int64
+	Errors     int64
+	Reconnects int64
+	Intervals  []Interval
+	ClientCPU  time.Duration
+	ServerCPU  *time.Duration
+	// MachineUtil is the whole machine's CPU utilisation in percent.
+	MachineUtil  *float64
 	Sessions     []engine.SessionTLS
 	WorkerEvents []int64
 	WorkerBusy   []time.Duration
@@ -187,10 +192,15 @@ func (r *run) execute(ctx context.Context) (*Outcome, error) {
 	var cpu0 time.Duration
 	var srv0 time.Duration
 	srvOK := false
+	var busy0, total0 float64
+	machineOK := false
 	startMeasuring := func() {
 		r.collect(nil) // drop warmup
 		start = time.Now()
 		cpu0 = measure.ProcessCPU()
+		if b, t, err := measure.MachineCPU(); err == nil {
+			busy0, total0, machineOK = b, t, true
+		}
 		if cfg.ServerPID > 0 {
 			if v, err := measure.TreeCPU(cfg.ServerPID); err == nil {
 				srv0, srvOK = v, true
@@ -279,6 +289,10 @@ loop:
 	}
 	out.Elapsed = end.Sub(start)
 	out.ClientCPU = measure.ProcessCPU() - cpu0
+	if b, t, err := measure.MachineCPU(); err == nil && machineOK && t > total0 {
+		u := 100 * (b - busy0) / (t - total0)
+		out.MachineUtil = &u
+	}
 	if srvOK {
 		// Backends reaped a moment after the run are charged to it, not the next one.
 		time.Sleep(500 * time.Millisecond)
@@ -499,6 +513,9 @@ func (r *run) interval(out *Outcome, iv intervalStats, at, span time.Duration) {
 		Queue: int(r.queue.Load()),
 	}
 	out.Intervals = append(out.Intervals, rec)
+	if r.cfg.OnInterval != nil {
+		r.cfg.OnInterval(rec)
+	}
 	if r.cfg.ReportInterval > 0 && r.cfg.Out != nil {
 		line := fmt.Sprintf("[ %.0fs ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat (ms,%g%%): %.2f err/s: %.2f reconn/s: %.2f",
 			at.Seconds(), r.cfg.Threads, rec.TPS, rec.QPS, rec.Reads, rec.Writes, rec.Others, pct, rec.Pct, rec.Errors, rec.Reconn)

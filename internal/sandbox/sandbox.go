@@ -507,3 +507,19 @@ func ParseSize(s string) (int64, error) {
 	}
 	return n * mult, nil
 }
+
+// Check says, without touching anything, whether Up could start a sandbox
+// with these options here (engine known, variant supported, binaries
+// installed).
+func Check(o Options) error {
+	providers.mu.RLock()
+	p, ok := providers.providers[o.Engine]
+	providers.mu.RUnlock()
+	if !ok {
+		return errs.Usage("unknown sandbox engine %q: use one of %s", o.Engine, strings.Join(Engines(), ", "))
+	}
+	if err := o.validate(); err != nil {
+		return err
+	}
+	return p.Check(o)
+}

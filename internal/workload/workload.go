@@ -79,6 +79,11 @@ type Workload interface {
 	NewWorker(ctx context.Context, conn engine.Conn, d engine.Dialect, id, threads int) (Worker, error)
 }
 
+// Describer is a workload that can describe its schema for reports.
+type Describer interface {
+	Schema() string
+}
+
 // Family builds workloads that share options.
 type Family interface {
 	// Names lists the workloads of the family with a one-line description.

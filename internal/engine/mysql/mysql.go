@@ -104,7 +104,8 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 func (Engine) ServerInfo(ctx context.Context, c engine.Conn) (engine.ServerInfo, error) {
 	rows, err := c.Query(ctx, `SHOW GLOBAL VARIABLES WHERE Variable_name IN
 		('version','version_comment','innodb_buffer_pool_size','innodb_flush_log_at_trx_commit',
-		 'sync_binlog','have_ssl','innodb_encrypt_tables','innodb_doublewrite','max_connections')`)
+		 'sync_binlog','have_ssl','innodb_encrypt_tables','innodb_doublewrite','max_connections',
+		 'innodb_encrypt_log','innodb_encrypt_temporary_tables','innodb_flush_method','tls_version','require_secure_transport')`)
 	if err != nil {
 		return engine.ServerInfo{}, fmt.Errorf("reading server variables: %w", err)
 	}

@@ -163,3 +163,15 @@ func (w *Workload) Validate(threads int) error {
 }
 
 func tableName(i int) string { return fmt.Sprintf("sbtest%d", i) }
+
+// Schema describes the tables for reports, in sysbench's terms.
+func (w *Workload) Schema() string {
+	o := w.opts
+	idx := "index k_N(k) created after loading"
+	if !o.CreateSecondary {
+		idx = "no secondary index (--create-secondary=off)"
+	}
+	return fmt.Sprintf("%d tables sbtest1..sbtest%d, %d rows each: id INTEGER PRIMARY KEY, k INTEGER NOT NULL, "+
+		"c CHAR(120) NOT NULL, pad CHAR(60) NOT NULL; %s. c is 10 groups of 11 random digits, pad 5 groups, "+
+		"k random in 1..%d (sysbench 1.0.20 oltp_common.lua).", o.Tables, o.Tables, o.TableSize, idx, o.TableSize)
+}

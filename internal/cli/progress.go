@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+
+	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/suite"
+)
+
+// progress shows a suite's advance: a bar on a terminal, one line per
+// finished cell otherwise (logs, CI).
+type progress struct {
+	out      io.Writer
+	total    int
+	done     int
+	started  time.Time
+	cellT0   time.Time
+	measured []time.Duration
+	mu       sync.Mutex
+	current  string
+	tps      float64
+	bar      *mpb.Bar
+	p        *mpb.Progress
+}
+
+func newProgress(out io.Writer, total, done int) *progress {
+	pr := &progress{out: out, total: total, done: done, started: time.Now()}
+	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		pr.p = mpb.New(mpb.WithOutput(f), mpb.WithWidth(30), mpb.WithRefreshRate(500*time.Millisecond))
+		pr.bar = pr.p.AddBar(int64(total),
+			mpb.PrependDecorators(
+				decor.CountersNoUnit("cell %d/%d", decor.WCSyncWidth),
+				decor.Any(func(decor.Statistics) string { return " " + elapsedString(time.Since(pr.started)) }),
+			),
+			mpb.AppendDecorators(
+				decor.Any(func(decor.Statistics) string { return "eta " + pr.eta() }),
+				decor.Any(func(decor.Statistics) string { return "  " + pr.liveText() }),
+			),
+		)
+		pr.bar.SetCurrent(int64(done))
+	}
+	return pr
+}
+
+func (pr *progress) cellStart(c suite.Cell) {
+	pr.mu.Lock()
+	pr.current = fmt.Sprintf("%s %s %dthr r%d", c.Setup, c.Workload, c.Threads, c.Repetition)
+	pr.tps = math.NaN()
+	pr.mu.Unlock()
+	pr.cellT0 = time.Now()
+}
+
+// live gets the running cell's interval TPS; it runs on the runner's
+// collector goroutine, once per second.
+func (pr *progress) live(tps float64) {
+	pr.mu.Lock()
+	pr.tps = tps
+	pr.mu.Unlock()
+}
+
+func (pr *progress) liveText() string {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if math.IsNaN(pr.tps) {
+		return pr.current + " (starting)"
+	}
+	return fmt.Sprintf("%s %.0f tps", pr.current, pr.tps)
+}
+
+func (pr *progress) eta() string {
+	if len(pr.measured) == 0 {
+		return "--:--:--"
+	}
+	var sum time.Duration
+	for _, d := range pr.measured {
+		sum += d
+	}
+	left := pr.total - pr.done
+	return elapsedString(sum / time.Duration(len(pr.measured)) * time.Duration(left))
+}
+
+func (pr *progress) cellDone(c suite.Cell, res *result.Result, err error) {
+	pr.measured = append(pr.measured, time.Since(pr.cellT0))
+	pr.done++
+	line := fmt.Sprintf("[%*d/%d %s eta %s] %-14s %-22s %3d thr r%d: ", len(fmt.Sprint(pr.total)), pr.done, pr.total,
+		elapsedString(time.Since(pr.started)), pr.eta(), c.Setup, c.Workload, c.Threads, c.Repetition)
+	switch {
+	case err != nil:
+		line += "FAILED: " + oneLine(err)
+	case res != nil:
+		line += fmt.Sprintf("%10.2f tps  p95 %8.2f ms", res.TPS, res.LatencyMs.P95)
+	}
+	if pr.bar != nil {
+		fmt.Fprintln(pr.p, line)
+		pr.bar.Increment()
+		return
+	}
+	fmt.Fprintln(pr.out, line)
+}
+
+func (pr *progress) close() {
+	if pr.p != nil {
+		pr.bar.Abort(false)
+		pr.p.Wait()
+		pr.p = nil
+	}
+}

@@ -1,0 +1,189 @@
+package report
+
+import (
+	"slices"
+	"sort"
+
+	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/stats"
+)
+
+// Key identifies a cell across its repetitions.
+type Key struct {
+	Target   string
+	Workload string
+	Threads  int
+	Variant  string
+}
+
+// Cell is one key's repetitions summarised, with its loss against the
+// baseline variant of the same target, workload and threads.
+type Cell struct {
+	Key
+	Engine        string
+	EngineVersion string
+	Results       []*result.Result
+	TPS           stats.Summary
+	AvgMs         stats.Summary
+	P95Ms         stats.Summary
+	// CPU milliseconds per transaction; Server is nil when not measured.
+	ClientMsPerTxn stats.Summary
+	ServerMsPerTxn *stats.Summary
+	ClientUtilPct  float64
+	MachineUtilPct *float64
+	// Loss of throughput against the baseline; nil for the baseline itself
+	// or when either side has fewer than two repetitions.
+	Loss       *stats.Loss
+	LossReason string
+	// CPU per transaction against the baseline, in percent (ratio of means).
+	ServerCPUChangePct *float64
+	ClientCPUChangePct *float64
+	Verified           bool
+	Baseline           bool
+}
+
+// Aggregate groups results into cells and computes each variant's loss.
+// order lists workloads, variants and targets as the suite did; names it
+// does not know come after, in first-seen order.
+func Aggregate(results []*result.Result, baseline string, order Order) []*Cell {
+	byKey := map[Key]*Cell{}
+	for _, r := range results {
+		k := Key{Target: targetOf(r), Workload: r.Workload.Name, Threads: r.Threads, Variant: r.Variant.Name}
+		c := byKey[k]
+		if c == nil {
+			c = &Cell{Key: k, Engine: r.Engine.Kind, EngineVersion: r.Engine.Version, Verified: true, Baseline: k.Variant == baseline}
+			byKey[k] = c
+		}
+		c.Results = append(c.Results, r)
+		c.Verified = c.Verified && r.Variant.Verified.OK
+	}
+	cells := make([]*Cell, 0, len(byKey))
+	for _, c := range byKey {
+		summarise(c)
+		cells = append(cells, c)
+	}
+	order.learn(cells)
+	sort.Slice(cells, func(i, j int) bool { return order.less(cells[i].Key, cells[j].Key) })
+	for _, c := range cells {
+		if c.Baseline {
+			continue
+		}
+		bk := c.Key
+		bk.Variant = baseline
+		b := byKey[bk]
+		if b == nil {
+			c.LossReason = "no " + baseline + " run to compare with"
+			continue
+		}
+		l, err := stats.LossPct(tpsOf(b), tpsOf(c))
+		if err != nil {
+			c.LossReason = err.Error()
+		} else {
+			c.Loss = &l
+		}
+		c.ClientCPUChangePct = changePct(b.ClientMsPerTxn.Mean, c.ClientMsPerTxn.Mean)
+		if b.ServerMsPerTxn != nil && c.ServerMsPerTxn != nil {
+			c.ServerCPUChangePct = changePct(b.ServerMsPerTxn.Mean, c.ServerMsPerTxn.Mean)
+		}
+	}
+	return cells
+}
+
+func changePct(base, v float64) *float64 {
+	if base <= 0 {
+		return nil
+	}
+	p := 100 * (v/base - 1)
+	return &p
+}
+
+func tpsOf(c *Cell) []float64 {
+	out := make([]float64, len(c.Results))
+	for i, r := range c.Results {
+		out[i] = r.TPS
+	}
+	return out
+}
+
+func summarise(c *Cell) {
+	var tps, avg, p95, cli, srv, util, mach []float64
+	for _, r := range c.Results {
+		tps = append(tps, r.TPS)
+		avg = append(avg, r.LatencyMs.Avg)
+		p95 = append(p95, r.LatencyMs.P95)
+		cli = append(cli, 1000*r.CPU.ClientSPerTxn)
+		if r.CPU.ServerSPerTxn != nil {
+			srv = append(srv, 1000**r.CPU.ServerSPerTxn)
+		}
+		util = append(util, r.CPU.ClientUtilPct)
+		if r.CPU.MachineUtilPct != nil {
+			mach = append(mach, *r.CPU.MachineUtilPct)
+		}
+	}
+	// ErrTooFew only says the interval is a point; the mean stands.
+	c.TPS, _ = stats.Summarize(tps)
+	c.AvgMs, _ = stats.Summarize(avg)
+	c.P95Ms, _ = stats.Summarize(p95)
+	c.ClientMsPerTxn, _ = stats.Summarize(cli)
+	if len(srv) == len(c.Results) {
+		s, _ := stats.Summarize(srv)
+		c.ServerMsPerTxn = &s
+	}
+	u, _ := stats.Summarize(util)
+	c.ClientUtilPct = u.Mean
+	if len(mach) == len(c.Results) {
+		m, _ := stats.Summarize(mach)
+		c.MachineUtilPct = &m.Mean
+	}
+}
+
+// Order is the suite's order of targets, workloads and variants.
+type Order struct {
+	Targets   []string
+	Workloads []string
+	Variants  []string
+}
+
+func (o *Order) learn(cells []*Cell) {
+	sort.Slice(cells, func(i, j int) bool { // first seen = earliest result
+		return cells[i].Results[0].StartedAt < cells[j].Results[0].StartedAt
+	})
+	for _, c := range cells {
+		if !slices.Contains(o.Targets, c.Target) {
+			o.Targets = append(o.Targets, c.Target)
+		}
+		if !slices.Contains(o.Workloads, c.Workload) {
+			o.Workloads = append(o.Workloads, c.Workload)
+		}
+		if !slices.Contains(o.Variants, c.Variant) {
+			o.Variants = append(o.Variants, c.Variant)
+		}
+	}
+}
+
+func (o Order) less(a, b Key) bool {
+	if x, y := slices.Index(o.Workloads, a.Workload), slices.Index(o.Workloads, b.Workload); x != y {
+		return x < y
+	}
+	if x, y := slices.Index(o.Targets, a.Target), slices.Index(o.Targets, b.Target); x != y {
+		return x < y
+	}
+	if a.Threads != b.Threads {
+		return a.Threads < b.Threads
+	}
+	return slices.Index(o.Variants, a.Variant) < slices.Index(o.Variants, b.Variant)
+}
+
+// OrderOf takes the order from the suite's plan when there is one.
+func (d *Data) Order() Order {
+	var o Order
+	if d.Record == nil || d.Record.Plan == nil {
+		return o
+	}
+	for _, t := range d.Record.Suite.Targets {
+		o.Targets = append(o.Targets, t.Name)
+	}
+	o.Workloads = d.Record.WorkloadNames()
+	o.Variants = append(o.Variants, d.Record.Suite.Variants...)
+	return o
+}

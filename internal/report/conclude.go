@@ -1,0 +1,253 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Conclusions are sentences written from the cells: they claim only what
+// the intervals support.
+func Conclusions(cells []*Cell, baseline string, order Order) []string {
+	var out []string
+	for _, target := range order.Targets {
+		for _, variant := range order.Variants {
+			if variant == baseline {
+				continue
+			}
+			var cs []*Cell
+			for _, c := range cells {
+				if c.Target == target && c.Variant == variant {
+					cs = append(cs, c)
+				}
+			}
+			if len(cs) == 0 {
+				continue
+			}
+			out = append(out, variantConclusions(cs, baseline, order)...)
+		}
+	}
+	out = append(out, verification(cells)...)
+	out = append(out, clientShare(cells)...)
+	return out
+}
+
+func where(c *Cell) string { return fmt.Sprintf("%s at %d threads", c.Workload, c.Threads) }
+
+func variantConclusions(cs []*Cell, baseline string, order Order) []string {
+	head := fmt.Sprintf("%s (%s), %s against %s:", cs[0].Target, cs[0].EngineVersion, cs[0].Variant, baseline)
+	var sig, gain, ns []*Cell
+	for _, c := range cs {
+		switch {
+		case c.Loss == nil:
+		case c.Loss.Significant && c.Loss.Pct > 0:
+			sig = append(sig, c)
+		case c.Loss.Significant:
+			gain = append(gain, c)
+		default:
+			ns = append(ns, c)
+		}
+	}
+	compared := len(sig) + len(gain) + len(ns)
+	if compared == 0 {
+		return []string{fmt.Sprintf("%s no loss can be computed (%s).", head, cs[0].LossReason)}
+	}
+	var out []string
+	if len(sig) > 0 {
+		sort.Slice(sig, func(i, j int) bool { return sig[i].Loss.Pct > sig[j].Loss.Pct })
+		top := sig[0]
+		span := fmt.Sprintf("%.1f%%", top.Loss.Pct)
+		if len(sig) > 1 {
+			span = fmt.Sprintf("between %.1f%% and %.1f%%", sig[len(sig)-1].Loss.Pct, top.Loss.Pct)
+		}
+		s := fmt.Sprintf("%s throughput is lower by %s in the %d of %d cells where the loss is significant; the largest loss is %.1f%% (95%% CI %.1f to %.1f) on %s.",
+			head, span, len(sig), compared, top.Loss.Pct, top.Loss.Low, top.Loss.High, where(top))
+		if len(ns) > 0 {
+			s += fmt.Sprintf(" Not significant: %s.", list(ns))
+		}
+		out = append(out, s)
+	} else {
+		lo, hi := pctRange(append(ns, gain...))
+		out = append(out, fmt.Sprintf("%s no significant throughput loss in any of %d cells (point estimates %.1f%% to %.1f%%; each interval includes 0 or shows a gain).",
+			head, compared, lo, hi))
+	}
+	if len(gain) > 0 {
+		out = append(out, fmt.Sprintf("%s was significantly faster than %s in %s. Encryption only adds work, so this is drift or placement noise larger than the intervals capture; read neighbouring figures with the same caution.",
+			cs[0].Variant, baseline, list(gain)))
+	}
+	if s := threadTrend(cs, order); s != "" {
+		out = append(out, s)
+	}
+	if s := cpuChange(cs); s != "" {
+		out = append(out, s)
+	}
+	if s := regimeNote(cs); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+func list(cs []*Cell) string {
+	var parts []string
+	for _, c := range cs {
+		parts = append(parts, where(c))
+	}
+	if len(parts) > 5 {
+		parts = append(parts[:5], fmt.Sprintf("and %d more", len(parts)-5))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func pctRange(cs []*Cell) (lo, hi float64) {
+	for i, c := range cs {
+		if i == 0 || c.Loss.Pct < lo {
+			lo = c.Loss.Pct
+		}
+		if i == 0 || c.Loss.Pct > hi {
+			hi = c.Loss.Pct
+		}
+	}
+	return lo, hi
+}
+
+// threadTrend compares the loss at the lowest and highest thread counts
+// of each workload, and speaks only where the intervals do not overlap.
+func threadTrend(cs []*Cell, order Order) string {
+	var moves []string
+	multi := false
+	for _, w := range order.Workloads {
+		var ws []*Cell
+		for _, c := range cs {
+			if c.Workload == w && c.Loss != nil {
+				ws = append(ws, c)
+			}
+		}
+		if len(ws) < 2 {
+			continue
+		}
+		multi = true
+		sort.Slice(ws, func(i, j int) bool { return ws[i].Threads < ws[j].Threads })
+		a, b := ws[0], ws[len(ws)-1]
+		verb := ""
+		switch {
+		case b.Loss.High < a.Loss.Low:
+			verb = "falls"
+		case b.Loss.Low > a.Loss.High:
+			verb = "rises"
+		default:
+			continue
+		}
+		moves = append(moves, fmt.Sprintf("on %s it %s from %.1f%% at %d threads to %.1f%% at %d", w, verb, a.Loss.Pct, a.Threads, b.Loss.Pct, b.Threads))
+	}
+	if !multi {
+		return ""
+	}
+	if len(moves) == 0 {
+		return "With more threads the loss does not change beyond its intervals in any workload."
+	}
+	return "With more threads the loss changes: " + strings.Join(moves, "; ") + "."
+}
+
+func cpuChange(cs []*Cell) string {
+	var srv, cli []float64
+	for _, c := range cs {
+		if c.ServerCPUChangePct != nil {
+			srv = append(srv, *c.ServerCPUChangePct)
+		}
+		if c.ClientCPUChangePct != nil {
+			cli = append(cli, *c.ClientCPUChangePct)
+		}
+	}
+	if len(srv) == 0 && len(cli) == 0 {
+		return ""
+	}
+	var parts []string
+	if len(srv) > 0 {
+		m, lo, hi := medianRange(srv)
+		parts = append(parts, fmt.Sprintf("server CPU per transaction changes by %+.0f%% (median over %d cells; %+.0f%% to %+.0f%%)", m, len(srv), lo, hi))
+	}
+	if len(cli) > 0 {
+		m, lo, hi := medianRange(cli)
+		parts = append(parts, fmt.Sprintf("encbench's own CPU per transaction by %+.0f%% (%+.0f%% to %+.0f%%)", m, lo, hi))
+	}
+	return "CPU: " + strings.Join(parts, ", ") + "."
+}
+
+func medianRange(x []float64) (median, lo, hi float64) {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	n := len(s)
+	median = s[n/2]
+	if n%2 == 0 {
+		median = (s[n/2-1] + s[n/2]) / 2
+	}
+	return median, s[0], s[n-1]
+}
+
+// regimeNote says whether a TDE comparison read encrypted pages at all.
+func regimeNote(cs []*Cell) string {
+	tde := false
+	ratio := -1.0
+	for _, c := range cs {
+		for _, r := range c.Results {
+			tde = tde || r.Variant.TDE
+			if r.Regime != nil && r.Regime.Ratio > ratio {
+				ratio = r.Regime.Ratio
+			}
+		}
+	}
+	switch {
+	case !tde || ratio < 0:
+		return ""
+	case ratio < 1:
+		return fmt.Sprintf("The data set was %.0f%% of the buffer pool, so reads never left memory: these figures price TDE on writes (redo, page flushes), not on page reads. For an I/O-bound comparison run the tde suite.", 100*ratio)
+	default:
+		return fmt.Sprintf("The data set was %.1f times the buffer pool, so page reads decrypt, as in report R1.", ratio)
+	}
+}
+
+func verification(cells []*Cell) []string {
+	n, bad := 0, []string{}
+	for _, c := range cells {
+		for _, r := range c.Results {
+			n++
+			if !r.Variant.Verified.OK {
+				bad = append(bad, fmt.Sprintf("%s %s r%d", c.Target, c.Variant, r.Repetition))
+			}
+		}
+	}
+	if len(bad) == 0 {
+		return []string{fmt.Sprintf("All %d results proved their variant from the server's side: TLS per connection as the server saw it, TDE per table and, for sandboxes, by a marker absent from the raw files.", n)}
+	}
+	return []string{fmt.Sprintf("%d of %d results did not prove their variant (%s): their figures are not evidence for that variant.", len(bad), n, strings.Join(bad, ", "))}
+}
+
+// clientShare reports how much of the machine the client used at the
+// highest thread count: on a small machine it competes with the server.
+func clientShare(cells []*Cell) []string {
+	maxT := 0
+	for _, c := range cells {
+		maxT = max(maxT, c.Threads)
+	}
+	var cli, mach []float64
+	for _, c := range cells {
+		if c.Threads != maxT {
+			continue
+		}
+		cli = append(cli, c.ClientUtilPct)
+		if c.MachineUtilPct != nil {
+			mach = append(mach, *c.MachineUtilPct)
+		}
+	}
+	if len(cli) == 0 {
+		return nil
+	}
+	mc, _, _ := medianRange(cli)
+	s := fmt.Sprintf("At %d threads encbench itself used %.0f%% of the machine's CPU (median over cells)", maxT, mc)
+	if len(mach) > 0 {
+		mm, _, _ := medianRange(mach)
+		s += fmt.Sprintf(", with the whole machine %.0f%% busy", mm)
+	}
+	return []string{s + ": the client shares the machine with the server, so its cost is part of every figure here."}
+}

@@ -1,0 +1,98 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/encbench/encbench/internal/errs"
+	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/suite"
+)
+
+// Data is what a report is made of: a suite's plan (when the directory
+// holds one) and its complete results.
+type Data struct {
+	Dir     string
+	Record  *suite.Record
+	Results []*result.Result
+	// Partial counts interrupted or failed cells left out.
+	Partial int
+}
+
+// Load reads a suite directory, or a directory or single file of result
+// documents written with --json.
+func Load(path string) (*Data, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, errs.Usage("cannot read %s: %v", path, err)
+	}
+	d := &Data{Dir: path}
+	if !st.IsDir() {
+		r, err := result.ReadFile(path)
+		if err != nil {
+			return nil, errs.Usage("%v", err)
+		}
+		d.Dir = filepath.Dir(path)
+		d.Results = []*result.Result{r}
+		return d, nil
+	}
+	if data, err := os.ReadFile(filepath.Join(path, "plan.json")); err == nil {
+		var rec suite.Record
+		if err := json.Unmarshal(data, &rec); err != nil {
+			return nil, fmt.Errorf("parsing %s: %w", filepath.Join(path, "plan.json"), err)
+		}
+		d.Record = &rec
+	}
+	dirs := []string{path, filepath.Join(path, "cells")}
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() || !strings.HasSuffix(name, ".json") || name == "plan.json" || name == "overrides.json" {
+				continue
+			}
+			r, err := result.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				continue // not a result document
+			}
+			if r.Partial || strings.HasSuffix(name, ".partial.json") {
+				d.Partial++
+				continue
+			}
+			d.Results = append(d.Results, r)
+		}
+	}
+	if len(d.Results) == 0 {
+		return nil, errs.Usage("no complete results in %s: run a suite there (encbench suite run NAME --out %s) or write results with run --json", path, path)
+	}
+	sort.SliceStable(d.Results, func(i, j int) bool { return d.Results[i].StartedAt < d.Results[j].StartedAt })
+	return d, nil
+}
+
+// ErrNoBaseline is returned when no result has the baseline variant.
+var ErrNoBaseline = errors.New("no baseline results")
+
+// Baseline is the variant every other is compared with.
+func (d *Data) Baseline() string {
+	if d.Record != nil && d.Record.Baseline != "" {
+		return d.Record.Baseline
+	}
+	return "plain"
+}
+
+// targetOf names the server a result ran on: the suite's target name, or
+// the engine kind for lone runs.
+func targetOf(r *result.Result) string {
+	if r.Suite != nil && r.Suite.Target != "" {
+		return r.Suite.Target
+	}
+	return r.Engine.Kind
+}

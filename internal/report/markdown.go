@@ -1,0 +1,76 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Markdown writes the report as GitHub-flavoured Markdown (no charts: they
+// are in report.html).
+func Markdown(w io.Writer, m *Model) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n%s. Generated %s.\n\n", m.Title, m.Subtitle, m.Generated)
+	if m.Description != "" {
+		fmt.Fprintf(&b, "%s\n\n", m.Description)
+	}
+	b.WriteString("## Conclusions\n\n")
+	for _, c := range m.Conclusions {
+		fmt.Fprintf(&b, "- %s\n", c)
+	}
+	for _, n := range m.Notes {
+		fmt.Fprintf(&b, "- Note: %s\n", n)
+	}
+	for _, s := range m.Skipped {
+		fmt.Fprintf(&b, "- Skipped: %s\n", s)
+	}
+	b.WriteString("\n## Test environment\n\n")
+	mdTable(&b, m.Machine)
+	b.WriteString("\nServers, as each reported itself, and what the server saw of each variant:\n\n")
+	mdTable(&b, m.Servers)
+	b.WriteString("\n## Method\n\n")
+	for _, s := range m.Method {
+		fmt.Fprintf(&b, "- %s\n", s)
+	}
+	if len(m.Commands) > 0 {
+		b.WriteString("\n## Tool and commands\n\nThe suite, and the report from its directory:\n\n```\n")
+		b.WriteString(strings.Join(m.Commands, "\n"))
+		b.WriteString("\n```\n\nOne cell of each setup by hand (the suite runs every cell this way):\n\n```\n")
+		for _, r := range m.Reproduce {
+			b.WriteString(r.S + "\n")
+		}
+		b.WriteString("```\n")
+	}
+	if len(m.Schema) > 0 {
+		b.WriteString("\n## Schema\n\n")
+		for _, s := range m.Schema {
+			fmt.Fprintf(&b, "- %s\n", s)
+		}
+	}
+	b.WriteString("\n## Results\n\nCharts of TPS, latency and CPU by threads are in report.html.\n")
+	for _, s := range m.Sections {
+		fmt.Fprintf(&b, "\n### %s\n\n", s.Workload)
+		mdTable(&b, s.Table)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdTable(b *strings.Builder, t Table) {
+	b.WriteString("| " + strings.Join(t.Head, " | ") + " |\n|")
+	for range t.Head {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, row := range t.Rows {
+		b.WriteString("|")
+		for _, c := range row {
+			s := strings.ReplaceAll(c.S, "|", "\\|")
+			if c.Strong {
+				s = "**" + s + "**"
+			}
+			b.WriteString(" " + s + " |")
+		}
+		b.WriteString("\n")
+	}
+}

@@ -1,0 +1,256 @@
+package suite
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Overrides are the command line's changes to a suite. Negative or nil
+// means "not given".
+type Overrides struct {
+	Time        int
+	Warmup      int
+	Repetitions int
+	Threads     []int
+	Engines     []string
+	ClientCPUs  *string
+	ServerCPUs  *string
+	Scale       string
+}
+
+// NoOverrides leaves a suite as written.
+func NoOverrides() Overrides { return Overrides{Time: -1, Warmup: -1, Repetitions: -1} }
+
+// Plan is a suite expanded into setups (target x variant, each prepared
+// once) and cells in run order.
+type Plan struct {
+	Suite    Suite    `json:"suite"`
+	Baseline string   `json:"baseline"`
+	Setups   []Setup  `json:"setups"`
+	Cells    []Cell   `json:"cells"`
+	Skipped  []string `json:"skipped,omitempty"`
+}
+
+// Setup is one target with one variant: a sandbox of its own, or a DSN.
+type Setup struct {
+	ID      string `json:"id"`
+	Target  string `json:"target"`
+	Engine  string `json:"engine,omitempty"`
+	Sandbox bool   `json:"sandbox"`
+	Variant string `json:"variant"`
+}
+
+// Cell is one measured run.
+type Cell struct {
+	ID         string            `json:"id"`
+	Setup      string            `json:"setup"`
+	Target     string            `json:"target"`
+	Variant    string            `json:"variant"`
+	Workload   string            `json:"workload"`
+	Options    map[string]string `json:"options,omitempty"`
+	Threads    int               `json:"threads"`
+	Repetition int               `json:"repetition"`
+}
+
+// Supports says whether a sandbox engine can run a variant; nil when it can.
+type Supports func(engine string, v Variant) error
+
+// Expand applies the overrides and expands the matrix. Repetitions are
+// the outer loop, so every variant's repetition r runs before any r+1:
+// drift on a noisy machine then hits all variants alike.
+func Expand(s Suite, o Overrides, supports Supports) (*Plan, error) {
+	if err := s.apply(o); err != nil {
+		return nil, err
+	}
+	p := &Plan{Suite: s, Baseline: s.Variants[0]}
+	for _, t := range s.Targets {
+		for _, name := range s.Variants {
+			v, _ := ParseVariant(name)
+			if t.DSN == "" && supports != nil {
+				if err := supports(t.Engine, v); err != nil {
+					p.Skipped = append(p.Skipped, fmt.Sprintf("%s %s: %v", t.Name, name, err))
+					continue
+				}
+			}
+			p.Setups = append(p.Setups, Setup{ID: t.Name + "-" + fileSafe(name), Target: t.Name, Engine: t.Engine, Sandbox: t.DSN == "", Variant: name})
+		}
+	}
+	if len(p.Setups) == 0 {
+		return nil, fmt.Errorf("nothing to run: %s", strings.Join(p.Skipped, "; "))
+	}
+	for rep := 1; rep <= s.Repetitions; rep++ {
+		for _, w := range s.Workloads {
+			opts := w.OptionStrings()
+			for _, th := range s.Threads {
+				for _, su := range p.Setups {
+					id := fmt.Sprintf("%s__%s__t%d__r%d", su.ID, w.Name, th, rep)
+					p.Cells = append(p.Cells, Cell{ID: id, Setup: su.ID, Target: su.Target, Variant: su.Variant,
+						Workload: w.Name, Options: opts, Threads: th, Repetition: rep})
+				}
+			}
+		}
+	}
+	return p, nil
+}
+
+func (s *Suite) apply(o Overrides) error {
+	if o.Scale != "" {
+		sc, ok := s.Scales[o.Scale]
+		if !ok {
+			names := slices.Sorted(maps.Keys(s.Scales))
+			if len(names) == 0 {
+				return fmt.Errorf("suite %s has no scales; --scale does not apply", s.Name)
+			}
+			return fmt.Errorf("suite %s has no scale %q: use %s", s.Name, o.Scale, strings.Join(names, ", "))
+		}
+		if s.Data == nil {
+			s.Data = map[string]any{}
+		}
+		maps.Copy(s.Data, sc.Data)
+		if sc.BufferPool != "" {
+			s.BufferPool = sc.BufferPool
+		}
+		if len(sc.Threads) > 0 {
+			s.Threads = sc.Threads
+		}
+	}
+	if o.Time >= 0 {
+		s.Time = o.Time
+	}
+	if o.Warmup >= 0 {
+		s.Warmup = o.Warmup
+	}
+	if o.Repetitions >= 0 {
+		s.Repetitions = o.Repetitions
+	}
+	if len(o.Threads) > 0 {
+		s.Threads = o.Threads
+	}
+	if o.ClientCPUs != nil {
+		s.ClientCPUs = *o.ClientCPUs
+	}
+	if o.ServerCPUs != nil {
+		s.ServerCPUs = *o.ServerCPUs
+	}
+	if len(o.Engines) > 0 {
+		var kept []Target
+		for _, t := range s.Targets {
+			if slices.Contains(o.Engines, t.Name) || (t.Engine != "" && slices.Contains(o.Engines, t.Engine)) {
+				kept = append(kept, t)
+			}
+		}
+		if len(kept) == 0 {
+			var names []string
+			for _, t := range s.Targets {
+				names = append(names, t.Name)
+			}
+			return fmt.Errorf("--engines %s matches no target of suite %s (it has %s)", strings.Join(o.Engines, ","), s.Name, strings.Join(names, ", "))
+		}
+		s.Targets = kept
+	}
+	switch {
+	case s.Time <= 0:
+		return fmt.Errorf("time must be at least 1 second")
+	case s.Warmup < 0:
+		return fmt.Errorf("warmup must not be negative")
+	case s.Repetitions < 1:
+		return fmt.Errorf("repetitions must be at least 1")
+	case len(s.Threads) == 0:
+		return fmt.Errorf("no thread counts: give threads: [1, 8]")
+	}
+	for _, th := range s.Threads {
+		if th < 1 {
+			return fmt.Errorf("thread count %d: must be at least 1", th)
+		}
+	}
+	return nil
+}
+
+func stringify(m map[string]any) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = fmt.Sprint(v)
+	}
+	return out
+}
+
+// DataOptions are the data set's prepare options as flag/value pairs.
+func (s Suite) DataOptions() map[string]string { return stringify(s.Data) }
+
+// Args turns options into command-line flags, in a stable order.
+func Args(opts map[string]string) []string {
+	keys := slices.Sorted(maps.Keys(opts))
+	var out []string
+	for _, k := range keys {
+		out = append(out, "--"+k+"="+opts[k])
+	}
+	return out
+}
+
+func fileSafe(s string) string {
+	return strings.NewReplacer("+", "_", "/", "_", " ", "_").Replace(s)
+}
+
+// Target returns the suite's target by name.
+func (s Suite) Target(name string) (Target, bool) {
+	for _, t := range s.Targets {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Target{}, false
+}
+
+// Workloads names the distinct workloads in suite order.
+func (p *Plan) WorkloadNames() []string {
+	var out []string
+	for _, w := range p.Suite.Workloads {
+		if !slices.Contains(out, w.Name) {
+			out = append(out, w.Name)
+		}
+	}
+	return out
+}
+
+// Placement resolves a client_cpus/server_cpus value for a machine with
+// ncpu CPUs. "auto" gives the client the first half and the server the
+// second half (nothing on one CPU); "none" or "" leaves threads unpinned.
+func Placement(spec string, server bool, ncpu int) string {
+	switch spec {
+	case "", "none":
+		return ""
+	case "auto":
+		if ncpu < 2 {
+			return ""
+		}
+		half := ncpu / 2
+		lo, hi := 0, half-1
+		if server {
+			lo, hi = half, ncpu-1
+		}
+		if lo == hi {
+			return fmt.Sprint(lo)
+		}
+		return fmt.Sprintf("%d-%d", lo, hi)
+	}
+	return spec
+}
+
+// OptionStrings are the workload's options as flag values.
+func (w Workload) OptionStrings() map[string]string { return stringify(w.Options) }
+
+// Record is plan.json in a suite directory: the plan, how it was started
+// and how to reproduce each setup by hand.
+type Record struct {
+	*Plan
+	Command    string            `json:"command"`
+	CreatedAt  string            `json:"created_at"`
+	ClientCPUs string            `json:"client_cpus"`
+	ServerCPUs string            `json:"server_cpus"`
+	Reproduce  map[string]string `json:"reproduce"`
+}

@@ -1,0 +1,245 @@
+// Package suite is the plan model of a benchmark suite: the YAML file,
+// command-line overrides, matrix expansion and the interleaved run order.
+// It runs nothing itself; the CLI executes the plan.
+package suite
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/encbench/encbench/internal/errs"
+)
+
+// Suite is one suite file.
+type Suite struct {
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description" json:"description"`
+	// Targets are sandboxes (engine only) or servers given by DSN.
+	Targets []Target `yaml:"targets" json:"targets"`
+	// Variants are encryption layers: plain, tls, tde, tls+tde; tls may
+	// pin a version as tls1.2 or tls1.3. The first is the baseline.
+	Variants  []string   `yaml:"variants" json:"variants"`
+	Workloads []Workload `yaml:"workloads" json:"workloads"`
+	Threads   []int      `yaml:"threads" json:"threads"`
+	// Time and Warmup are seconds per cell.
+	Time        int `yaml:"time" json:"time"`
+	Warmup      int `yaml:"warmup" json:"warmup"`
+	Repetitions int `yaml:"repetitions" json:"repetitions"`
+	// Data are the prepare options of the data set (tables, table-size),
+	// shared by every workload of a family.
+	Data       map[string]any `yaml:"data" json:"data"`
+	BufferPool string         `yaml:"buffer_pool" json:"buffer_pool"`
+	ClientCPUs string         `yaml:"client_cpus" json:"client_cpus"`
+	ServerCPUs string         `yaml:"server_cpus" json:"server_cpus"`
+	TDECipher  string         `yaml:"tde_cipher" json:"tde_cipher,omitempty"`
+	// Scales are named overrides, chosen with --scale.
+	Scales map[string]Scale `yaml:"scales" json:"scales,omitempty"`
+	// Notes are shown in the report under the suite's description.
+	Notes []string `yaml:"notes" json:"notes,omitempty"`
+}
+
+// Target is a sandbox (Engine set, DSN empty) or a server given by DSN.
+type Target struct {
+	Name    string `yaml:"name" json:"name"`
+	Engine  string `yaml:"engine" json:"engine,omitempty"`
+	DSN     string `yaml:"dsn" json:"-"`
+	TLSCA   string `yaml:"tls_ca" json:"tls_ca,omitempty"`
+	TLSCert string `yaml:"tls_cert" json:"tls_cert,omitempty"`
+	TLSKey  string `yaml:"tls_key" json:"tls_key,omitempty"`
+	// ServerPID lets encbench measure a local server's CPU.
+	ServerPID int `yaml:"server_pid" json:"server_pid,omitempty"`
+}
+
+// Workload is one workload with its options (flag names without dashes).
+type Workload struct {
+	Name    string         `yaml:"name" json:"name"`
+	Options map[string]any `yaml:"options" json:"options,omitempty"`
+}
+
+// Scale overrides the data set and thread counts.
+type Scale struct {
+	Data       map[string]any `yaml:"data" json:"data,omitempty"`
+	BufferPool string         `yaml:"buffer_pool" json:"buffer_pool,omitempty"`
+	Threads    []int          `yaml:"threads" json:"threads,omitempty"`
+	Note       string         `yaml:"note" json:"note,omitempty"`
+}
+
+//go:embed builtin/*.yaml
+var builtinFS embed.FS
+
+// Builtin lists the embedded suites by name with their descriptions.
+func Builtin() ([]Suite, error) {
+	entries, err := builtinFS.ReadDir("builtin")
+	if err != nil {
+		return nil, fmt.Errorf("reading built-in suites: %w", err)
+	}
+	var out []Suite
+	for _, e := range entries {
+		s, _, err := load(strings.TrimSuffix(e.Name(), ".yaml"))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Load reads a built-in suite by name or a suite file by path, and returns
+// it with the YAML text it came from.
+func Load(nameOrFile string) (*Suite, []byte, error) {
+	return load(nameOrFile)
+}
+
+func load(nameOrFile string) (*Suite, []byte, error) {
+	data, err := builtinFS.ReadFile(path.Join("builtin", nameOrFile+".yaml"))
+	source := "built-in suite " + nameOrFile
+	if err != nil {
+		data, err = os.ReadFile(nameOrFile)
+		if err != nil {
+			names := builtinNames()
+			return nil, nil, errs.Usage("no suite %q: give a suite file or one of %s (encbench suite list)", nameOrFile, strings.Join(names, ", "))
+		}
+		source = nameOrFile
+	}
+	s, err := Parse(data)
+	if err != nil {
+		return nil, nil, errs.Usage("%s: %v", source, err)
+	}
+	return s, data, nil
+}
+
+func builtinNames() []string {
+	entries, _ := builtinFS.ReadDir("builtin")
+	var names []string
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	return names
+}
+
+// Parse reads a suite file strictly: unknown keys are errors that name
+// their line.
+func Parse(data []byte) (*Suite, error) {
+	var s Suite
+	dec := yaml.NewDecoder(bytes.NewReader(data), yaml.DisallowUnknownField(), yaml.Strict())
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("%s", firstLine(yaml.FormatError(err, false, false)))
+	}
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func (s *Suite) check() error {
+	switch {
+	case s.Name == "":
+		return fmt.Errorf("the suite has no name")
+	case len(s.Targets) == 0:
+		return fmt.Errorf("the suite has no targets: list engines (sandboxes) or dsn entries")
+	case len(s.Variants) == 0:
+		return fmt.Errorf("the suite has no variants: list plain, tls, tde or tls+tde")
+	case len(s.Workloads) == 0:
+		return fmt.Errorf("the suite has no workloads")
+	}
+	seen := map[string]bool{}
+	for i := range s.Targets {
+		t := &s.Targets[i]
+		if (t.Engine == "") == (t.DSN == "") && t.Engine == "" {
+			return fmt.Errorf("target %d needs engine (a sandbox) or dsn", i+1)
+		}
+		if t.Name == "" {
+			t.Name = t.Engine
+		}
+		if t.Name == "" {
+			return fmt.Errorf("target %d (dsn) needs a name", i+1)
+		}
+		if !safeName(t.Name) {
+			return fmt.Errorf("target name %q: use letters, digits, - and _", t.Name)
+		}
+		if seen[t.Name] {
+			return fmt.Errorf("two targets are named %q: give each a name", t.Name)
+		}
+		seen[t.Name] = true
+	}
+	for _, v := range s.Variants {
+		if _, err := ParseVariant(v); err != nil {
+			return err
+		}
+	}
+	for _, w := range s.Workloads {
+		if w.Name == "" {
+			return fmt.Errorf("a workload has no name")
+		}
+		for k := range w.Options {
+			if k == "tables" || k == "table-size" || k == "table_size" {
+				return fmt.Errorf("workload %s: %s belongs under data: (one data set serves every workload)", w.Name, k)
+			}
+		}
+	}
+	return nil
+}
+
+func safeName(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// Variant is a parsed variant name.
+type Variant struct {
+	Name       string
+	TLS        bool
+	TLSVersion string
+	TDE        bool
+}
+
+// ParseVariant reads plain, tls, tls1.2, tls1.3, tde and their + joins.
+func ParseVariant(name string) (Variant, error) {
+	v := Variant{Name: name}
+	if name == "plain" {
+		return v, nil
+	}
+	for _, layer := range strings.Split(name, "+") {
+		switch layer {
+		case "tls":
+			v.TLS = true
+		case "tls1.2", "tls1.3":
+			v.TLS, v.TLSVersion = true, strings.TrimPrefix(layer, "tls")
+		case "tde":
+			v.TDE = true
+		default:
+			return v, fmt.Errorf("unknown variant %q: use plain, tls, tls1.2, tls1.3, tde or a + join such as tls+tde", name)
+		}
+	}
+	return v, nil
+}
+
+// Layers is the sandbox variant (plain, tls, tde, tls+tde).
+func (v Variant) Layers() string {
+	switch {
+	case v.TLS && v.TDE:
+		return "tls+tde"
+	case v.TLS:
+		return "tls"
+	case v.TDE:
+		return "tde"
+	}
+	return "plain"
+}

@@ -1,0 +1,163 @@
+package suite
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const sample = `name: t
+targets:
+  - engine: postgres
+  - engine: mariadb
+variants: [plain, tls, tde]
+workloads:
+  - name: oltp_point_select
+  - name: oltp_read_only
+    options: {range-size: 50}
+threads: [1, 8]
+time: 5
+warmup: 1
+repetitions: 2
+data: {tables: 2, table-size: 1000}
+scales:
+  big: {data: {tables: 16}, threads: [64]}
+`
+
+func noTDEOnPostgres(engine string, v Variant) error {
+	if engine == "postgres" && v.TDE {
+		return errors.New("no TDE")
+	}
+	return nil
+}
+
+func TestParseRejectsUnknownKeyWithLine(t *testing.T) {
+	_, err := Parse([]byte("name: x\ntargets:\n  - engine: postgres\n    colour: red\n"))
+	if err == nil || !strings.Contains(err.Error(), "colour") || !strings.Contains(err.Error(), "[4:") {
+		t.Fatalf("want unknown key with line 4, got %v", err)
+	}
+}
+
+func TestParseChecks(t *testing.T) {
+	for _, bad := range []string{
+		"name: x\n",
+		"name: x\ntargets: [{engine: postgres}]\nvariants: [rot13]\nworkloads: [{name: a}]\n",
+		"name: x\ntargets: [{engine: postgres}, {engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\n",
+		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a, options: {tables: 3}}]\n",
+		"name: x\ntargets: [{dsn: 'postgres://h/db'}]\nvariants: [plain]\nworkloads: [{name: a}]\n",
+	} {
+		if _, err := Parse([]byte(bad)); err == nil {
+			t.Errorf("accepted:\n%s", bad)
+		}
+	}
+}
+
+func TestExpandInterleavesRepetitions(t *testing.T) {
+	s, err := Parse([]byte(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Expand(*s, NoOverrides(), noTDEOnPostgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Setups) != 5 || len(p.Skipped) != 1 {
+		t.Fatalf("setups %d skipped %v", len(p.Setups), p.Skipped)
+	}
+	if want := 5 * 2 * 2 * 2; len(p.Cells) != want {
+		t.Fatalf("cells %d, want %d", len(p.Cells), want)
+	}
+	half := len(p.Cells) / 2
+	for i, c := range p.Cells {
+		if wantRep := 1 + i/half; c.Repetition != wantRep {
+			t.Fatalf("cell %d %s has repetition %d, want %d", i, c.ID, c.Repetition, wantRep)
+		}
+	}
+	// Neighbouring cells of one workload and thread count change variant.
+	if p.Cells[0].Setup == p.Cells[1].Setup {
+		t.Fatalf("first two cells share a setup: %s %s", p.Cells[0].ID, p.Cells[1].ID)
+	}
+	ids := map[string]bool{}
+	for _, c := range p.Cells {
+		if ids[c.ID] {
+			t.Fatalf("duplicate cell id %s", c.ID)
+		}
+		ids[c.ID] = true
+	}
+	if p.Cells[0].Options != nil || p.Cells[len(p.Cells)-1].Options["range-size"] != "50" {
+		t.Fatalf("options not carried: %+v", p.Cells[len(p.Cells)-1])
+	}
+}
+
+func TestOverridesAndScale(t *testing.T) {
+	s, _ := Parse([]byte(sample))
+	o := NoOverrides()
+	o.Time, o.Warmup, o.Repetitions, o.Threads, o.Engines, o.Scale = 1, 0, 1, []int{4}, []string{"mariadb"}, "big"
+	p, err := Expand(*s, o, noTDEOnPostgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Suite.Time != 1 || p.Suite.Warmup != 0 || len(p.Cells) != 3*2 || p.Cells[0].Threads != 4 {
+		t.Fatalf("overrides not applied: time %d warmup %d cells %d", p.Suite.Time, p.Suite.Warmup, len(p.Cells))
+	}
+	if p.Suite.DataOptions()["tables"] != "16" || p.Suite.DataOptions()["table-size"] != "1000" {
+		t.Fatalf("scale data: %v", p.Suite.DataOptions())
+	}
+	o = NoOverrides()
+	o.Engines = []string{"mongodb"}
+	if _, err := Expand(*s, o, nil); err == nil {
+		t.Fatal("unknown engine accepted")
+	}
+	o = NoOverrides()
+	o.Scale = "huge"
+	if _, err := Expand(*s, o, nil); err == nil {
+		t.Fatal("unknown scale accepted")
+	}
+}
+
+func TestBuiltinSuitesParseAndExpand(t *testing.T) {
+	list, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, s := range list {
+		names[s.Name] = true
+		if _, err := Expand(s, NoOverrides(), noTDEOnPostgres); err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+		}
+	}
+	if !names["quick"] || !names["tde"] {
+		t.Fatalf("built-in suites: %v", names)
+	}
+	if _, err := Expand(list[1], Overrides{Time: -1, Warmup: -1, Repetitions: -1, Scale: "full"}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPlacement(t *testing.T) {
+	cases := []struct {
+		spec   string
+		server bool
+		n      int
+		want   string
+	}{
+		{"auto", false, 2, "0"}, {"auto", true, 2, "1"}, {"auto", false, 8, "0-3"}, {"auto", true, 8, "4-7"},
+		{"auto", true, 1, ""}, {"none", false, 4, ""}, {"0,2", false, 4, "0,2"},
+	}
+	for _, c := range cases {
+		if got := Placement(c.spec, c.server, c.n); got != c.want {
+			t.Errorf("Placement(%q, %v, %d) = %q, want %q", c.spec, c.server, c.n, got, c.want)
+		}
+	}
+}
+
+func TestVariants(t *testing.T) {
+	v, err := ParseVariant("tls1.3+tde")
+	if err != nil || !v.TLS || !v.TDE || v.TLSVersion != "1.3" || v.Layers() != "tls+tde" {
+		t.Fatalf("%+v %v", v, err)
+	}
+	if _, err := ParseVariant("tls+"); err == nil {
+		t.Fatal("bad variant accepted")
+	}
+}
