@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/report"
@@ -131,7 +132,16 @@ func (f *suiteFlags) run(cmd *cobra.Command, nameOrFile string) error {
 	if err != nil {
 		return errs.Usage("%v", err)
 	}
-	x := &executor{plan: plan, dir: dir, stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), command: os.Args}
+	x := &executor{plan: plan, dir: dir, stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), command: commandLine(cmd, nameOrFile, dir)}
+	if f.resume {
+		// The report shows how the suite was started, not how it resumed.
+		if old, err := os.ReadFile(filepath.Join(dir, planFile)); err == nil {
+			var rec suite.Record
+			if json.Unmarshal(old, &rec) == nil && rec.Command != "" {
+				x.command = rec.Command
+			}
+		}
+	}
 	if err := x.check(); err != nil {
 		return err
 	}
@@ -210,6 +220,22 @@ func (f *suiteFlags) loadOrStore(cmd *cobra.Command, dir, nameOrFile string) ([]
 		return nil, o, err
 	}
 	return text, o, nil
+}
+
+// commandLine is the suite command as a user would type it again.
+func commandLine(cmd *cobra.Command, nameOrFile, dir string) string {
+	parts := []string{cmd.CommandPath(), nameOrFile, "--out", dir}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if f.Name == "out" || f.Name == "resume" {
+			return
+		}
+		v := f.Value.String()
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			v = strings.Join(sv.GetSlice(), ",")
+		}
+		parts = append(parts, "--"+f.Name, v)
+	})
+	return strings.Join(parts, " ")
 }
 
 func sandboxSupports(engine string, v suite.Variant) error {

@@ -31,7 +31,7 @@ type executor struct {
 	dir        string
 	stdout     io.Writer
 	stderr     io.Writer
-	command    []string
+	command    string
 	setups     map[string]*liveSetup
 	clientCPUs string
 	serverCPUs string
@@ -50,7 +50,7 @@ type liveSetup struct {
 }
 
 func (x *executor) planDoc() suite.Record {
-	d := suite.Record{Plan: x.plan, Command: "encbench " + strings.Join(x.command[1:], " "),
+	d := suite.Record{Plan: x.plan, Command: x.command,
 		CreatedAt: time.Now().UTC().Format(time.RFC3339), ClientCPUs: x.clientCPUs, ServerCPUs: x.serverCPUs,
 		Reproduce: map[string]string{}}
 	for _, su := range x.plan.Setups {
@@ -437,6 +437,9 @@ func (x *executor) runCell(ctx context.Context, ls *liveSetup, c suite.Cell, liv
 	}
 	if werr := result.WriteFile(path, res); werr != nil {
 		return nil, errors.Join(err, werr)
+	}
+	if !res.Partial {
+		_ = os.Remove(strings.TrimSuffix(path, ".json") + ".partial.json")
 	}
 	return res, err
 }

@@ -45,7 +45,7 @@ type Cell struct {
 // Aggregate groups results into cells and computes each variant's loss.
 // order lists workloads, variants and targets as the suite did; names it
 // does not know come after, in first-seen order.
-func Aggregate(results []*result.Result, baseline string, order Order) []*Cell {
+func Aggregate(results []*result.Result, baseline string, order *Order) []*Cell {
 	byKey := map[Key]*Cell{}
 	for _, r := range results {
 		k := Key{Target: targetOf(r), Workload: r.Workload.Name, Threads: r.Threads, Variant: r.Variant.Name}

@@ -25,7 +25,7 @@ func Conclusions(cells []*Cell, baseline string, order Order) []string {
 			if len(cs) == 0 {
 				continue
 			}
-			out = append(out, variantConclusions(cs, baseline, order)...)
+			out = append(out, strings.Join(variantConclusions(cs, baseline, order), " "))
 		}
 	}
 	out = append(out, verification(cells)...)
@@ -33,7 +33,14 @@ func Conclusions(cells []*Cell, baseline string, order Order) []string {
 	return out
 }
 
-func where(c *Cell) string { return fmt.Sprintf("%s at %d threads", c.Workload, c.Threads) }
+func where(c *Cell) string { return c.Workload + " at " + threadsText(c.Threads) }
+
+func threadsText(n int) string {
+	if n == 1 {
+		return "1 thread"
+	}
+	return fmt.Sprintf("%d threads", n)
+}
 
 func variantConclusions(cs []*Cell, baseline string, order Order) []string {
 	head := fmt.Sprintf("%s (%s), %s against %s:", cs[0].Target, cs[0].EngineVersion, cs[0].Variant, baseline)
@@ -138,7 +145,7 @@ func threadTrend(cs []*Cell, order Order) string {
 		default:
 			continue
 		}
-		moves = append(moves, fmt.Sprintf("on %s it %s from %.1f%% at %d threads to %.1f%% at %d", w, verb, a.Loss.Pct, a.Threads, b.Loss.Pct, b.Threads))
+		moves = append(moves, fmt.Sprintf("on %s it %s from %.1f%% at %s to %.1f%% at %s", w, verb, a.Loss.Pct, threadsText(a.Threads), b.Loss.Pct, threadsText(b.Threads)))
 	}
 	if !multi {
 		return ""
@@ -244,7 +251,7 @@ func clientShare(cells []*Cell) []string {
 		return nil
 	}
 	mc, _, _ := medianRange(cli)
-	s := fmt.Sprintf("At %d threads encbench itself used %.0f%% of the machine's CPU (median over cells)", maxT, mc)
+	s := fmt.Sprintf("At %s encbench itself used %.0f%% of the machine's CPU (median over cells)", threadsText(maxT), mc)
 	if len(mach) > 0 {
 		mm, _, _ := medianRange(mach)
 		s += fmt.Sprintf(", with the whole machine %.0f%% busy", mm)

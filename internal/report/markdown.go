@@ -24,6 +24,10 @@ func Markdown(w io.Writer, m *Model) error {
 	for _, s := range m.Skipped {
 		fmt.Fprintf(&b, "- Skipped: %s\n", s)
 	}
+	if len(m.Glance.Rows) > 0 {
+		b.WriteString("\nLoss at a glance (bold: significant at 95%; n.s.: the interval includes 0):\n\n")
+		mdTable(&b, m.Glance)
+	}
 	b.WriteString("\n## Test environment\n\n")
 	mdTable(&b, m.Machine)
 	b.WriteString("\nServers, as each reported itself, and what the server saw of each variant:\n\n")

@@ -39,25 +39,27 @@ type Model struct {
 	Description string
 	Generated   string
 	Conclusions []string
-	Notes       []string
-	Machine     Table
-	Servers     Table
-	Method      []string
-	Commands    []string
-	Reproduce   []Text
-	Schema      []string
-	Skipped     []string
-	Sections    []Section
-	Partial     int
-	Baseline    string
-	Order       Order
+	// Glance is the loss of every variant in every cell, in one table.
+	Glance    Table
+	Notes     []string
+	Machine   Table
+	Servers   Table
+	Method    []string
+	Commands  []string
+	Reproduce []Text
+	Schema    []string
+	Skipped   []string
+	Sections  []Section
+	Partial   int
+	Baseline  string
+	Order     Order
 }
 
 // Build turns loaded data into the report's content.
 func Build(d *Data) *Model {
 	order := d.Order()
 	baseline := d.Baseline()
-	cells := Aggregate(d.Results, baseline, order)
+	cells := Aggregate(d.Results, baseline, &order)
 	m := &Model{Title: "encbench report", Baseline: baseline, Order: order, Partial: d.Partial,
 		Generated: time.Now().UTC().Format("2006-01-02 15:04 UTC") + " by encbench " + version.String()}
 	if rec := d.Record; rec != nil && rec.Plan != nil {
@@ -74,6 +76,7 @@ func Build(d *Data) *Model {
 	}
 	m.Subtitle = subtitle(d.Results)
 	m.Conclusions = Conclusions(cells, baseline, order)
+	m.Glance = glance(cells, order, baseline)
 	m.Machine = machineTable(d.Results[0].Environment)
 	m.Servers = serverTable(cells, order)
 	m.Method = method(d, cells)
@@ -144,7 +147,7 @@ func serverTable(cells []*Cell, order Order) Table {
 					ratio = fmt.Sprintf("%.1f MB / %.0f MB = %.2f", float64(r.Regime.DataBytes)/1e6, float64(r.Regime.BufferPoolBytes)/1e6, r.Regime.Ratio)
 				}
 				t.Rows = append(t.Rows, []Text{{S: tg}, {S: v}, {S: r.Engine.Version}, {S: strings.Join(set, ", ")}, {S: ratio},
-					{S: cpuList(r.CPU.ClientCPUs)}, {S: orAll(r.CPU.ServerCPUs)}, {S: tlsSeen(r.Variant.Verified.TLS)}, {S: atRest(r.Variant.Verified.TDE)}})
+					{S: cpuList(r.CPU.ClientCPUs)}, {S: orAll(r.CPU.ServerCPUs)}, {S: tlsSeen(cells, tg, v)}, {S: atRest(r.Variant.Verified.TDE)}})
 			}
 		}
 	}
@@ -178,12 +181,31 @@ func orAll(s string) string {
 	return s
 }
 
-func tlsSeen(p result.TLSProof) string {
-	if p.TLSConnections == 0 {
-		return fmt.Sprintf("0 of %d connections", p.Connections)
+// tlsSeen sums the server's view over every run of a target and variant.
+func tlsSeen(cells []*Cell, target, variant string) string {
+	conns, tls := 0, 0
+	versions, ciphers := map[string]bool{}, map[string]bool{}
+	for _, c := range cells {
+		if c.Target != target || c.Variant != variant {
+			continue
+		}
+		for _, r := range c.Results {
+			p := r.Variant.Verified.TLS
+			conns += p.Connections
+			tls += p.TLSConnections
+			for k := range p.Versions {
+				versions[k] = true
+			}
+			for k := range p.Ciphers {
+				ciphers[k] = true
+			}
+		}
 	}
-	return fmt.Sprintf("%d of %d: %s %s", p.TLSConnections, p.Connections,
-		strings.Join(slices.Sorted(maps.Keys(p.Versions)), ","), strings.Join(slices.Sorted(maps.Keys(p.Ciphers)), ","))
+	s := fmt.Sprintf("%d of %d connections", tls, conns)
+	if tls > 0 {
+		s += ": " + strings.Join(slices.Sorted(maps.Keys(versions)), ",") + " " + strings.Join(slices.Sorted(maps.Keys(ciphers)), ",")
+	}
+	return s
 }
 
 func atRest(p *result.TDEProof) string {
@@ -258,6 +280,62 @@ func resultTable(cells []*Cell) Table {
 		t.Rows = append(t.Rows, []Text{{S: c.Target}, {S: strconv.Itoa(c.Threads)}, {S: name}, {S: strconv.Itoa(c.TPS.N)},
 			{S: ci(c.TPS, 1)}, {S: fmt.Sprintf("%.2f", c.AvgMs.Mean)}, {S: ci(c.P95Ms, 2)},
 			{S: fmt.Sprintf("%.3f", c.ClientMsPerTxn.Mean)}, {S: srv}, lossText(c)})
+	}
+	return t
+}
+
+// glance tabulates TPS loss: a row per target and variant, a column per
+// workload and thread count.
+func glance(cells []*Cell, order Order, baseline string) Table {
+	type col struct {
+		w  string
+		th int
+	}
+	var cols []col
+	for _, w := range order.Workloads {
+		var ths []int
+		for _, c := range cells {
+			if c.Workload == w && !slices.Contains(ths, c.Threads) {
+				ths = append(ths, c.Threads)
+			}
+		}
+		slices.Sort(ths)
+		for _, th := range ths {
+			cols = append(cols, col{w, th})
+		}
+	}
+	t := Table{Head: []string{"TPS loss % vs " + baseline}}
+	for _, c := range cols {
+		t.Head = append(t.Head, fmt.Sprintf("%s %d thr", strings.TrimPrefix(c.w, "oltp_"), c.th))
+	}
+	for _, tg := range order.Targets {
+		for _, v := range order.Variants {
+			if v == baseline {
+				continue
+			}
+			row := []Text{{S: tg + " " + v}}
+			found := false
+			for _, cl := range cols {
+				cell := Text{S: "-"}
+				for _, c := range cells {
+					if c.Target == tg && c.Variant == v && c.Workload == cl.w && c.Threads == cl.th {
+						found = true
+						switch {
+						case c.Loss == nil:
+							cell = Text{S: "n/a"}
+						case c.Loss.Significant:
+							cell = Text{S: fmt.Sprintf("%.1f", c.Loss.Pct), Strong: true}
+						default:
+							cell = Text{S: fmt.Sprintf("n.s. (%.1f)", c.Loss.Pct)}
+						}
+					}
+				}
+				row = append(row, cell)
+			}
+			if found {
+				t.Rows = append(t.Rows, row)
+			}
+		}
 	}
 	return t
 }

@@ -1,0 +1,158 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/suite"
+)
+
+// fake builds a result with the given TPS.
+func fake(variant string, threads, rep int, tps float64) *result.Result {
+	srv := 0.0001 * (1 + float64(len(variant))/10)
+	return &result.Result{
+		Schema: result.Schema, StartedAt: fmt.Sprintf("2026-01-01T00:%02d:%02dZ", rep, threads),
+		Engine:   result.Engine{Kind: "mysql", Version: "MariaDB 10.11"},
+		Variant:  result.Variant{Name: variant, TLS: "disable", Verified: result.Verification{OK: true}},
+		Workload: result.Workload{Name: "oltp_read_only", Schema: "4 tables sbtest1..sbtest4"},
+		Suite:    &result.SuiteRef{Name: "t", Target: "mariadb"},
+		Threads:  threads, Repetition: rep, TPS: tps, DurationS: 10,
+		LatencyMs:   result.Latency{Avg: 1000 * float64(threads) / tps, P95: 2000 * float64(threads) / tps},
+		CPU:         result.CPU{ClientSPerTxn: 0.00005, ServerSPerTxn: &srv, ClientUtilPct: 10},
+		Environment: result.Environment{Host: "h", Cores: 2, CPUModel: "cpu"},
+	}
+}
+
+func fakeSet() []*result.Result {
+	var rs []*result.Result
+	for rep := 1; rep <= 3; rep++ {
+		j := float64(rep)
+		rs = append(rs,
+			fake("plain", 1, rep, 1000+j), fake("tls", 1, rep, 800+2*j), // 20% loss, tight
+			fake("plain", 8, rep, 4000+40*j), fake("tls", 8, rep, 3960+80*j)) // noise only
+	}
+	return rs
+}
+
+func TestAggregateAndConclusions(t *testing.T) {
+	d := &Data{Results: fakeSet()}
+	cells := Aggregate(d.Results, "plain", &Order{})
+	if len(cells) != 4 {
+		t.Fatalf("cells: %d", len(cells))
+	}
+	var one, eight *Cell
+	for _, c := range cells {
+		if c.Variant == "tls" && c.Threads == 1 {
+			one = c
+		}
+		if c.Variant == "tls" && c.Threads == 8 {
+			eight = c
+		}
+	}
+	if one.Loss == nil || !one.Loss.Significant || one.Loss.Pct < 19 || one.Loss.Pct > 21 {
+		t.Fatalf("1-thread loss: %+v", one.Loss)
+	}
+	if eight.Loss == nil || eight.Loss.Significant {
+		t.Fatalf("8-thread loss should not be significant: %+v", eight.Loss)
+	}
+	m := Build(d)
+	text := strings.Join(m.Conclusions, "\n")
+	for _, want := range []string{"lower by 19.8%", "1 of 2 cells", "oltp_read_only at 1 thread", "Not significant: oltp_read_only at 8 threads", "falls from", "All 12 results proved"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("conclusions lack %q:\n%s", want, text)
+		}
+	}
+	var md bytes.Buffer
+	if err := Markdown(&md, m); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "**19.8") || !strings.Contains(md.String(), "n.s. (") {
+		t.Errorf("markdown glance table:\n%s", md.String())
+	}
+	var html bytes.Buffer
+	if err := HTML(&html, m); err != nil {
+		t.Fatal(err)
+	}
+	if n := regexp.MustCompile(`data-charts-expected="(\d+)"`).FindStringSubmatch(html.String()); n == nil || n[1] != "5" {
+		t.Errorf("charts expected: %v", n)
+	}
+	if regexp.MustCompile(`(?i)<script[^>]+src=`).MatchString(html.String()) {
+		t.Error("report.html loads a script from outside the page")
+	}
+}
+
+func TestCompareFlagsRegression(t *testing.T) {
+	a := &Data{Results: fakeSet()}
+	var slower []*result.Result
+	for _, r := range fakeSet() {
+		c := *r
+		if c.Threads == 1 && c.Variant.Name == "plain" {
+			c.TPS *= 0.7
+		}
+		slower = append(slower, &c)
+	}
+	changes, missing := Compare(a, &Data{Results: slower})
+	if len(missing) != 0 || len(changes) != 4 {
+		t.Fatalf("changes %d missing %v", len(changes), missing)
+	}
+	regressions := 0
+	for _, c := range changes {
+		if c.Regression {
+			regressions++
+			if c.Threads != 1 || c.Variant != "plain" || c.TPS > -29 || c.TPS < -31 {
+				t.Errorf("wrong regression: %+v", c.Key)
+			}
+		}
+	}
+	if regressions != 1 {
+		t.Fatalf("regressions: %d", regressions)
+	}
+	var out bytes.Buffer
+	if err := PrintChanges(&out, changes, missing); err != nil || !strings.Contains(out.String(), "REGRESSION") {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+}
+
+func TestWriteFromSuiteDirectory(t *testing.T) {
+	dir := t.TempDir()
+	cells := filepath.Join(dir, "cells")
+	if err := os.MkdirAll(cells, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range fakeSet() {
+		if err := result.WriteFile(filepath.Join(cells, fmt.Sprintf("c%d.json", i)), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	partial := fake("tls", 1, 4, 1)
+	partial.Partial = true
+	if err := result.WriteFile(filepath.Join(cells, "x.partial.json"), partial); err != nil {
+		t.Fatal(err)
+	}
+	rec := suite.Record{Plan: &suite.Plan{Baseline: "plain", Suite: suite.Suite{Name: "t", Variants: []string{"plain", "tls"},
+		Workloads: []suite.Workload{{Name: "oltp_read_only"}}, Targets: []suite.Target{{Name: "mariadb", Engine: "mariadb"}}}},
+		Command: "encbench suite run t --out " + dir}
+	data := []byte(fmt.Sprintf(`{"suite":{"name":"t","variants":["plain","tls"],"workloads":[{"name":"oltp_read_only"}],"targets":[{"name":"mariadb","engine":"mariadb"}]},"baseline":"plain","command":%q}`, rec.Command))
+	if err := os.WriteFile(filepath.Join(dir, "plan.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	paths, err := Write(dir)
+	if err != nil || len(paths) != 2 {
+		t.Fatalf("%v %v", paths, err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	for _, want := range []string{"suite t", "encbench suite run t", "1 interrupted or failed", "### oltp_read_only"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if _, err := Write(t.TempDir()); err == nil {
+		t.Error("an empty directory gave a report")
+	}
+}
