@@ -55,8 +55,8 @@ func (pr *progress) cellStart(c suite.Cell) {
 	pr.mu.Lock()
 	pr.current = fmt.Sprintf("%s %s %dthr r%d", c.Setup, c.Workload, c.Threads, c.Repetition)
 	pr.tps = math.NaN()
-	pr.mu.Unlock()
 	pr.cellT0 = time.Now()
+	pr.mu.Unlock()
 }
 
 // live gets the running cell's interval TPS; it runs on the runner's
@@ -76,7 +76,10 @@ func (pr *progress) liveText() string {
 	return fmt.Sprintf("%s %.0f tps", pr.current, pr.tps)
 }
 
+// eta runs on the display's goroutine too, hence the lock.
 func (pr *progress) eta() string {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
 	if len(pr.measured) == 0 {
 		return "--:--:--"
 	}
@@ -84,13 +87,19 @@ func (pr *progress) eta() string {
 	for _, d := range pr.measured {
 		sum += d
 	}
-	left := pr.total - pr.done
-	return elapsedString(sum / time.Duration(len(pr.measured)) * time.Duration(left))
+	left := sum / time.Duration(len(pr.measured)) * time.Duration(pr.total-pr.done)
+	if pr.done < pr.total {
+		// Count down through the running cell.
+		left = max(0, left-time.Since(pr.cellT0))
+	}
+	return elapsedString(left)
 }
 
 func (pr *progress) cellDone(c suite.Cell, res *result.Result, err error) {
+	pr.mu.Lock()
 	pr.measured = append(pr.measured, time.Since(pr.cellT0))
 	pr.done++
+	pr.mu.Unlock()
 	line := fmt.Sprintf("[%*d/%d %s eta %s] %-14s %-22s %3d thr r%d: ", len(fmt.Sprint(pr.total)), pr.done, pr.total,
 		elapsedString(time.Since(pr.started)), pr.eta(), c.Setup, c.Workload, c.Threads, c.Repetition)
 	switch {

@@ -14,21 +14,13 @@ const ticksPerSecond = 100
 // what pid has collected from children it already reaped (PostgreSQL's
 // backends end and are reaped by the postmaster).
 func TreeCPU(pid int) (time.Duration, error) {
-	fs, err := procfs.NewDefaultFS()
+	all, err := allStats()
 	if err != nil {
-		return 0, fmt.Errorf("opening /proc: %w", err)
-	}
-	procs, err := fs.AllProcs()
-	if err != nil {
-		return 0, fmt.Errorf("listing processes: %w", err)
+		return 0, err
 	}
 	children := map[int][]procfs.ProcStat{}
 	var root *procfs.ProcStat
-	for _, p := range procs {
-		st, err := p.Stat()
-		if err != nil {
-			continue // the process ended while we looked
-		}
+	for _, st := range all {
 		if st.PID == pid {
 			s := st
 			root = &s
@@ -71,18 +63,13 @@ func MachineCPU() (busy, total float64, err error) {
 // FindProcess returns the pid of the oldest process whose command name is
 // name (the server's parent process, not one of its workers).
 func FindProcess(name string) (int, error) {
-	fs, err := procfs.NewDefaultFS()
+	all, err := allStats()
 	if err != nil {
-		return 0, fmt.Errorf("opening /proc: %w", err)
-	}
-	procs, err := fs.AllProcs()
-	if err != nil {
-		return 0, fmt.Errorf("listing processes: %w", err)
+		return 0, err
 	}
 	best, bestStart := 0, uint64(0)
-	for _, p := range procs {
-		st, err := p.Stat()
-		if err != nil || st.Comm != name || st.State == "Z" {
+	for _, st := range all {
+		if st.Comm != name || st.State == "Z" {
 			continue
 		}
 		if best == 0 || st.Starttime < bestStart {
@@ -93,4 +80,24 @@ func FindProcess(name string) (int, error) {
 		return 0, fmt.Errorf("no running process is named %q", name)
 	}
 	return best, nil
+}
+
+// allStats reads the stat line of every process; processes that end while
+// being read are left out.
+func allStats() ([]procfs.ProcStat, error) {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return nil, fmt.Errorf("opening /proc: %w", err)
+	}
+	procs, err := fs.AllProcs()
+	if err != nil {
+		return nil, fmt.Errorf("listing processes: %w", err)
+	}
+	out := make([]procfs.ProcStat, 0, len(procs))
+	for _, p := range procs {
+		if st, err := p.Stat(); err == nil {
+			out = append(out, st)
+		}
+	}
+	return out, nil
 }

@@ -163,26 +163,30 @@ func newBar(id, title, unit string, x []string) *charts.Bar {
 	return b
 }
 
+// values are a series' points: rounded, with "-" (ECharts' gap) for none.
+func values(v []float64) []any {
+	out := make([]any, len(v))
+	for i, f := range v {
+		out[i] = "-"
+		if !math.IsNaN(f) {
+			out[i] = round3(f)
+		}
+	}
+	return out
+}
+
 func lineData(v []float64) []opts.LineData {
 	out := make([]opts.LineData, len(v))
-	for i, f := range v {
-		if math.IsNaN(f) {
-			out[i] = opts.LineData{Value: "-"}
-		} else {
-			out[i] = opts.LineData{Value: round3(f)}
-		}
+	for i, x := range values(v) {
+		out[i] = opts.LineData{Value: x}
 	}
 	return out
 }
 
 func barData(v []float64) []opts.BarData {
 	out := make([]opts.BarData, len(v))
-	for i, f := range v {
-		if math.IsNaN(f) {
-			out[i] = opts.BarData{Value: "-"}
-		} else {
-			out[i] = opts.BarData{Value: round3(f)}
-		}
+	for i, x := range values(v) {
+		out[i] = opts.BarData{Value: x}
 	}
 	return out
 }

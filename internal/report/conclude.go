@@ -58,7 +58,11 @@ func variantConclusions(cs []*Cell, baseline string, order Order) []string {
 	}
 	compared := len(sig) + len(gain) + len(ns)
 	if compared == 0 {
-		return []string{fmt.Sprintf("%s no loss can be computed (%s).", head, cs[0].LossReason)}
+		out := []string{fmt.Sprintf("%s no loss can be computed (%s).", head, cs[0].LossReason)}
+		if s := regimeNote(cs); s != "" {
+			out = append(out, s)
+		}
+		return out
 	}
 	var out []string
 	if len(sig) > 0 {
