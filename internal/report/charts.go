@@ -143,8 +143,8 @@ func globals(id, title, unit string) []charts.GlobalOpts {
 		charts.WithAnimation(false),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "scroll"}),
-		charts.WithGridOpts(opts.Grid{Bottom: "70", Left: "70", Right: "30"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: "threads", Type: "category"}),
+		charts.WithGridOpts(opts.Grid{Bottom: "80", Left: "70", Right: "30"}),
+		charts.WithXAxisOpts(opts.XAxis{Name: "threads", Type: "category", NameLocation: "middle", NameGap: 25}),
 		charts.WithYAxisOpts(opts.YAxis{Name: unit}),
 	}
 }
