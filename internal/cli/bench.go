@@ -166,6 +166,8 @@ type runFlags struct {
 	repetition     int
 	clientCPUs     string
 	serverProcess  string
+	reconnectEach  bool
+	fs             *pflag.FlagSet
 	// onInterval feeds a suite's progress display.
 	onInterval func(runner.Interval)
 }
@@ -188,6 +190,8 @@ func newRun() *cobra.Command {
 
 func (r *runFlags) bindRun(fs *pflag.FlagSet) {
 	r.bind(fs)
+	r.fs = fs
+	fs.BoolVar(&r.reconnectEach, "reconnect-per-txn", false, "open a new connection (and prepare again) for every transaction, like pgbench -C; its time counts in the latency")
 	fs.IntVar(&r.time, "time", 10, "limit for total execution time in seconds (0: no limit)")
 	fs.Int64Var(&r.events, "events", 0, "limit for total number of events (0: no limit)")
 	fs.IntVar(&r.warmup, "warmup-time", 0, "execute events for this many seconds with statistics disabled before the measured run")
@@ -226,18 +230,19 @@ func (r *runFlags) config(out io.Writer) (runner.Config, error) {
 		r.serverPID = pid
 	}
 	return runner.Config{
-		ClientCPUs:     cpus,
-		Threads:        r.threads,
-		Time:           time.Duration(r.time) * time.Second,
-		Events:         r.events,
-		Warmup:         time.Duration(r.warmup) * time.Second,
-		Rate:           r.rate,
-		ReportInterval: time.Duration(r.reportInterval) * time.Second,
-		Percentile:     r.percentile,
-		MaxReconnects:  r.maxReconnects,
-		Out:            out,
-		ServerPID:      r.serverPID,
-		OnInterval:     r.onInterval,
+		ClientCPUs:      cpus,
+		Threads:         r.threads,
+		Time:            time.Duration(r.time) * time.Second,
+		Events:          r.events,
+		Warmup:          time.Duration(r.warmup) * time.Second,
+		Rate:            r.rate,
+		ReportInterval:  time.Duration(r.reportInterval) * time.Second,
+		Percentile:      r.percentile,
+		MaxReconnects:   r.maxReconnects,
+		Out:             out,
+		ServerPID:       r.serverPID,
+		OnInterval:      r.onInterval,
+		ReconnectPerTxn: r.reconnectEach,
 	}, nil
 }
 
@@ -245,6 +250,9 @@ func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []str
 	t, wl, err := r.resolve(args, stderr)
 	if err != nil {
 		return nil, err
+	}
+	if eb, ok := wl.(workload.EventBound); ok && r.fs != nil && !r.fs.Changed("events") && !r.fs.Changed("time") {
+		r.events, r.time = eb.DefaultEvents(), 0
 	}
 	cfg, err := r.config(stdout)
 	if err != nil {
@@ -285,6 +293,9 @@ func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []str
 	res.Target = t.Redacted()
 	res.Engine = result.Engine{Kind: t.Engine.Kind(), Version: info.Version, Settings: info.Settings}
 	res.Workload = result.Workload{Name: wl.Name(), Params: wl.Params()}
+	if r.reconnectEach {
+		res.Workload.Params["reconnect_per_txn"] = true
+	}
 	if d, ok := wl.(workload.Describer); ok {
 		res.Workload.Schema = d.Schema()
 	}

@@ -17,6 +17,7 @@ import (
 	// Engines and workloads register themselves.
 	_ "github.com/encbench/encbench/internal/engine/mysql"
 	_ "github.com/encbench/encbench/internal/engine/postgres"
+	_ "github.com/encbench/encbench/internal/workload/connect"
 	_ "github.com/encbench/encbench/internal/workload/oltp"
 )
 

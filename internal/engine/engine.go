@@ -112,6 +112,8 @@ type Target struct {
 	Engine Engine
 	URL    *url.URL
 	TLS    TLSOptions
+	// Probe, when set, watches the TLS handshakes of new connections.
+	Probe *TLSProbe
 }
 
 // Redacted is the DSN without its password, safe for logs and results.

@@ -5,6 +5,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 
 	result "github.com/encbench/encbench/internal/resultdoc"
 )
@@ -77,6 +79,7 @@ func Summary(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, "Regime: data set %.1f MiB, buffer pool %.1f MiB, ratio %.2f (%s)\n",
 			float64(g.DataBytes)/(1<<20), float64(g.BufferPoolBytes)/(1<<20), g.Ratio, kind)
 	}
+	items(w, r)
 	if r.Partial {
 		fmt.Fprintln(w, "\nPARTIAL RESULT: the run was interrupted before its time or event limit.")
 	}
@@ -87,4 +90,36 @@ func deref(p *float64) float64 {
 		return 0
 	}
 	return *p
+}
+
+// itemOrder lists known event parts first, in the order they happen.
+var itemOrder = []string{"connect", "tls_handshake", "first_query", "connect_first_query", "reused_query"}
+
+func items(w io.Writer, r *result.Result) {
+	if len(r.Items) == 0 {
+		return
+	}
+	names := slices.Clone(itemOrder)
+	for n := range r.Items {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	fmt.Fprintf(w, "\nEvent parts (ms):          %8s %9s %9s %9s %9s\n", "n", "mean", "p50", "p95", "p99")
+	for _, n := range names {
+		it, ok := r.Items[n]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(w, "    %-22s %8d %9.4f %9.3f %9.3f %9.3f\n", n, it.N, it.Mean, it.P50, it.P95, it.P99)
+	}
+	if h, ok := r.Items["tls_handshake"]; ok {
+		if c, ok := r.Items["connect"]; ok && c.Mean > 0 {
+			fmt.Fprintf(w, "    TLS handshake share of connect time: %.0f%%\n", 100*h.Mean/c.Mean)
+		}
+	}
+	keys := slices.Sorted(maps.Keys(r.Notes))
+	for _, k := range keys {
+		fmt.Fprintf(w, "    %-34s %d\n", k+":", r.Notes[k])
+	}
 }

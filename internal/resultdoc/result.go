@@ -29,16 +29,21 @@ type Result struct {
 	// Suite places the result in a suite's matrix; nil for a lone run.
 	Suite *SuiteRef `json:"suite,omitempty"`
 	// Command is the encbench command line that reproduces this cell.
-	Command     string      `json:"command,omitempty"`
-	Totals      Totals      `json:"totals"`
-	TPS         float64     `json:"tps"`
-	QPS         float64     `json:"qps"`
-	LatencyMs   Latency     `json:"latency_ms"`
-	CPU         CPU         `json:"cpu"`
-	Intervals   []Interval  `json:"intervals"`
-	Fairness    Fairness    `json:"fairness"`
-	Regime      *Regime     `json:"regime,omitempty"`
-	Environment Environment `json:"environment"`
+	Command   string     `json:"command,omitempty"`
+	Totals    Totals     `json:"totals"`
+	TPS       float64    `json:"tps"`
+	QPS       float64    `json:"qps"`
+	LatencyMs Latency    `json:"latency_ms"`
+	CPU       CPU        `json:"cpu"`
+	Intervals []Interval `json:"intervals"`
+	// Items time the parts of an event (connect workload: connect, first
+	// query, ...) in milliseconds.
+	Items map[string]ItemLatency `json:"items,omitempty"`
+	// Notes are workload counts such as TLS handshakes and resumed sessions.
+	Notes       map[string]int64 `json:"notes,omitempty"`
+	Fairness    Fairness         `json:"fairness"`
+	Regime      *Regime          `json:"regime,omitempty"`
+	Environment Environment      `json:"environment"`
 	// Histogram is the HdrHistogram (microseconds) in its compressed V2
 	// base64 form, so results from several hosts can be merged exactly.
 	Histogram string `json:"latency_histogram_us"`
@@ -161,6 +166,16 @@ type CPU struct {
 	MachineUtilPct *float64 `json:"machine_util_pct"`
 	ClientCPUs     []int    `json:"client_cpus,omitempty"`
 	ServerCPUs     string   `json:"server_cpus,omitempty"`
+}
+
+// ItemLatency summarises one timed part of the events, in milliseconds.
+type ItemLatency struct {
+	N    int64   `json:"n"`
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
 }
 
 type Interval struct {

@@ -83,6 +83,18 @@ func (o *Outcome) Result(cfg Config, started time.Time) *result.Result {
 		})
 	}
 	r.Fairness = fairness(o)
+	for name, h := range o.Items {
+		if h.TotalCount() == 0 {
+			continue
+		}
+		if r.Items == nil {
+			r.Items = map[string]result.ItemLatency{}
+		}
+		r.Items[name] = result.ItemLatency{N: h.TotalCount(), Mean: round(h.Mean()/1000, 4),
+			P50: measure.Ms(h.ValueAtQuantile(50)), P95: measure.Ms(h.ValueAtQuantile(95)),
+			P99: measure.Ms(h.ValueAtQuantile(99)), Max: measure.Ms(h.Max())}
+	}
+	r.Notes = o.Notes
 	return r
 }
 

@@ -44,6 +44,10 @@ type Config struct {
 	// CheckSessions sees the server's view of every worker connection before
 	// anything is measured; an error stops the run (a variant not proven).
 	CheckSessions func([]engine.SessionTLS) error
+	// ReconnectPerTxn opens a new connection (and prepares the workload's
+	// statements again) for every transaction, like pgbench -C; the time it
+	// takes is part of the transaction's latency.
+	ReconnectPerTxn bool
 	// OnInterval, when set, sees every interval as it is measured (for a
 	// progress display); it runs on the collector, never on a worker.
 	OnInterval func(Interval)
@@ -68,6 +72,10 @@ type Outcome struct {
 	Sessions     []engine.SessionTLS
 	WorkerEvents []int64
 	WorkerBusy   []time.Duration
+	// Items are the histograms of an Itemized workload's event parts.
+	Items map[string]*hdrhistogram.Histogram
+	// Notes add up the workers' own counts (workload.Noter).
+	Notes map[string]int64
 }
 
 // Interval is one report interval's rates.
@@ -93,6 +101,7 @@ type stats struct {
 	c      workload.Counters
 	errs   int64
 	reconn int64
+	items  []*hdrhistogram.Histogram
 	// Totals since measuring began, for thread fairness.
 	events int64
 	busy   time.Duration
@@ -112,6 +121,13 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 	}
 	slots := make([]*slot, cfg.Threads)
 	sessions := make([]engine.SessionTLS, cfg.Threads)
+	if tu, ok := wl.(workload.TargetUser); ok {
+		tu.UseTarget(t)
+	}
+	var itemNames []string
+	if it, ok := wl.(workload.Itemized); ok {
+		itemNames = it.ItemNames()
+	}
 	d := t.Engine.Dialect()
 	g, gctx := errgroup.WithContext(ctx)
 	for i := range slots {
@@ -122,6 +138,9 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 			}
 			s := &slot{conn: c}
 			s.st.hist = measure.NewHistogram()
+			for range itemNames {
+				s.st.items = append(s.st.items, measure.NewHistogram())
+			}
 			slots[i] = s
 			if sessions[i], err = c.TLSState(gctx); err != nil {
 				return err
@@ -154,10 +173,11 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 		runtime.GOMAXPROCS(cfg.Threads + 1)
 		defer runtime.GOMAXPROCS(prev)
 	}
-	r := &run{cfg: cfg, slots: slots, t: t, wl: wl}
+	r := &run{cfg: cfg, slots: slots, t: t, wl: wl, itemNames: itemNames}
 	out, err := r.execute(ctx)
 	if out != nil {
 		out.Sessions = sessions
+		out.Notes = notes(slots)
 	}
 	return out, err
 }
@@ -172,6 +192,24 @@ type run struct {
 	failure   atomic.Pointer[error]
 	sched     chan time.Time
 	queue     atomic.Int64
+	itemNames []string
+}
+
+func notes(slots []*slot) map[string]int64 {
+	var out map[string]int64
+	for _, s := range slots {
+		n, ok := s.worker.(workload.Noter)
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = map[string]int64{}
+		}
+		for k, v := range n.Notes() {
+			out[k] += v
+		}
+	}
+	return out
 }
 
 func (r *run) fail(err error) {
@@ -357,6 +395,7 @@ func (r *run) work(id int, s *slot) {
 		}
 	}
 	var c workload.Counters
+	first := true
 	lastYield := time.Now()
 	for !r.stop.Load() {
 		// The shared counter is touched only when events are limited.
@@ -377,6 +416,13 @@ func (r *run) work(id int, s *slot) {
 			start = time.Now()
 		}
 		c = workload.Counters{}
+		if r.cfg.ReconnectPerTxn && !first {
+			if err := r.replaceConn(id, s); err != nil {
+				r.fail(fmt.Errorf("worker %d could not open its next connection: %w", id, err))
+				return
+			}
+		}
+		first = false
 		errsN, reconn, err := r.event(id, s, &c)
 		end := time.Now()
 		lat := end.Sub(start)
@@ -388,6 +434,11 @@ func (r *run) work(id int, s *slot) {
 		st.mu.Lock()
 		if err == nil {
 			measure.Record(st.hist, lat)
+			for i, d := range c.Items {
+				if i < len(st.items) {
+					measure.Record(st.items[i], d)
+				}
+			}
 			st.txns++
 			st.events++
 			st.busy += lat
@@ -434,6 +485,25 @@ func (r *run) event(id int, s *slot, c *workload.Counters) (ignored, reconnects 
 	}
 }
 
+// replaceConn swaps the worker's connection for a new one, preparing the
+// workload's statements on it (reconnect per transaction).
+func (r *run) replaceConn(id int, s *slot) error {
+	_ = s.worker.Close()
+	_ = s.conn.Close()
+	ctx := context.Background()
+	c, err := r.t.Engine.Connect(ctx, r.t)
+	if err != nil {
+		return err
+	}
+	w, err := r.wl.NewWorker(ctx, c, r.t.Engine.Dialect(), id, r.cfg.Threads)
+	if err != nil {
+		c.Close()
+		return err
+	}
+	s.conn, s.worker = c, w
+	return nil
+}
+
 func (r *run) reconnect(id int, s *slot) error {
 	s.conn.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -474,6 +544,21 @@ func (r *run) collect(out *Outcome) intervalStats {
 		st.mu.Lock()
 		iv.hist.Merge(st.hist)
 		st.hist.Reset()
+		if out != nil && len(st.items) > 0 {
+			if out.Items == nil {
+				out.Items = map[string]*hdrhistogram.Histogram{}
+			}
+			for i, h := range st.items {
+				name := r.itemNames[i]
+				if out.Items[name] == nil {
+					out.Items[name] = measure.NewHistogram()
+				}
+				out.Items[name].Merge(h)
+			}
+		}
+		for _, h := range st.items {
+			h.Reset()
+		}
 		iv.txns += st.txns
 		iv.reads += st.c.Reads
 		iv.writes += st.c.Writes

@@ -15,8 +15,28 @@ import (
 )
 
 // Client returns the client configuration for opts, or nil for "disable".
-// serverName is the host the client dials, checked in verify-full mode.
-func Client(opts engine.TLSOptions, serverName string) (*tls.Config, error) {
+// serverName is the host the client dials, checked in verify-full mode. A
+// probe, when given, sees every handshake and may offer session resumption.
+func Client(opts engine.TLSOptions, serverName string, probe *engine.TLSProbe) (*tls.Config, error) {
+	cfg, err := client(opts, serverName)
+	if cfg == nil || err != nil || probe == nil {
+		return cfg, err
+	}
+	cfg.ClientSessionCache = probe.SessionCache
+	verify := cfg.VerifyConnection
+	cfg.VerifyConnection = func(cs tls.ConnectionState) error {
+		if verify != nil {
+			if err := verify(cs); err != nil {
+				return err
+			}
+		}
+		probe.Observe(cs)
+		return nil
+	}
+	return cfg, nil
+}
+
+func client(opts engine.TLSOptions, serverName string) (*tls.Config, error) {
 	if opts.Mode == engine.TLSDisable || opts.Mode == "" {
 		return nil, nil
 	}

@@ -37,7 +37,7 @@ func serve(t *testing.T, f certs.Files) string {
 }
 
 func handshake(addr string, opts engine.TLSOptions) error {
-	cfg, err := Client(opts, "127.0.0.1")
+	cfg, err := Client(opts, "127.0.0.1", nil)
 	if err != nil {
 		return err
 	}
@@ -87,10 +87,10 @@ func TestVerificationModes(t *testing.T) {
 }
 
 func TestBadFilesAndNames(t *testing.T) {
-	if _, err := Client(engine.TLSOptions{Mode: engine.TLSVerifyFull, CAFile: "/nonexistent/ca.pem"}, "h"); err == nil {
+	if _, err := Client(engine.TLSOptions{Mode: engine.TLSVerifyFull, CAFile: "/nonexistent/ca.pem"}, "h", nil); err == nil {
 		t.Error("a missing CA file was accepted")
 	}
-	if _, err := Client(engine.TLSOptions{Mode: engine.TLSRequire, Cipher: "ROT13"}, "h"); err == nil {
+	if _, err := Client(engine.TLSOptions{Mode: engine.TLSRequire, Cipher: "ROT13"}, "h", nil); err == nil {
 		t.Error("an unknown cipher was accepted")
 	}
 	if id, err := CipherID("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"); err != nil || id == 0 {

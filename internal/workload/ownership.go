@@ -58,12 +58,16 @@ func CheckPrepare(ctx context.Context, c engine.Conn, d engine.Dialect, want []s
 	if err != nil {
 		return err
 	}
-	var foreign, mine []string
+	var foreign, mine, refresh []string
 	for _, t := range want {
 		if !tables[t] {
 			continue
 		}
-		if _, ok := owned[t]; ok {
+		if _, ok := owned[t]; ok && t == MarkerTable {
+			// Every family's prepare writes the marker anew; another
+			// family's data set may share the schema.
+			refresh = append(refresh, t)
+		} else if ok {
 			mine = append(mine, t)
 		} else {
 			foreign = append(foreign, t)
@@ -77,6 +81,7 @@ func CheckPrepare(ctx context.Context, c engine.Conn, d engine.Dialect, want []s
 			return errs.Usage("table(s) %s are already prepared: run cleanup first, or pass --force to recreate them", strings.Join(mine, ", "))
 		}
 	}
+	mine = append(mine, refresh...)
 	for _, t := range append(mine, foreign...) {
 		if err := c.Exec(ctx, "DROP TABLE "+t); err != nil {
 			return fmt.Errorf("dropping %s: %w", t, err)

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -20,6 +21,32 @@ import (
 // Counters are one event's statements by kind, filled by the worker.
 type Counters struct {
 	Reads, Writes, Others int64
+	// Items are the durations of the event's named parts (see Itemized),
+	// in the order of ItemNames; the worker points it at its own array.
+	Items []time.Duration
+}
+
+// Itemized is a workload whose events have parts timed on their own (for
+// example connect and first query); the runner keeps a histogram of each.
+type Itemized interface {
+	ItemNames() []string
+}
+
+// Noter is a worker that counts things beyond statements (TLS handshakes,
+// resumed sessions); the runner adds up every worker's notes at the end.
+type Noter interface {
+	Notes() map[string]int64
+}
+
+// TargetUser is a workload whose workers open connections of their own.
+type TargetUser interface {
+	UseTarget(t engine.Target)
+}
+
+// EventBound is a workload that is a fixed number of repetitions by
+// default (the connect workload), rather than a time.
+type EventBound interface {
+	DefaultEvents() int64
 }
 
 // Worker runs events on one connection it owns, with its own prepared

@@ -69,11 +69,11 @@ func config(t engine.Target) (*gomysql.Config, error) {
 		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(host, port)
 	}
 	cfg.Timeout = 10 * time.Second
-	cfg.DialFunc = netconn.Dial
+	cfg.DialFunc = t.Dial(netconn.Dial)
 	cfg.CheckConnLiveness = false
 	cfg.InterpolateParams = false
 	cfg.AllowNativePasswords = true
-	tc, err := tlsconf.Client(t.TLS, u.Hostname())
+	tc, err := tlsconf.Client(t.TLS, u.Hostname(), t.Probe)
 	if err != nil {
 		return nil, err
 	}

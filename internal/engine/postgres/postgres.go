@@ -54,13 +54,13 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 	if err != nil {
 		return nil, errs.Usage("invalid PostgreSQL DSN %s: %v", t.Redacted(), err)
 	}
-	tc, err := tlsconf.Client(t.TLS, cfg.Host)
+	tc, err := tlsconf.Client(t.TLS, cfg.Host, t.Probe)
 	if err != nil {
 		return nil, err
 	}
 	cfg.TLSConfig = tc
 	cfg.Fallbacks = nil
-	cfg.DialFunc = netconn.Dial
+	cfg.DialFunc = pgconn.DialFunc(t.Dial(netconn.Dial))
 	pc, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, engine.ConnectError(t, err)

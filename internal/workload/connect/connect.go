@@ -1,0 +1,214 @@
+// Package connect is the connection-anatomy workload of report R2: each
+// event opens a new connection (timed), runs its first query (timed),
+// closes it, then runs the same query on the worker's long-lived connection
+// (timed), so connect cost and steady-state cost are measured side by side.
+package connect
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/workload"
+)
+
+func init() { workload.Register(func() workload.Family { return &Family{} }) }
+
+// Name is the workload's name.
+const Name = "connect"
+
+// table is created by prepare; the first query reads one of its rows.
+const table = "encbench_connect"
+
+// Item names, in the order events fill them.
+var itemNames = []string{"connect", "first_query", "connect_first_query", "reused_query", "tls_handshake"}
+
+// Family holds the connect workload's options.
+type Family struct {
+	rows       int
+	resumption bool
+	reps       int64
+}
+
+func (f *Family) Names() map[string]string {
+	return map[string]string{Name: "new connection + first query + close, then the same query on a reused connection (report R2)"}
+}
+
+func (f *Family) BindFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&f.rows, "connect-rows", 1000, "rows in encbench_connect; each first query reads one by primary key")
+	fs.BoolVar(&f.resumption, "tls-resumption", false, "offer TLS session resumption (Go's client session cache) on new connections")
+	fs.Int64Var(&f.reps, "connections", 5000, "connections the connect workload opens when neither --events nor --time is given")
+}
+
+func (f *Family) New(name string) (workload.Workload, error) {
+	if name != Name {
+		return nil, errs.Usage("unknown workload %q", name)
+	}
+	if f.rows < 1 {
+		return nil, errs.Usage("--connect-rows must be at least 1")
+	}
+	if f.reps < 1 {
+		return nil, errs.Usage("--connections must be at least 1")
+	}
+	return &Workload{rows: f.rows, resumption: f.resumption, reps: f.reps}, nil
+}
+
+// Workload is the connect workload with its options fixed.
+type Workload struct {
+	rows       int
+	resumption bool
+	reps       int64
+	target     engine.Target
+}
+
+func (w *Workload) Name() string              { return Name }
+func (w *Workload) Tables() []string          { return []string{table} }
+func (w *Workload) Validate(int) error        { return nil }
+func (w *Workload) ItemNames() []string       { return itemNames }
+func (w *Workload) DefaultEvents() int64      { return w.reps }
+func (w *Workload) UseTarget(t engine.Target) { w.target = t }
+func (w *Workload) Params() map[string]any {
+	return map[string]any{"connect_rows": w.rows, "tls_resumption": w.resumption, "connections": w.reps}
+}
+
+// Schema describes the table for reports.
+func (w *Workload) Schema() string {
+	return fmt.Sprintf("encbench_connect(id INTEGER PRIMARY KEY, v VARCHAR(100)), %d rows; the first query on a new connection and the reused-connection query are both SELECT v FROM encbench_connect WHERE id = <random id>.", w.rows)
+}
+
+func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
+	c, err := env.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	d := env.Target.Engine.Dialect()
+	suffix, err := env.TableSuffix(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err := workload.CheckPrepare(ctx, c, d, []string{table, workload.MarkerTable}, env.Force); err != nil {
+		return err
+	}
+	if _, err := workload.WriteMarker(ctx, c, d, suffix); err != nil {
+		return err
+	}
+	if err := workload.Own(ctx, c, Name, []string{table}); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Log, "Creating table '%s' with %d rows...\n", table, w.rows)
+	if err := c.Exec(ctx, fmt.Sprintf("CREATE TABLE %s (id INTEGER NOT NULL PRIMARY KEY, v VARCHAR(100) NOT NULL) %s", table, suffix)); err != nil {
+		return fmt.Errorf("creating %s: %w", table, err)
+	}
+	const batch = 500
+	for lo := 1; lo <= w.rows; lo += batch {
+		sql := []byte("INSERT INTO " + table + " (id, v) VALUES ")
+		for id := lo; id < lo+batch && id <= w.rows; id++ {
+			if id > lo {
+				sql = append(sql, ',')
+			}
+			sql = fmt.Appendf(sql, "(%d, 'row %d of encbench connect')", id, id)
+		}
+		if err := c.Exec(ctx, string(sql)); err != nil {
+			return fmt.Errorf("loading %s: %w", table, err)
+		}
+	}
+	return nil
+}
+
+func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
+	c, err := env.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	skipped, err := workload.DropOwned(ctx, c, env.Target.Engine.Dialect(), []string{table, workload.MarkerTable}, func(s string) { fmt.Fprintln(env.Log, s) })
+	for _, s := range skipped {
+		fmt.Fprintf(env.Log, "Leaving table '%s' alone: encbench did not create it\n", s)
+	}
+	return err
+}
+
+func (w *Workload) NewWorker(ctx context.Context, conn engine.Conn, _ engine.Dialect, id, _ int) (workload.Worker, error) {
+	if w.target.Engine == nil {
+		return nil, fmt.Errorf("connect workload has no target to open connections to")
+	}
+	probe := &engine.TLSProbe{}
+	if w.resumption {
+		probe.SessionCache = tls.NewLRUClientSessionCache(4)
+	}
+	t := w.target
+	t.Probe = probe
+	return &worker{w: w, conn: conn, target: t, probe: probe, tls: t.TLS.Mode != engine.TLSDisable,
+		rng: rand.New(rand.NewPCG(uint64(id)+1, 0x5eed)), notes: map[string]int64{}}, nil
+}
+
+type worker struct {
+	w      *Workload
+	conn   engine.Conn
+	target engine.Target
+	probe  *engine.TLSProbe
+	tls    bool
+	rng    *rand.Rand
+	items  [5]time.Duration
+	notes  map[string]int64
+	sql    []byte
+}
+
+func (k *worker) query() string {
+	k.sql = append(k.sql[:0], "SELECT v FROM "+table+" WHERE id = "...)
+	k.sql = strconv.AppendInt(k.sql, int64(k.rng.IntN(k.w.rows)+1), 10)
+	return string(k.sql)
+}
+
+// Event is one R2 cycle: connect, first query, close; reused query.
+func (k *worker) Event(c *workload.Counters) error {
+	ctx := context.Background()
+	k.probe.Reset()
+	t0 := time.Now()
+	nc, err := k.target.Engine.Connect(ctx, k.target)
+	if err != nil {
+		return err
+	}
+	t1 := time.Now()
+	rows, err := nc.Query(ctx, k.query())
+	t2 := time.Now()
+	nc.Close()
+	if err != nil {
+		return fmt.Errorf("first query on a new connection: %w", err)
+	}
+	if len(rows) != 1 {
+		return fmt.Errorf("first query found %d rows, want 1: run prepare for the connect workload", len(rows))
+	}
+	q := k.query()
+	t3 := time.Now()
+	if _, err := k.conn.Query(ctx, q); err != nil {
+		return fmt.Errorf("query on the reused connection: %w", err)
+	}
+	t4 := time.Now()
+	c.Reads += 2
+	k.items = [5]time.Duration{t1.Sub(t0), t2.Sub(t1), t2.Sub(t0), t4.Sub(t3), 0}
+	c.Items = k.items[:4]
+	if k.tls && !k.probe.Handshook.IsZero() && !k.probe.Dialed.IsZero() {
+		k.items[4] = k.probe.Handshook.Sub(k.probe.Dialed)
+		c.Items = k.items[:5]
+		k.notes["tls_handshakes"]++
+		if k.probe.Resumed {
+			k.notes["tls_resumed"]++
+		}
+		k.notes["tls_version "+tls.VersionName(k.probe.Version)]++
+		k.notes["tls_cipher "+tls.CipherSuiteName(k.probe.Cipher)]++
+	}
+	return nil
+}
+
+func (k *worker) Abort() error            { return nil }
+func (k *worker) Close() error            { return nil }
+func (k *worker) Notes() map[string]int64 { return k.notes }
