@@ -6,11 +6,12 @@ GO       ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 BIN      := bin/encbench
 RUN_DIR  := .sandbox
 PKGS     := postgresql mariadb-server sysbench time
-# The report test opens report.html in a headless browser.
-TEST_PKGS := chromium
+# The report test opens report.html in a headless browser; the MongoDB
+# tests run mongo-java-server (Maven Central) behind a small Java launcher.
+TEST_PKGS := chromium maven openjdk-17-jdk-headless
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps install-pkgs run test vet bench clean
+.PHONY: all build deps test-deps install-pkgs mongo-test-server run test vet bench clean
 
 all: build
 
@@ -43,11 +44,15 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l cmd internal)" || { gofmt -l cmd internal; echo "gofmt needed"; exit 1; }
 
-test: test-deps vet
+# The MongoDB wire-protocol test server for the integration tests.
+mongo-test-server:
+	mvn -q -B -f tools/mongo-test-server/pom.xml package
+
+test: test-deps vet mongo-test-server
 	ENCBENCH_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 20m ./...
 
 bench: deps build
 	bash bench/vs-sysbench.sh
 
 clean:
-	rm -rf bin $(RUN_DIR)
+	rm -rf bin $(RUN_DIR) tools/mongo-test-server/target

@@ -15,6 +15,7 @@ import (
 	"github.com/encbench/encbench/internal/version"
 
 	// Engines and workloads register themselves.
+	_ "github.com/encbench/encbench/internal/engine/mongo"
 	_ "github.com/encbench/encbench/internal/engine/mysql"
 	_ "github.com/encbench/encbench/internal/engine/postgres"
 	_ "github.com/encbench/encbench/internal/workload/connect"

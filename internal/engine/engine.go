@@ -216,10 +216,50 @@ func tlsFromDSN(u *url.URL, tls TLSOptions) TLSOptions {
 	fill(&tls.CAFile, "sslrootcert")
 	fill(&tls.CertFile, "sslcert")
 	fill(&tls.KeyFile, "sslkey")
+	if u.Scheme == "mongodb" {
+		tls = mongoTLS(q, tls)
+	}
 	u.RawQuery = q.Encode()
 	if tls.Mode == "" {
 		tls.Mode = TLSDisable
 	}
+	return tls
+}
+
+// mongoTLS reads MongoDB's spelling: tls=true|false, tlsCAFile, tlsCertificateKeyFile
+// (certificate and key in one file), tlsInsecure.
+func mongoTLS(q url.Values, tls TLSOptions) TLSOptions {
+	fill := func(dst *string, key string) {
+		if *dst == "" {
+			*dst = q.Get(key)
+		}
+		q.Del(key)
+	}
+	for _, key := range []string{"tls", "ssl"} {
+		if v := q.Get(key); v != "" && tls.Mode == "" {
+			switch v {
+			case "true":
+				tls.Mode = TLSVerifyFull
+			case "false":
+				tls.Mode = TLSDisable
+			default:
+				tls.Mode = key + "=" + v // rejected below with the valid modes
+			}
+		}
+		q.Del(key)
+	}
+	if q.Get("tlsInsecure") == "true" || q.Get("tlsAllowInvalidCertificates") == "true" {
+		if tls.Mode == TLSVerifyFull {
+			tls.Mode = TLSRequire
+		}
+	}
+	q.Del("tlsInsecure")
+	q.Del("tlsAllowInvalidCertificates")
+	fill(&tls.CAFile, "tlsCAFile")
+	if f := q.Get("tlsCertificateKeyFile"); f != "" && tls.CertFile == "" {
+		tls.CertFile, tls.KeyFile = f, f
+	}
+	q.Del("tlsCertificateKeyFile")
 	return tls
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/encbench/encbench/internal/engine"
+	_ "github.com/encbench/encbench/internal/engine/mongo"
 	_ "github.com/encbench/encbench/internal/engine/mysql"
 	_ "github.com/encbench/encbench/internal/engine/postgres"
 	"github.com/encbench/encbench/internal/errs"
@@ -95,5 +96,25 @@ func TestRedactHidesPasswords(t *testing.T) {
 	_, err = engine.ParseTarget("oracle://bob:s3cret@h/db", off)
 	if err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Fatalf("error %v shows the password", err)
+	}
+}
+
+func TestMongoTLSFromURI(t *testing.T) {
+	tg, err := engine.ParseTarget("mongodb://u:p@127.0.0.1:27017/db?tls=true&tlsCAFile=/ca.pem&tlsCertificateKeyFile=/client.pem&appname=x", engine.TLSOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.TLS.Mode != engine.TLSVerifyFull || tg.TLS.CAFile != "/ca.pem" || tg.TLS.CertFile != "/client.pem" || tg.TLS.KeyFile != "/client.pem" {
+		t.Fatalf("%+v", tg.TLS)
+	}
+	if q := tg.URL.Query(); q.Has("tls") || q.Has("tlsCAFile") || q.Get("appname") != "x" {
+		t.Fatalf("URI left with %v", q)
+	}
+	tg, err = engine.ParseTarget("mongodb://127.0.0.1/db?tls=false", engine.TLSOptions{})
+	if err != nil || tg.TLS.Mode != engine.TLSDisable {
+		t.Fatalf("%+v %v", tg.TLS, err)
+	}
+	if _, err := engine.ParseTarget("mongodb://127.0.0.1/db?tls=maybe", engine.TLSOptions{}); err == nil {
+		t.Fatal("tls=maybe accepted")
 	}
 }

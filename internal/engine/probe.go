@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"net"
+	"sync"
 	"time"
 )
 
@@ -13,8 +14,10 @@ type DialFunc func(ctx context.Context, network, address string) (net.Conn, erro
 // TLSProbe watches the handshake of the connections a Target opens: when
 // the TCP connection was up, when the server's certificate was checked,
 // what was negotiated and whether the session was resumed. The connect
-// workload uses it; each worker owns one (it is not safe for concurrent use).
+// workload uses it; each worker owns one. Drivers that open monitoring
+// connections in the background (MongoDB) call it concurrently, hence the lock.
 type TLSProbe struct {
+	mu sync.Mutex
 	// SessionCache, when set, offers TLS session resumption to the server.
 	SessionCache tls.ClientSessionCache
 	Dialed       time.Time
@@ -26,6 +29,8 @@ type TLSProbe struct {
 
 // Reset forgets the previous connection's handshake.
 func (p *TLSProbe) Reset() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.Dialed, p.Handshook, p.Version, p.Cipher, p.Resumed = time.Time{}, time.Time{}, 0, 0, false
 }
 
@@ -33,7 +38,9 @@ func (p *TLSProbe) Reset() {
 func (p *TLSProbe) Wrap(dial DialFunc) DialFunc {
 	return func(ctx context.Context, network, address string) (net.Conn, error) {
 		c, err := dial(ctx, network, address)
+		p.mu.Lock()
 		p.Dialed = time.Now()
+		p.mu.Unlock()
 		return c, err
 	}
 }
@@ -41,6 +48,8 @@ func (p *TLSProbe) Wrap(dial DialFunc) DialFunc {
 // Observe records a finished handshake; tls.Config.VerifyConnection calls
 // it for full and resumed handshakes alike.
 func (p *TLSProbe) Observe(cs tls.ConnectionState) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.Handshook = time.Now()
 	p.Version, p.Cipher, p.Resumed = cs.Version, cs.CipherSuite, cs.DidResume
 }
@@ -51,4 +60,28 @@ func (t Target) Dial(d DialFunc) DialFunc {
 		return d
 	}
 	return t.Probe.Wrap(d)
+}
+
+// Handshake is a snapshot of what the probe saw last.
+type Handshake struct {
+	Dialed, Handshook time.Time
+	Version, Cipher   uint16
+	Resumed           bool
+}
+
+// Last returns the latest handshake the probe saw.
+func (p *TLSProbe) Last() Handshake {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return Handshake{Dialed: p.Dialed, Handshook: p.Handshook, Version: p.Version, Cipher: p.Cipher, Resumed: p.Resumed}
+}
+
+// Documents is a connection to a document store (MongoDB). Workloads that
+// run there use it instead of SQL.
+type Documents interface {
+	Collections(ctx context.Context) ([]string, error)
+	Drop(ctx context.Context, collection string) error
+	InsertMany(ctx context.Context, collection string, docs []any) error
+	// FindByID reads the document with _id = id and says whether it exists.
+	FindByID(ctx context.Context, collection string, id any) (bool, error)
 }

@@ -89,6 +89,9 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 		return err
 	}
 	defer c.Close()
+	if docs, ok := c.(engine.Documents); ok {
+		return w.prepareDocs(ctx, docs, env)
+	}
 	d := env.Target.Engine.Dialect()
 	suffix, err := env.TableSuffix(ctx, c)
 	if err != nil {
@@ -123,12 +126,41 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 	return nil
 }
 
+// prepareDocs loads the collection of a document store: _id and v.
+func (w *Workload) prepareDocs(ctx context.Context, docs engine.Documents, env workload.Env) error {
+	if env.TDE {
+		return errs.Usage("prepare --tde is for SQL servers; MongoDB encrypts at rest in the server's own configuration")
+	}
+	if err := workload.CheckPrepareDocs(ctx, docs, []string{table}, env.Force); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Log, "Creating collection '%s' with %d documents...\n", table, w.rows)
+	const batch = 500
+	for lo := 1; lo <= w.rows; lo += batch {
+		var b []any
+		for id := lo; id < lo+batch && id <= w.rows; id++ {
+			b = append(b, map[string]any{"_id": int64(id), "v": fmt.Sprintf("row %d of encbench connect", id)})
+		}
+		if err := docs.InsertMany(ctx, table, b); err != nil {
+			return err
+		}
+	}
+	return workload.OwnDocs(ctx, docs, Name, []string{table})
+}
+
 func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
 	c, err := env.Connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	if docs, ok := c.(engine.Documents); ok {
+		skipped, err := workload.DropOwnedDocs(ctx, docs, []string{table}, func(s string) { fmt.Fprintln(env.Log, s) })
+		for _, s := range skipped {
+			fmt.Fprintf(env.Log, "Leaving collection '%s' alone: encbench did not create it\n", s)
+		}
+		return err
+	}
 	skipped, err := workload.DropOwned(ctx, c, env.Target.Engine.Dialect(), []string{table, workload.MarkerTable}, func(s string) { fmt.Fprintln(env.Log, s) })
 	for _, s := range skipped {
 		fmt.Fprintf(env.Log, "Leaving table '%s' alone: encbench did not create it\n", s)
@@ -162,6 +194,16 @@ type worker struct {
 	sql    []byte
 }
 
+// read runs the first (or reused) query on c: by primary key, in SQL or
+// as a document lookup.
+func (k *worker) read(ctx context.Context, c engine.Conn) (bool, error) {
+	if docs, ok := c.(engine.Documents); ok {
+		return docs.FindByID(ctx, table, int64(k.rng.IntN(k.w.rows)+1))
+	}
+	rows, err := c.Query(ctx, k.query())
+	return len(rows) == 1, err
+}
+
 func (k *worker) query() string {
 	k.sql = append(k.sql[:0], "SELECT v FROM "+table+" WHERE id = "...)
 	k.sql = strconv.AppendInt(k.sql, int64(k.rng.IntN(k.w.rows)+1), 10)
@@ -178,33 +220,32 @@ func (k *worker) Event(c *workload.Counters) error {
 		return err
 	}
 	t1 := time.Now()
-	rows, err := nc.Query(ctx, k.query())
+	found, err := k.read(ctx, nc)
 	t2 := time.Now()
 	nc.Close()
 	if err != nil {
 		return fmt.Errorf("first query on a new connection: %w", err)
 	}
-	if len(rows) != 1 {
-		return fmt.Errorf("first query found %d rows, want 1: run prepare for the connect workload", len(rows))
+	if !found {
+		return fmt.Errorf("first query found no row: run prepare for the connect workload (with the same --connect-rows)")
 	}
-	q := k.query()
 	t3 := time.Now()
-	if _, err := k.conn.Query(ctx, q); err != nil {
+	if _, err := k.read(ctx, k.conn); err != nil {
 		return fmt.Errorf("query on the reused connection: %w", err)
 	}
 	t4 := time.Now()
 	c.Reads += 2
 	k.items = [5]time.Duration{t1.Sub(t0), t2.Sub(t1), t2.Sub(t0), t4.Sub(t3), 0}
 	c.Items = k.items[:4]
-	if k.tls && !k.probe.Handshook.IsZero() && !k.probe.Dialed.IsZero() {
-		k.items[4] = k.probe.Handshook.Sub(k.probe.Dialed)
+	if h := k.probe.Last(); k.tls && !h.Handshook.IsZero() && !h.Dialed.IsZero() {
+		k.items[4] = h.Handshook.Sub(h.Dialed)
 		c.Items = k.items[:5]
 		k.notes["tls_handshakes"]++
-		if k.probe.Resumed {
+		if h.Resumed {
 			k.notes["tls_resumed"]++
 		}
-		k.notes["tls_version "+tls.VersionName(k.probe.Version)]++
-		k.notes["tls_cipher "+tls.CipherSuiteName(k.probe.Cipher)]++
+		k.notes["tls_version "+tls.VersionName(h.Version)]++
+		k.notes["tls_cipher "+tls.CipherSuiteName(h.Cipher)]++
 	}
 	return nil
 }

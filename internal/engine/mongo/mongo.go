@@ -1,0 +1,185 @@
+// Package mongo is the MongoDB engine (mongo-driver v2). It runs the
+// document workloads (connect, ycsb); SQL workloads are refused.
+package mongo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/tlsconf"
+)
+
+func init() { engine.Register(Engine{}) }
+
+// TestServerField is what the project's mongo-java-server launcher adds to
+// buildInfo, so results can say they were not measured on mongod.
+const TestServerField = "encbenchTestServer"
+
+// Engine is MongoDB.
+type Engine struct{}
+
+func (Engine) Kind() string      { return "mongodb" }
+func (Engine) Schemes() []string { return []string{"mongodb"} }
+
+func (Engine) Dialect() engine.Dialect {
+	return engine.Dialect{Name: "mongodb",
+		TLSProofSource: "the client's TLS handshake (MongoDB reports no per-connection TLS state)"}
+}
+
+func (Engine) Validate(u *url.URL, _ engine.TLSOptions) error {
+	if u.Host == "" {
+		return errs.Usage("MongoDB URI %s has no host: use mongodb://user:pass@127.0.0.1:27017/db?tls=false", engine.Redact(u))
+	}
+	if strings.Contains(u.Host, ",") {
+		return errs.Usage("MongoDB URI %s lists several hosts: give one (encbench connects directly)", engine.Redact(u))
+	}
+	return nil
+}
+
+// dialer adapts a dial function to the driver's ContextDialer.
+type dialer engine.DialFunc
+
+func (d dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	return d(ctx, network, address)
+}
+
+func database(u *url.URL) string {
+	if db := strings.TrimPrefix(u.Path, "/"); db != "" {
+		return db
+	}
+	return "encbench"
+}
+
+// Connect creates a client and waits until it can run a command: for
+// MongoDB "connected" means a ready client, as drivers hand it out.
+func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error) {
+	probe := t.Probe
+	if probe == nil {
+		probe = &engine.TLSProbe{}
+	}
+	tc, err := tlsconf.Client(t.TLS, t.URL.Hostname(), probe)
+	if err != nil {
+		return nil, err
+	}
+	var nd net.Dialer
+	opts := options.Client().ApplyURI(t.URL.String()).
+		SetDirect(true).
+		SetMaxPoolSize(1).
+		SetServerMonitoringMode(options.ServerMonitoringModePoll).
+		SetDialer(dialer(probe.Wrap(nd.DialContext)))
+	// A bad address or TLS mismatch fails within 10 s unless the URI says otherwise.
+	if q := t.URL.Query(); !q.Has("serverSelectionTimeoutMS") {
+		opts.SetServerSelectionTimeout(10 * time.Second)
+	}
+	if q := t.URL.Query(); !q.Has("connectTimeoutMS") {
+		opts.SetConnectTimeout(10 * time.Second)
+	}
+	if tc != nil {
+		opts.SetTLSConfig(tc)
+	}
+	client, err := mongo.Connect(opts)
+	if err != nil {
+		return nil, errs.Usage("invalid MongoDB URI %s: %v", t.Redacted(), err)
+	}
+	c := &conn{client: client, db: client.Database(database(t.URL)), probe: probe, tls: tc != nil}
+	if err := c.db.RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err(); err != nil {
+		_ = client.Disconnect(context.Background())
+		return nil, engine.ConnectError(t, err)
+	}
+	return c, nil
+}
+
+func (Engine) ServerInfo(ctx context.Context, c engine.Conn) (engine.ServerInfo, error) {
+	mc, ok := c.(*conn)
+	if !ok {
+		return engine.ServerInfo{}, fmt.Errorf("not a MongoDB connection")
+	}
+	var bi bson.M
+	if err := mc.client.Database("admin").RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&bi); err != nil {
+		return engine.ServerInfo{}, fmt.Errorf("reading buildInfo: %w", err)
+	}
+	info := engine.ServerInfo{Version: fmt.Sprintf("MongoDB %v", bi["version"]), Settings: map[string]string{}}
+	if ts, ok := bi[TestServerField]; ok {
+		info.Version = fmt.Sprintf("MongoDB wire-protocol test server (%v), not mongod: its timings are not MongoDB's", ts)
+		info.Settings["test_server"] = fmt.Sprint(ts)
+	}
+	info.Settings["tls"] = fmt.Sprint(mc.tls)
+	return info, nil
+}
+
+func (Engine) ClassifyError(err error) engine.ErrorClass {
+	var ce mongo.CommandError
+	if errors.As(err, &ce) && ce.HasErrorLabel("TransientTransactionError") {
+		return engine.ErrIgnorable
+	}
+	if mongo.IsNetworkError(err) {
+		return engine.ErrConnLost
+	}
+	return engine.ErrFatal
+}
+
+// conn is one MongoDB client with a single pooled connection.
+type conn struct {
+	client *mongo.Client
+	db     *mongo.Database
+	probe  *engine.TLSProbe
+	tls    bool
+}
+
+var errNoSQL = errs.Usage("MongoDB runs the connect and ycsb workloads; SQL workloads need a postgres:// or mysql:// target")
+
+func (c *conn) Exec(context.Context, string) error                   { return errNoSQL }
+func (c *conn) Query(context.Context, string) ([][]string, error)    { return nil, errNoSQL }
+func (c *conn) Prepare(context.Context, string) (engine.Stmt, error) { return nil, errNoSQL }
+func (c *conn) Close() error                                         { return c.client.Disconnect(context.Background()) }
+
+// TLSState is the client's view: MongoDB has no per-connection TLS state
+// to ask for, so the handshake the client made is the evidence.
+func (c *conn) TLSState(context.Context) (engine.SessionTLS, error) {
+	h := c.probe.Last()
+	if !c.tls || h.Version == 0 {
+		return engine.SessionTLS{}, nil
+	}
+	return engine.SessionTLS{Encrypted: true, Version: tlsVersion(h.Version), Cipher: tlsCipher(h.Cipher)}, nil
+}
+
+func (c *conn) Collections(ctx context.Context) ([]string, error) {
+	names, err := c.db.ListCollectionNames(ctx, bson.D{})
+	if err != nil {
+		return nil, fmt.Errorf("listing collections: %w", err)
+	}
+	return names, nil
+}
+
+func (c *conn) Drop(ctx context.Context, name string) error {
+	if err := c.db.Collection(name).Drop(ctx); err != nil {
+		return fmt.Errorf("dropping %s: %w", name, err)
+	}
+	return nil
+}
+
+func (c *conn) InsertMany(ctx context.Context, name string, docs []any) error {
+	if _, err := c.db.Collection(name).InsertMany(ctx, docs); err != nil {
+		return fmt.Errorf("inserting into %s: %w", name, err)
+	}
+	return nil
+}
+
+func (c *conn) FindByID(ctx context.Context, name string, id any) (bool, error) {
+	err := c.db.Collection(name).FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Err()
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return false, nil
+	}
+	return err == nil, err
+}
