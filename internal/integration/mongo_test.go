@@ -105,6 +105,7 @@ func TestMongoConnectWorkload(t *testing.T) {
 			t.Errorf("second prepare: exit %d %s", code, errOut)
 		}
 		mustRun(t, "cleanup", "connect", "--dsn", dsn)
+		ycsbA(t, dsn)
 		// An SQL workload is refused in one line.
 		code, _, errOut := encbench(context.Background(), "run", "oltp_point_select", "--dsn", dsn)
 		if code == 0 || strings.Count(strings.TrimSpace(errOut), "\n") > 0 || !strings.Contains(errOut, "SQL workloads need") {
@@ -122,6 +123,7 @@ func TestMongoConnectWorkload(t *testing.T) {
 		if p := r.Variant.Verified.TLS; p.TLSConnections != 1 || p.Versions["TLS 1.2"] != 1 {
 			t.Errorf("TLS proof: %+v", p)
 		}
+		ycsbA(t, dsn)
 		// Verification: a CA that did not sign the server's certificate is refused.
 		other, err := certs.Write(filepath.Join(dir, "other"), certs.Options{Hosts: []string{"127.0.0.1"}})
 		if err != nil {
@@ -151,4 +153,15 @@ func TestMongoConnectWorkload(t *testing.T) {
 			}
 		}
 	})
+}
+
+// ycsbA loads usertable and runs YCSB workload A on the MongoDB server.
+func ycsbA(t *testing.T, dsn string) {
+	t.Helper()
+	mustRun(t, "prepare", "ycsb_a", "--dsn", dsn, "--recordcount", "200", "--threads", "2")
+	r := runJSON(t, "ycsb_a", "--dsn", dsn, "--recordcount", "200", "--operationcount", "300", "--threads", "2")
+	if r.Totals.Transactions != 300 || r.Items["READ"].N+r.Items["UPDATE"].N != 300 || r.Items["UPDATE"].N == 0 {
+		t.Errorf("ycsb_a on MongoDB: %d operations, items %v", r.Totals.Transactions, r.Items)
+	}
+	mustRun(t, "cleanup", "ycsb_a", "--dsn", dsn)
 }

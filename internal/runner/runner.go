@@ -435,7 +435,8 @@ func (r *run) work(id int, s *slot) {
 		if err == nil {
 			measure.Record(st.hist, lat)
 			for i, d := range c.Items {
-				if i < len(st.items) {
+				// A zero part did not happen in this event.
+				if i < len(st.items) && d > 0 {
 					measure.Record(st.items[i], d)
 				}
 			}

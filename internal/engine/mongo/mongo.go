@@ -183,3 +183,39 @@ func (c *conn) FindByID(ctx context.Context, name string, id any) (bool, error) 
 	}
 	return err == nil, err
 }
+
+func (c *conn) UpdateByID(ctx context.Context, name string, id any, set map[string]any) error {
+	if _, err := c.db.Collection(name).UpdateByID(ctx, id, bson.D{{Key: "$set", Value: set}}); err != nil {
+		return fmt.Errorf("updating %s: %w", name, err)
+	}
+	return nil
+}
+
+func (c *conn) InsertOne(ctx context.Context, name string, doc any) error {
+	if _, err := c.db.Collection(name).InsertOne(ctx, doc); err != nil {
+		return fmt.Errorf("inserting into %s: %w", name, err)
+	}
+	return nil
+}
+
+func (c *conn) ScanFrom(ctx context.Context, name string, start any, n int) (int, error) {
+	cur, err := c.db.Collection(name).Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: start}}}},
+		options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(n)))
+	if err != nil {
+		return 0, fmt.Errorf("scanning %s: %w", name, err)
+	}
+	defer cur.Close(ctx)
+	read := 0
+	for cur.Next(ctx) {
+		read++
+	}
+	return read, cur.Err()
+}
+
+func (c *conn) Count(ctx context.Context, name string) (int64, error) {
+	n, err := c.db.Collection(name).CountDocuments(ctx, bson.D{})
+	if err != nil {
+		return 0, fmt.Errorf("counting %s: %w", name, err)
+	}
+	return n, nil
+}
