@@ -60,6 +60,12 @@ func (x *executor) planDoc() suite.Record {
 			lines = append(lines, "encbench "+strings.Join(x.sandboxArgs(ls), " "))
 		}
 		first := x.plan.Suite.Workloads[0]
+		for _, w := range x.plan.Suite.Workloads {
+			if w.RunsOn(ls.target) {
+				first = w
+				break
+			}
+		}
 		lines = append(lines, "encbench "+display(x.prepareArgs(ls, first.Name)))
 		c := suite.Cell{Workload: first.Name, Options: first.OptionStrings(), Threads: x.plan.Suite.Threads[0], Repetition: 1}
 		lines = append(lines, "encbench "+display(x.runArgs(ls, c)))
@@ -372,6 +378,9 @@ func (x *executor) prepare(ctx context.Context, ls *liveSetup) error {
 	defer log.Close()
 	var prepared []int
 	for _, w := range x.plan.Suite.Workloads {
+		if !w.RunsOn(ls.target) {
+			continue
+		}
 		b := &benchFlags{}
 		fs := newFlagSet()
 		b.bind(fs)
@@ -428,6 +437,7 @@ func (x *executor) runCell(ctx context.Context, ls *liveSetup, c suite.Cell, liv
 		return nil, err
 	}
 	res.Suite = &result.SuiteRef{Name: x.plan.Suite.Name, Cell: c.ID, Setup: c.Setup, Target: c.Target}
+	res.Workload.Label = c.Label
 	res.Variant.Name = c.Variant
 	res.Command = "encbench " + display(args)
 	path := x.cellPath(c)

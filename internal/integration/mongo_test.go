@@ -141,6 +141,12 @@ func TestMongoConnectWorkload(t *testing.T) {
 			t.Errorf("plaintext against TLS: exit %d %q", code, errOut)
 		}
 	})
+	t.Run("unreachable", func(t *testing.T) {
+		code, _, errOut := encbench(context.Background(), "run", "connect", "--dsn", "mongodb://127.0.0.1:1/x?serverSelectionTimeoutMS=500", "--connections", "1")
+		if code != 1 || !strings.Contains(errOut, "cannot connect") || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+			t.Errorf("unreachable server: exit %d %q", code, errOut)
+		}
+	})
 	t.Run("bad input", func(t *testing.T) {
 		for _, c := range []struct{ dsn, want string }{
 			{"mongodb://", "has no host"},

@@ -48,7 +48,7 @@ type Cell struct {
 func Aggregate(results []*result.Result, baseline string, order *Order) []*Cell {
 	byKey := map[Key]*Cell{}
 	for _, r := range results {
-		k := Key{Target: targetOf(r), Workload: r.Workload.Name, Threads: r.Threads, Variant: r.Variant.Name}
+		k := Key{Target: targetOf(r), Workload: workloadOf(r), Threads: r.Threads, Variant: r.Variant.Name}
 		c := byKey[k]
 		if c == nil {
 			c = &Cell{Key: k, Engine: r.Engine.Kind, EngineVersion: r.Engine.Version, Verified: true, Baseline: k.Variant == baseline}

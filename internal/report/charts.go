@@ -105,6 +105,25 @@ func sectionCharts(idx int, s Section, m *Model) ([]Chart, error) {
 		return nil, err
 	}
 	out = append(out, c)
+	for n, pt := range s.Parts {
+		ch := newBar(id(10+n), s.Workload+": "+pt.Title, "ms", pt.Parts)
+		ch.SetGlobalOptions(charts.WithXAxisOpts(opts.XAxis{Name: "part", Type: "category", NameLocation: "middle", NameGap: 25}))
+		for _, v := range pt.Variants {
+			vals := make([]float64, len(pt.Parts))
+			for i, part := range pt.Parts {
+				vals[i] = math.NaN()
+				if m, ok := pt.Means[v][part]; ok {
+					vals[i] = m.Mean
+				}
+			}
+			ch.AddSeries(v, barData(vals))
+		}
+		c, err := snippet(ch)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
 	loss := newBar(id(4), s.Workload+": TPS loss against "+m.Baseline+" (%; hollow = not significant)", "% of "+m.Baseline+" TPS", x)
 	any := false
 	for _, p := range pairs {

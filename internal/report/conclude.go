@@ -9,7 +9,8 @@ import (
 
 // Conclusions are sentences written from the cells: they claim only what
 // the intervals support.
-func Conclusions(cells []*Cell, baseline string, order Order) []string {
+// extra (what the event parts show) follows the throughput findings.
+func Conclusions(cells []*Cell, baseline string, order Order, extra []string) []string {
 	var out []string
 	for _, target := range order.Targets {
 		for _, variant := range order.Variants {
@@ -28,6 +29,7 @@ func Conclusions(cells []*Cell, baseline string, order Order) []string {
 			out = append(out, strings.Join(variantConclusions(cs, baseline, order), " "))
 		}
 	}
+	out = append(out, extra...)
 	out = append(out, verification(cells)...)
 	out = append(out, clientShare(cells)...)
 	return out

@@ -96,3 +96,12 @@ func targetOf(r *result.Result) string {
 	}
 	return r.Engine.Kind
 }
+
+// workloadOf names the workload a result belongs to in a report: the
+// suite's label when the suite ran one workload in several ways.
+func workloadOf(r *result.Result) string {
+	if r.Workload.Label != "" {
+		return r.Workload.Label
+	}
+	return r.Workload.Name
+}

@@ -30,6 +30,8 @@ type Section struct {
 	Workload string
 	Cells    []*Cell
 	Table    Table
+	// Parts are R2-style tables of workloads that time parts of events.
+	Parts []PartsTable
 }
 
 // Model is everything a report says, rendered as Markdown or HTML.
@@ -75,7 +77,7 @@ func Build(d *Data) *Model {
 		}
 	}
 	m.Subtitle = subtitle(d.Results)
-	m.Conclusions = Conclusions(cells, baseline, order)
+	var partsSaid []string
 	m.Glance = glance(cells, order, baseline)
 	m.Machine = machineTable(d.Results[0].Environment)
 	m.Servers = serverTable(cells, order)
@@ -89,8 +91,11 @@ func Build(d *Data) *Model {
 			}
 		}
 		s.Table = resultTable(s.Cells)
+		s.Parts = partsTables(s.Cells, order, baseline)
+		partsSaid = append(partsSaid, partsConclusions(s.Parts, baseline, s.Cells)...)
 		m.Sections = append(m.Sections, s)
 	}
+	m.Conclusions = Conclusions(cells, baseline, order, partsSaid)
 	return m
 }
 

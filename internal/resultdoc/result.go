@@ -121,7 +121,9 @@ type TLSProof struct {
 }
 
 type Workload struct {
-	Name   string         `json:"name"`
+	Name string `json:"name"`
+	// Label is the suite's name for this entry when it differs from Name.
+	Label  string         `json:"label,omitempty"`
 	Params map[string]any `json:"params"`
 	Schema string         `json:"schema,omitempty"`
 }

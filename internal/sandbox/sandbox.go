@@ -312,7 +312,10 @@ func serverUser(engine string) (*user.User, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil
 	}
-	name := map[string]string{"postgres": "postgres", "mariadb": "mysql"}[engine]
+	name, ok := map[string]string{"postgres": "postgres", "mariadb": "mysql"}[engine]
+	if !ok {
+		return nil, nil // runs as the invoking user
+	}
 	u, err := user.Lookup(name)
 	if err != nil {
 		return nil, fmt.Errorf("running as root needs the system user %q to start %s (it comes with the server package): %w", name, engine, err)

@@ -49,6 +49,7 @@ type Cell struct {
 	Target     string            `json:"target"`
 	Variant    string            `json:"variant"`
 	Workload   string            `json:"workload"`
+	Label      string            `json:"label,omitempty"`
 	Options    map[string]string `json:"options,omitempty"`
 	Threads    int               `json:"threads"`
 	Repetition int               `json:"repetition"`
@@ -83,11 +84,18 @@ func Expand(s Suite, o Overrides, supports Supports) (*Plan, error) {
 	for rep := 1; rep <= s.Repetitions; rep++ {
 		for _, w := range s.Workloads {
 			opts := w.OptionStrings()
-			for _, th := range s.Threads {
+			threads := s.Threads
+			if len(w.Threads) > 0 && len(o.Threads) == 0 {
+				threads = w.Threads
+			}
+			for _, th := range threads {
 				for _, su := range p.Setups {
-					id := fmt.Sprintf("%s__%s__t%d__r%d", su.ID, w.Name, th, rep)
+					if t, _ := s.Target(su.Target); !w.RunsOn(t) {
+						continue
+					}
+					id := fmt.Sprintf("%s__%s__t%d__r%d", su.ID, w.ID(), th, rep)
 					p.Cells = append(p.Cells, Cell{ID: id, Setup: su.ID, Target: su.Target, Variant: su.Variant,
-						Workload: w.Name, Options: opts, Threads: th, Repetition: rep})
+						Workload: w.Name, Label: w.Label, Options: opts, Threads: th, Repetition: rep})
 				}
 			}
 		}
@@ -210,8 +218,8 @@ func (s Suite) Target(name string) (Target, bool) {
 func (p *Plan) WorkloadNames() []string {
 	var out []string
 	for _, w := range p.Suite.Workloads {
-		if !slices.Contains(out, w.Name) {
-			out = append(out, w.Name)
+		if !slices.Contains(out, w.ID()) {
+			out = append(out, w.ID())
 		}
 	}
 	return out

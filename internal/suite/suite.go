@@ -59,8 +59,37 @@ type Target struct {
 
 // Workload is one workload with its options (flag names without dashes).
 type Workload struct {
-	Name    string         `yaml:"name" json:"name"`
+	Name string `yaml:"name" json:"name"`
+	// Label tells two entries of one workload apart (for example pooled
+	// and reconnect-per-transaction); reports group by it.
+	Label   string         `yaml:"label" json:"label,omitempty"`
 	Options map[string]any `yaml:"options" json:"options,omitempty"`
+	// Engines limits the workload to targets of these engines or names.
+	Engines []string `yaml:"engines" json:"engines,omitempty"`
+	// Threads, when set, replaces the suite's thread counts for this
+	// workload (the connect workload is sequential, like report R2).
+	Threads []int `yaml:"threads" json:"threads,omitempty"`
+}
+
+// ID is the label, or the name when there is none.
+func (w Workload) ID() string {
+	if w.Label != "" {
+		return w.Label
+	}
+	return w.Name
+}
+
+// RunsOn says whether the workload applies to a target.
+func (w Workload) RunsOn(t Target) bool {
+	if len(w.Engines) == 0 {
+		return true
+	}
+	for _, e := range w.Engines {
+		if e == t.Name || (t.Engine != "" && e == t.Engine) {
+			return true
+		}
+	}
+	return false
 }
 
 // Scale overrides the data set and thread counts.
@@ -180,9 +209,17 @@ func (s *Suite) check() error {
 			return err
 		}
 	}
+	ids := map[string]bool{}
 	for _, w := range s.Workloads {
 		if w.Name == "" {
 			return fmt.Errorf("a workload has no name")
+		}
+		if ids[w.ID()] {
+			return fmt.Errorf("workload %s is listed twice: give the entries different labels", w.ID())
+		}
+		ids[w.ID()] = true
+		if w.Label != "" && !safeName(w.Label) {
+			return fmt.Errorf("workload label %q: use letters, digits, - and _", w.Label)
 		}
 		for k := range w.Options {
 			if k == "tables" || k == "table-size" || k == "table_size" {

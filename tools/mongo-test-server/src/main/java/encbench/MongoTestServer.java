@@ -24,9 +24,10 @@ import java.util.concurrent.CountDownLatch;
 /**
  * Starts mongo-java-server on a loopback port, optionally with TLS, and
  * prints "listening HOST:PORT" once it accepts connections. It runs until
- * stdin closes or it is signalled, so a test that dies takes it along.
+ * stdin closes or it is signalled, so a test that dies takes it along;
+ * with --daemon (encbench sandboxes) only a signal stops it.
  *
- * Arguments: [--port N] [--tls-cert chain.pem --tls-key key.pem]
+ * Arguments: [--port N] [--tls-cert chain.pem --tls-key key.pem] [--daemon]
  */
 public final class MongoTestServer {
 
@@ -56,13 +57,15 @@ public final class MongoTestServer {
         int port = 0;
         String certFile = null;
         String keyFile = null;
+        boolean daemon = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--port" -> port = Integer.parseInt(args[++i]);
                 case "--tls-cert" -> certFile = args[++i];
                 case "--tls-key" -> keyFile = args[++i];
+                case "--daemon" -> daemon = true;
                 default -> {
-                    System.err.println("mongo-test-server: unknown argument " + args[i] + " (use --port N, --tls-cert FILE, --tls-key FILE)");
+                    System.err.println("mongo-test-server: unknown argument " + args[i] + " (use --port N, --tls-cert FILE, --tls-key FILE, --daemon)");
                     System.exit(2);
                 }
             }
@@ -95,6 +98,9 @@ public final class MongoTestServer {
         System.out.flush();
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(server::shutdownNow));
+        if (daemon) {
+            done.await(); // until a signal runs the shutdown hook
+        }
         Thread stdinWatch = new Thread(() -> {
             try {
                 while (System.in.read() >= 0) {

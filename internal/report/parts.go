@@ -1,0 +1,226 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/stats"
+)
+
+// partOrder puts the connect workload's parts in the order they happen;
+// other parts (YCSB operations) follow in name order.
+var partOrder = []string{"connect", "tls_handshake", "first_query", "connect_first_query", "reused_query"}
+
+var partLabels = map[string]string{
+	"connect": "connect (new client, ready)", "tls_handshake": "  of which TLS handshake",
+	"first_query": "first query on the new connection", "connect_first_query": "connect + first query",
+	"reused_query": "query on a reused connection",
+}
+
+// PartsTable is the R2-style table of one target and thread count: the
+// mean time of each event part per variant, and its ratio to the baseline.
+type PartsTable struct {
+	Title    string
+	Target   string
+	Threads  int
+	Parts    []string
+	Variants []string
+	// Means[variant][part] in ms, from the means of each repetition.
+	Means map[string]map[string]stats.Summary
+	Notes map[string]map[string]int64
+	Table Table
+}
+
+func partsOf(rs []*result.Result) []string {
+	var names []string
+	for _, r := range rs {
+		for n := range r.Items {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		ia, ib := slices.Index(partOrder, a), slices.Index(partOrder, b)
+		switch {
+		case ia >= 0 && ib >= 0:
+			return ia - ib
+		case ia >= 0:
+			return -1
+		case ib >= 0:
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return names
+}
+
+// partsTables builds one table per target and thread count of a section
+// whose results time parts of their events.
+func partsTables(cells []*Cell, order Order, baseline string) []PartsTable {
+	var out []PartsTable
+	type tt struct {
+		target  string
+		threads int
+	}
+	var keys []tt
+	for _, c := range cells {
+		k := tt{c.Target, c.Threads}
+		if !slices.Contains(keys, k) && len(partsOf(c.Results)) > 0 {
+			keys = append(keys, k)
+		}
+	}
+	for _, k := range keys {
+		pt := PartsTable{Target: k.target, Threads: k.threads, Means: map[string]map[string]stats.Summary{}, Notes: map[string]map[string]int64{}}
+		var rs []*result.Result
+		for _, v := range order.Variants {
+			for _, c := range cells {
+				if c.Target != k.target || c.Threads != k.threads || c.Variant != v {
+					continue
+				}
+				pt.Variants = append(pt.Variants, v)
+				rs = append(rs, c.Results...)
+				pt.Means[v] = map[string]stats.Summary{}
+				pt.Notes[v] = map[string]int64{}
+				for _, r := range c.Results {
+					for n, x := range r.Notes {
+						pt.Notes[v][n] += x
+					}
+				}
+				for _, part := range partsOf(c.Results) {
+					var xs []float64
+					for _, r := range c.Results {
+						if it, ok := r.Items[part]; ok {
+							xs = append(xs, it.Mean)
+						}
+					}
+					s, _ := stats.Summarize(xs)
+					pt.Means[v][part] = s
+				}
+			}
+		}
+		pt.Parts = partsOf(rs)
+		pt.Title = fmt.Sprintf("%s, %s: mean time of each part (ms)", k.target, threadsText(k.threads))
+		pt.Table = pt.table(baseline)
+		out = append(out, pt)
+	}
+	return out
+}
+
+func (pt PartsTable) table(baseline string) Table {
+	t := Table{Head: []string{"part"}}
+	for _, v := range pt.Variants {
+		t.Head = append(t.Head, v+" ms")
+		if v != baseline {
+			t.Head = append(t.Head, v+" / "+baseline)
+		}
+	}
+	for _, part := range pt.Parts {
+		label := part
+		if l, ok := partLabels[part]; ok {
+			label = l
+		}
+		row := []Text{{S: label}}
+		for _, v := range pt.Variants {
+			m, ok := pt.Means[v][part]
+			cell := Text{S: "-"}
+			if ok {
+				cell = Text{S: fmt.Sprintf("%.4f", m.Mean)}
+			}
+			row = append(row, cell)
+			if v == baseline {
+				continue
+			}
+			ratio := Text{S: "-"}
+			if b, okb := pt.Means[baseline][part]; ok && okb && b.Mean > 0 {
+				ratio = Text{S: fmt.Sprintf("%.2fx", m.Mean/b.Mean), Strong: m.Mean/b.Mean >= 1.5}
+			}
+			row = append(row, ratio)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if slices.Contains(pt.Parts, "tls_handshake") {
+		row := []Text{{S: "TLS: handshakes / resumed / version"}}
+		for _, v := range pt.Variants {
+			n := pt.Notes[v]
+			s := "-"
+			if n["tls_handshakes"] > 0 {
+				var vers []string
+				for k := range n {
+					if ver, ok := strings.CutPrefix(k, "tls_version "); ok {
+						vers = append(vers, ver)
+					}
+				}
+				slices.Sort(vers)
+				s = fmt.Sprintf("%d / %d / %s", n["tls_handshakes"], n["tls_resumed"], strings.Join(vers, ","))
+			}
+			row = append(row, Text{S: s})
+			if v != baseline {
+				row = append(row, Text{S: ""})
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// partsConclusions say where TLS costs: in the handshake or in every query.
+func partsConclusions(tables []PartsTable, baseline string, cells []*Cell) []string {
+	var out []string
+	for _, pt := range tables {
+		b := pt.Means[baseline]
+		if b == nil || !slices.Contains(pt.Parts, "reused_query") {
+			continue
+		}
+		for _, v := range pt.Variants {
+			if v == baseline {
+				continue
+			}
+			m := pt.Means[v]
+			con, rq := m["connect"], m["reused_query"]
+			if con.N == 0 || b["connect"].Mean <= 0 || b["reused_query"].Mean <= 0 {
+				continue
+			}
+			s := fmt.Sprintf("%s, %s against %s (%s): a new connection takes %.2fx as long (%.3f -> %.3f ms)",
+				pt.Target, v, baseline, threadsText(pt.Threads), con.Mean/b["connect"].Mean, b["connect"].Mean, con.Mean)
+			if h, ok := m["tls_handshake"]; ok && con.Mean > 0 {
+				s += fmt.Sprintf(", of which the TLS handshake is %.0f%%", 100*h.Mean/con.Mean)
+			}
+			if cf, ok := m["connect_first_query"]; ok && b["connect_first_query"].Mean > 0 {
+				s += fmt.Sprintf("; connect + first query %.2fx", cf.Mean/b["connect_first_query"].Mean)
+			}
+			steady := fmt.Sprintf("; a query on a reused connection %.2fx (%.3f -> %.3f ms)", rq.Mean/b["reused_query"].Mean, b["reused_query"].Mean, rq.Mean)
+			if l, err := stats.LossPct(itemMeans(cells, pt, baseline, "reused_query"), itemMeans(cells, pt, v, "reused_query")); err == nil && !l.Significant {
+				steady += ", a difference the repetitions cannot tell from noise"
+			}
+			s += steady + "."
+			if con.Mean/b["connect"].Mean >= 1.5 && rq.Mean/b["reused_query"].Mean < 1.25 {
+				s += " TLS costs at connection set-up, not per query: pooling connections avoids most of it."
+			}
+			if n := pt.Notes[v]; n["tls_handshakes"] > 0 {
+				s += fmt.Sprintf(" The server resumed %d of %d TLS sessions.", n["tls_resumed"], n["tls_handshakes"])
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// itemMeans are one part's per-repetition means of a cell, for intervals.
+func itemMeans(cells []*Cell, pt PartsTable, variant, part string) []float64 {
+	var out []float64
+	for _, c := range cells {
+		if c.Target != pt.Target || c.Threads != pt.Threads || c.Variant != variant {
+			continue
+		}
+		for _, r := range c.Results {
+			if it, ok := r.Items[part]; ok {
+				// Latency up is a loss of speed: compare rates, not times.
+				out = append(out, 1/it.Mean)
+			}
+		}
+	}
+	return out
+}
