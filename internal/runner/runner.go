@@ -416,14 +416,21 @@ func (r *run) work(id int, s *slot) {
 			start = time.Now()
 		}
 		c = workload.Counters{}
+		var redials int64
 		if r.cfg.ReconnectPerTxn && !first {
 			if err := r.replaceConn(id, s); err != nil {
-				r.fail(fmt.Errorf("worker %d could not open its next connection: %w", id, err))
-				return
+				// A refused or reset new connection is retried, with
+				// back-off, like a lost one, and counted as a reconnect.
+				if rerr := r.reconnect(id, s); rerr != nil {
+					r.fail(fmt.Errorf("worker %d could not open its next connection: %v; retrying: %w", id, err, rerr))
+					return
+				}
+				redials++
 			}
 		}
 		first = false
 		errsN, reconn, err := r.event(id, s, &c)
+		reconn += redials
 		end := time.Now()
 		lat := end.Sub(start)
 		if end.Sub(lastYield) >= yieldEvery {
