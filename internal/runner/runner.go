@@ -320,9 +320,9 @@ loop:
 	}
 	end := time.Now()
 	iv := r.collect(out)
-	if end.Sub(lastTick) > tick/10 && cfg.ReportInterval > 0 {
-		r.interval(out, iv, end.Sub(start), end.Sub(lastTick))
-	} else if cfg.ReportInterval <= 0 {
+	// A sliver of an interval after the last tick would show a rate from a
+	// handful of events; its events still count in the totals.
+	if end.Sub(lastTick) > tick/10 || len(out.Intervals) == 0 {
 		r.interval(out, iv, end.Sub(start), end.Sub(lastTick))
 	}
 	out.Elapsed = end.Sub(start)
