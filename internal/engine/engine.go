@@ -114,6 +114,9 @@ type Target struct {
 	TLS    TLSOptions
 	// Probe, when set, watches the TLS handshakes of new connections.
 	Probe *TLSProbe
+	// Worker marks a benchmark worker's own connection: engines may use
+	// I/O that assumes the goroutine has a thread and P to itself.
+	Worker bool
 }
 
 // Redacted is the DSN without its password, safe for logs and results.

@@ -121,6 +121,14 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 	}
 	slots := make([]*slot, cfg.Threads)
 	sessions := make([]engine.SessionTLS, cfg.Threads)
+	// Each worker blocks in its own thread; with a P free for every one of
+	// them (and one for the collector) a reply does not wait for the Go
+	// scheduler to hand a P over, and workers' raw reads may keep theirs.
+	if prev := runtime.GOMAXPROCS(0); prev < cfg.Threads+1 {
+		runtime.GOMAXPROCS(cfg.Threads + 1)
+		defer runtime.GOMAXPROCS(prev)
+	}
+	t.Worker = true
 	if tu, ok := wl.(workload.TargetUser); ok {
 		tu.UseTarget(t)
 	}
@@ -167,12 +175,6 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 		}
 	}
 
-	// Each worker blocks in its own thread; with a P free for every one of
-	// them a reply does not wait for the Go scheduler to hand a P over.
-	if prev := runtime.GOMAXPROCS(0); prev < cfg.Threads+1 {
-		runtime.GOMAXPROCS(cfg.Threads + 1)
-		defer runtime.GOMAXPROCS(prev)
-	}
 	r := &run{cfg: cfg, slots: slots, t: t, wl: wl, itemNames: itemNames}
 	out, err := r.execute(ctx)
 	if out != nil {

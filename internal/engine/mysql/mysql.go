@@ -69,7 +69,7 @@ func config(t engine.Target) (*gomysql.Config, error) {
 		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(host, port)
 	}
 	cfg.Timeout = 10 * time.Second
-	cfg.DialFunc = t.Dial(netconn.Dial)
+	cfg.DialFunc = t.Dial(dialFor(t))
 	cfg.CheckConnLiveness = false
 	cfg.InterpolateParams = false
 	cfg.AllowNativePasswords = true
@@ -254,4 +254,12 @@ func (s *stmt) Exec(args []engine.Arg) error {
 			return err
 		}
 	}
+}
+
+// dialFor picks raw-read sockets for runner workers (see netconn.DialRaw).
+func dialFor(t engine.Target) engine.DialFunc {
+	if t.Worker {
+		return netconn.DialRaw
+	}
+	return netconn.Dial
 }

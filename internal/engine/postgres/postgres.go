@@ -60,7 +60,7 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 	}
 	cfg.TLSConfig = tc
 	cfg.Fallbacks = nil
-	cfg.DialFunc = pgconn.DialFunc(t.Dial(netconn.Dial))
+	cfg.DialFunc = pgconn.DialFunc(t.Dial(dialFor(t)))
 	pc, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, engine.ConnectError(t, err)
@@ -107,4 +107,12 @@ func (Engine) ClassifyError(err error) engine.ErrorClass {
 		return engine.ErrConnLost
 	}
 	return engine.ErrFatal
+}
+
+// dialFor picks raw-read sockets for runner workers (see netconn.DialRaw).
+func dialFor(t engine.Target) engine.DialFunc {
+	if t.Worker {
+		return netconn.DialRaw
+	}
+	return netconn.Dial
 }
