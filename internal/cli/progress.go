@@ -53,7 +53,7 @@ func newProgress(out io.Writer, total, done int) *progress {
 
 func (pr *progress) cellStart(c suite.Cell) {
 	pr.mu.Lock()
-	pr.current = fmt.Sprintf("%s %s %dthr r%d", c.Setup, cellWorkload(c), c.Threads, c.Repetition)
+	pr.current = fmt.Sprintf("%s %s %dthr r%d", c.Setup, c.WorkloadID(), c.Threads, c.Repetition)
 	pr.tps = math.NaN()
 	pr.cellT0 = time.Now()
 	pr.mu.Unlock()
@@ -101,7 +101,7 @@ func (pr *progress) cellDone(c suite.Cell, res *result.Result, err error) {
 	pr.done++
 	pr.mu.Unlock()
 	line := fmt.Sprintf("[%*d/%d %s eta %s] %-14s %-27s %3d thr r%d: ", len(fmt.Sprint(pr.total)), pr.done, pr.total,
-		elapsedString(time.Since(pr.started)), pr.eta(), c.Setup, cellWorkload(c), c.Threads, c.Repetition)
+		elapsedString(time.Since(pr.started)), pr.eta(), c.Setup, c.WorkloadID(), c.Threads, c.Repetition)
 	switch {
 	case err != nil:
 		line += "FAILED: " + oneLine(err)
@@ -122,11 +122,4 @@ func (pr *progress) close() {
 		pr.p.Wait()
 		pr.p = nil
 	}
-}
-
-func cellWorkload(c suite.Cell) string {
-	if c.Label != "" {
-		return c.Label
-	}
-	return c.Workload
 }

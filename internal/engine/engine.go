@@ -181,7 +181,7 @@ func ParseTarget(dsn string, tls TLSOptions) (Target, error) {
 	if !ok {
 		return Target{}, errs.Usage("unknown DSN scheme %q: use one of %s", u.Scheme, strings.Join(Schemes(), ", "))
 	}
-	tls = tlsFromDSN(u, tls)
+	tls = tlsFromDSN(e, u, tls)
 	switch tls.Mode {
 	case TLSOn:
 		tls.Mode = TLSVerifyFull
@@ -207,7 +207,13 @@ func ParseTarget(dsn string, tls TLSOptions) (Target, error) {
 // tlsFromDSN fills what the flags left unset from libpq-style DSN parameters
 // (sslmode, sslrootcert, sslcert, sslkey), for every engine, and removes them
 // from the URL: flags win, and with neither TLS is off.
-func tlsFromDSN(u *url.URL, tls TLSOptions) TLSOptions {
+// URITLSReader is an engine whose DSNs spell TLS their own way (MongoDB's
+// tls=true, tlsCAFile, ...); it moves those options from q into tls.
+type URITLSReader interface {
+	TLSFromURI(q url.Values, tls TLSOptions) TLSOptions
+}
+
+func tlsFromDSN(e Engine, u *url.URL, tls TLSOptions) TLSOptions {
 	q := u.Query()
 	fill := func(dst *string, key string) {
 		if *dst == "" {
@@ -219,50 +225,13 @@ func tlsFromDSN(u *url.URL, tls TLSOptions) TLSOptions {
 	fill(&tls.CAFile, "sslrootcert")
 	fill(&tls.CertFile, "sslcert")
 	fill(&tls.KeyFile, "sslkey")
-	if u.Scheme == "mongodb" {
-		tls = mongoTLS(q, tls)
+	if r, ok := e.(URITLSReader); ok {
+		tls = r.TLSFromURI(q, tls)
 	}
 	u.RawQuery = q.Encode()
 	if tls.Mode == "" {
 		tls.Mode = TLSDisable
 	}
-	return tls
-}
-
-// mongoTLS reads MongoDB's spelling: tls=true|false, tlsCAFile, tlsCertificateKeyFile
-// (certificate and key in one file), tlsInsecure.
-func mongoTLS(q url.Values, tls TLSOptions) TLSOptions {
-	fill := func(dst *string, key string) {
-		if *dst == "" {
-			*dst = q.Get(key)
-		}
-		q.Del(key)
-	}
-	for _, key := range []string{"tls", "ssl"} {
-		if v := q.Get(key); v != "" && tls.Mode == "" {
-			switch v {
-			case "true":
-				tls.Mode = TLSVerifyFull
-			case "false":
-				tls.Mode = TLSDisable
-			default:
-				tls.Mode = key + "=" + v // rejected below with the valid modes
-			}
-		}
-		q.Del(key)
-	}
-	if q.Get("tlsInsecure") == "true" || q.Get("tlsAllowInvalidCertificates") == "true" {
-		if tls.Mode == TLSVerifyFull {
-			tls.Mode = TLSRequire
-		}
-	}
-	q.Del("tlsInsecure")
-	q.Del("tlsAllowInvalidCertificates")
-	fill(&tls.CAFile, "tlsCAFile")
-	if f := q.Get("tlsCertificateKeyFile"); f != "" && tls.CertFile == "" {
-		tls.CertFile, tls.KeyFile = f, f
-	}
-	q.Del("tlsCertificateKeyFile")
 	return tls
 }
 

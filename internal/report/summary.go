@@ -92,25 +92,13 @@ func deref(p *float64) float64 {
 	return *p
 }
 
-// itemOrder lists known event parts first, in the order they happen.
-var itemOrder = []string{"connect", "tls_handshake", "first_query", "connect_first_query", "reused_query"}
-
 func items(w io.Writer, r *result.Result) {
 	if len(r.Items) == 0 {
 		return
 	}
-	names := slices.Clone(itemOrder)
-	for n := range r.Items {
-		if !slices.Contains(names, n) {
-			names = append(names, n)
-		}
-	}
 	fmt.Fprintf(w, "\nEvent parts (ms):          %8s %9s %9s %9s %9s\n", "n", "mean", "p50", "p95", "p99")
-	for _, n := range names {
-		it, ok := r.Items[n]
-		if !ok {
-			continue
-		}
+	for _, n := range partsOf([]*result.Result{r}) {
+		it := r.Items[n]
 		fmt.Fprintf(w, "    %-22s %8d %9.4f %9.3f %9.3f %9.3f\n", n, it.N, it.Mean, it.P50, it.P95, it.P99)
 	}
 	if h, ok := r.Items["tls_handshake"]; ok {

@@ -55,6 +55,14 @@ type Cell struct {
 	Repetition int               `json:"repetition"`
 }
 
+// WorkloadID is the cell's workload label, or its name without one.
+func (c Cell) WorkloadID() string {
+	if c.Label != "" {
+		return c.Label
+	}
+	return c.Workload
+}
+
 // Supports says whether a sandbox engine can run a variant; nil when it can.
 type Supports func(engine string, v Variant) error
 

@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -168,4 +169,27 @@ func DropOwned(ctx context.Context, c engine.Conn, d engine.Dialect, names []str
 		}
 	}
 	return skipped, Disown(ctx, c, d, append(dropped, stale...))
+}
+
+// Cleanup drops the named tables (with the marker table) or, on a document
+// store, collections - only those encbench created - and says which it left.
+func Cleanup(ctx context.Context, env Env, names []string) error {
+	c, err := env.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	log := func(s string) { fmt.Fprintln(env.Log, s) }
+	kind := "table"
+	var skipped []string
+	if docs, ok := c.(engine.Documents); ok {
+		kind = "collection"
+		skipped, err = DropOwnedDocs(ctx, docs, names, log)
+	} else {
+		skipped, err = DropOwned(ctx, c, env.Target.Engine.Dialect(), slices.Concat(names, []string{MarkerTable}), log)
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(env.Log, "Leaving %s '%s' alone: encbench did not create it\n", kind, s)
+	}
+	return err
 }

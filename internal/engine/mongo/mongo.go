@@ -4,6 +4,7 @@ package mongo
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -151,7 +152,7 @@ func (c *conn) TLSState(context.Context) (engine.SessionTLS, error) {
 	if !c.tls || h.Version == 0 {
 		return engine.SessionTLS{}, nil
 	}
-	return engine.SessionTLS{Encrypted: true, Version: tlsVersion(h.Version), Cipher: tlsCipher(h.Cipher)}, nil
+	return engine.SessionTLS{Encrypted: true, Version: tls.VersionName(h.Version), Cipher: tls.CipherSuiteName(h.Cipher)}, nil
 }
 
 func (c *conn) Collections(ctx context.Context) ([]string, error) {
@@ -218,4 +219,41 @@ func (c *conn) Count(ctx context.Context, name string) (int64, error) {
 		return 0, fmt.Errorf("counting %s: %w", name, err)
 	}
 	return n, nil
+}
+
+// TLSFromURI reads MongoDB's spelling: tls=true|false, tlsCAFile, tlsCertificateKeyFile
+// (certificate and key in one file), tlsInsecure.
+func (Engine) TLSFromURI(q url.Values, tls engine.TLSOptions) engine.TLSOptions {
+	fill := func(dst *string, key string) {
+		if *dst == "" {
+			*dst = q.Get(key)
+		}
+		q.Del(key)
+	}
+	for _, key := range []string{"tls", "ssl"} {
+		if v := q.Get(key); v != "" && tls.Mode == "" {
+			switch v {
+			case "true":
+				tls.Mode = engine.TLSVerifyFull
+			case "false":
+				tls.Mode = engine.TLSDisable
+			default:
+				tls.Mode = key + "=" + v // rejected below with the valid modes
+			}
+		}
+		q.Del(key)
+	}
+	if q.Get("tlsInsecure") == "true" || q.Get("tlsAllowInvalidCertificates") == "true" {
+		if tls.Mode == engine.TLSVerifyFull {
+			tls.Mode = engine.TLSRequire
+		}
+	}
+	q.Del("tlsInsecure")
+	q.Del("tlsAllowInvalidCertificates")
+	fill(&tls.CAFile, "tlsCAFile")
+	if f := q.Get("tlsCertificateKeyFile"); f != "" && tls.CertFile == "" {
+		tls.CertFile, tls.KeyFile = f, f
+	}
+	q.Del("tlsCertificateKeyFile")
+	return tls
 }

@@ -72,9 +72,8 @@ const rawReadTimeout = 60 * time.Second
 // DialRaw is Dial for a benchmark worker that owns its thread (the runner
 // gives each worker a P of its own): reads call read(2) without telling the
 // Go scheduler, so sysmon never hands the worker's P to another thread
-// while it waits for a reply. Measured on the 2-vCPU machine, this removes
-// most of the futex and nanosleep wake-ups the runtime otherwise adds per
-// statement (bench/README.md). Reads give up after 60 s.
+// while it waits for a reply, and the runtime's futex and nanosleep
+// wake-ups per statement mostly go away. Reads give up after 60 s.
 func DialRaw(ctx context.Context, network, address string) (net.Conn, error) {
 	c, err := Dial(ctx, network, address)
 	if err != nil {

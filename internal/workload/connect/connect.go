@@ -149,23 +149,7 @@ func (w *Workload) prepareDocs(ctx context.Context, docs engine.Documents, env w
 }
 
 func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
-	c, err := env.Connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	if docs, ok := c.(engine.Documents); ok {
-		skipped, err := workload.DropOwnedDocs(ctx, docs, []string{table}, func(s string) { fmt.Fprintln(env.Log, s) })
-		for _, s := range skipped {
-			fmt.Fprintf(env.Log, "Leaving collection '%s' alone: encbench did not create it\n", s)
-		}
-		return err
-	}
-	skipped, err := workload.DropOwned(ctx, c, env.Target.Engine.Dialect(), []string{table, workload.MarkerTable}, func(s string) { fmt.Fprintln(env.Log, s) })
-	for _, s := range skipped {
-		fmt.Fprintf(env.Log, "Leaving table '%s' alone: encbench did not create it\n", s)
-	}
-	return err
+	return workload.Cleanup(ctx, env, []string{table})
 }
 
 func (w *Workload) NewWorker(ctx context.Context, conn engine.Conn, _ engine.Dialect, id, _ int) (workload.Worker, error) {

@@ -131,17 +131,7 @@ func (w *Workload) createTable(ctx context.Context, c engine.Conn, d engine.Dial
 
 // Cleanup drops the workload's tables, but only those encbench created.
 func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
-	c, err := env.Connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	names := append(w.tableNames(), workload.MarkerTable)
-	skipped, err := workload.DropOwned(ctx, c, env.Target.Engine.Dialect(), names, func(s string) { fmt.Fprintln(env.Log, s) })
-	for _, s := range skipped {
-		fmt.Fprintf(env.Log, "Leaving table '%s' alone: encbench did not create it\n", s)
-	}
-	return err
+	return workload.Cleanup(ctx, env, w.tableNames())
 }
 
 // appendRow appends one VALUES tuple as oltp_common.lua builds it:

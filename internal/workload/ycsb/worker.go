@@ -111,6 +111,7 @@ type worker struct {
 	docs    engine.Documents
 	r       *rand.Rand
 	keys    chooser
+	latest  bool // keys come from recent inserts: no re-draw
 	scanLen chooser
 	cum     [5]float64
 	read    []engine.Stmt // one per field, or one SELECT * when reading all fields
@@ -141,7 +142,7 @@ func (w *Workload) NewWorker(ctx context.Context, conn engine.Conn, _ engine.Dia
 	case "uniform":
 		k.keys = uniform{0, o.RecordCount - 1}
 	case "latest":
-		k.keys = latest{c: &w.inserts, z: newZipfian(0, o.RecordCount-1, zipfianConstant, 0)}
+		k.keys, k.latest = latest{c: &w.inserts, z: newZipfian(0, o.RecordCount-1, zipfianConstant, 0)}, true
 	default:
 		expectedNew := int64(float64(o.OperationCount) * o.Insert / total * 2)
 		k.keys = newScrambledZipfian(0, o.RecordCount+expectedNew-1)
@@ -206,16 +207,9 @@ func (k *worker) prepare(ctx context.Context, c engine.Conn) error {
 
 // nextKey is CoreWorkload.nextKeynum: a key that has been inserted.
 func (k *worker) nextKey() {
-	var n int64
-	if _, ok := k.keys.(latest); ok {
+	n := k.keys.next(k.r)
+	for !k.latest && n > k.w.inserts.last() {
 		n = k.keys.next(k.r)
-	} else {
-		for {
-			n = k.keys.next(k.r)
-			if n <= k.w.inserts.last() {
-				break
-			}
-		}
 	}
 	k.key = k.w.key(k.key, n)
 }

@@ -276,20 +276,5 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 }
 
 func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
-	c, err := env.Connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	log := func(s string) { fmt.Fprintln(env.Log, s) }
-	var skipped []string
-	if docs, ok := c.(engine.Documents); ok {
-		skipped, err = workload.DropOwnedDocs(ctx, docs, []string{w.o.Table}, log)
-	} else {
-		skipped, err = workload.DropOwned(ctx, c, env.Target.Engine.Dialect(), []string{w.o.Table, workload.MarkerTable}, log)
-	}
-	for _, s := range skipped {
-		fmt.Fprintf(env.Log, "Leaving '%s' alone: encbench did not create it\n", s)
-	}
-	return err
+	return workload.Cleanup(ctx, env, []string{w.o.Table})
 }
