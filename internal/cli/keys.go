@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -15,14 +14,7 @@ import (
 // the environment so that it stays out of shell histories and suite files.
 type keyFlags struct{ paths colenc.Paths }
 
-func (k *keyFlags) bind(fs *pflag.FlagSet) {
-	master := os.Getenv("ENCBENCH_MASTER_KEY_FILE")
-	if master == "" {
-		master = "encbench-master.json"
-	}
-	fs.StringVar(&k.paths.MasterKey, "master-key-file", master, "master key file (0600; default $ENCBENCH_MASTER_KEY_FILE or ./encbench-master.json)")
-	fs.StringVar(&k.paths.Keyset, "keyset", "encbench-keyset.json", "column encryption keyset, encrypted under the master key (0600)")
-}
+func (k *keyFlags) bind(fs *pflag.FlagSet) { colenc.BindFlags(fs, &k.paths) }
 
 func newKeys() *cobra.Command {
 	cmd := &cobra.Command{

@@ -39,16 +39,22 @@ type TLSOptions struct {
 // TLSOn is an alias of verify-full, the safe choice for a remote server.
 const TLSOn = "on"
 
-// Arg is one statement parameter: an integer unless Str is non-nil.
+// Arg is one statement parameter: NULL if Null, else an integer unless
+// Str is non-nil. Str goes to binary columns (BYTEA, VARBINARY) as raw bytes.
 type Arg struct {
-	Int int64
-	Str []byte
+	Int  int64
+	Str  []byte
+	Null bool
 }
 
 // Stmt is a server-side prepared statement owned by one connection.
 type Stmt interface {
 	// Exec runs the statement and reads (and discards) every row it returns.
 	Exec(args []Arg) error
+	// Query runs the statement and hands each row to row: values in text
+	// form (raw bytes for binary columns), nil for NULL, valid only during
+	// the call.
+	Query(args []Arg, row func(values [][]byte) error) error
 }
 
 // SessionTLS is the server's own view of one connection's transport.
@@ -99,6 +105,16 @@ type Dialect struct {
 	ListTables string
 	// TLSProofSource names where the server's view of a session's TLS is read.
 	TLSProofSource string
+	// Timestamp is the column type of a date and time without zone.
+	Timestamp string
+	// SetIsolation is a statement with one %s for the isolation level
+	// ("READ COMMITTED", ...) that applies to the session's transactions.
+	SetIsolation string
+	// Analyze is a statement with one %s for a table whose statistics the
+	// planner should refresh after loading.
+	Analyze string
+	// BinaryType returns the type of a binary column of at most n bytes.
+	BinaryType func(n int) string
 }
 
 // ServerInfo describes the server a target points at.

@@ -267,3 +267,19 @@ func Show(p Paths) ([]KeyInfo, error) {
 	}
 	return out, nil
 }
+
+// OpenForPrepare opens the keys, creating both files on first use (neither
+// exists). With only one of them present it fails: a lost keyset or master
+// key must not be silently replaced, or older ciphertext would be orphaned.
+func OpenForPrepare(p Paths) (c *Cipher, created bool, err error) {
+	_, errM := os.Stat(p.MasterKey)
+	_, errK := os.Stat(p.Keyset)
+	if errors.Is(errM, fs.ErrNotExist) && errors.Is(errK, fs.ErrNotExist) {
+		if _, err := Init(p); err != nil {
+			return nil, false, err
+		}
+		created = true
+	}
+	c, err = Open(p)
+	return c, created, err
+}

@@ -19,10 +19,12 @@ const (
 	KindDecimal Kind = 'd'
 	KindDate    Kind = 't'
 	KindText    Kind = 's'
+	KindTime    Kind = 'T'
 )
 
 // Value is a typed plaintext: integers, fixed-point decimals (I scaled by
-// 10^Scale), dates (days since 1970-01-01) and text.
+// 10^Scale), dates (days since 1970-01-01), timestamps (microseconds since
+// 1970-01-01 UTC) and text.
 type Value struct {
 	Kind  Kind
 	I     int64
@@ -40,6 +42,9 @@ func Date(t time.Time) Value {
 	day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	return Value{Kind: KindDate, I: day.Unix() / 86400}
 }
+
+// Timestamp keeps t to the microsecond, as SQL timestamps do.
+func Timestamp(t time.Time) Value { return Value{Kind: KindTime, I: t.UnixMicro()} }
 
 // ParseDecimal reads "12.34" at the given scale (exactly; more digits are an error).
 func ParseDecimal(s string, scale uint8) (Value, error) {
@@ -76,6 +81,8 @@ func (v Value) String() string {
 		return fmt.Sprintf("%s%d.%0*d", sign, n/p, int(v.Scale), n%p)
 	case KindDate:
 		return time.Unix(v.I*86400, 0).UTC().Format("2006-01-02")
+	case KindTime:
+		return time.UnixMicro(v.I).UTC().Format("2006-01-02 15:04:05.000000")
 	case KindText:
 		return v.S
 	}
@@ -87,7 +94,7 @@ func (v Value) String() string {
 func (v Value) encode(buf []byte) ([]byte, error) {
 	buf = append(buf[:0], byte(v.Kind))
 	switch v.Kind {
-	case KindInt, KindDate:
+	case KindInt, KindDate, KindTime:
 		return binary.BigEndian.AppendUint64(buf, uint64(v.I)), nil
 	case KindDecimal:
 		buf = append(buf, v.Scale)
@@ -108,7 +115,7 @@ func decode(b []byte) (Value, error) {
 	v := Value{Kind: Kind(b[0])}
 	p := b[1:]
 	switch v.Kind {
-	case KindInt, KindDate:
+	case KindInt, KindDate, KindTime:
 		if len(p) != 8 {
 			return Value{}, fmt.Errorf("bad %c payload length %d", v.Kind, len(p))
 		}

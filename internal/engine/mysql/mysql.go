@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +39,10 @@ func (Engine) Dialect() engine.Dialect {
 		InsertAutoIncExplicitZero: true,
 		ListTables:                "SHOW TABLES",
 		TLSProofSource:            "SHOW SESSION STATUS Ssl_version/Ssl_cipher",
+		Timestamp:                 "DATETIME(6)",
+		Analyze:                   "ANALYZE TABLE %s",
+		SetIsolation:              "SET SESSION TRANSACTION ISOLATION LEVEL %s",
+		BinaryType:                func(n int) string { return fmt.Sprintf("VARBINARY(%d)", n) },
 	}
 }
 
@@ -219,38 +224,81 @@ type stmt struct {
 	query  bool
 	values []driver.Value
 	dest   []driver.Value
+	out    [][]byte
+	num    [][]byte
+}
+
+func (s *stmt) bind(args []engine.Arg) {
+	for i := range args {
+		switch {
+		case args[i].Null:
+			s.values[i] = nil
+		case args[i].Str != nil:
+			s.values[i] = args[i].Str
+		default:
+			s.values[i] = args[i].Int
+		}
+	}
 }
 
 // Exec uses the binary protocol; rows are read and dropped without copying.
 func (s *stmt) Exec(args []engine.Arg) error {
-	for i := range args {
-		if args[i].Str != nil {
-			s.values[i] = args[i].Str
-		} else {
-			s.values[i] = args[i].Int
-		}
-	}
+	s.bind(args)
 	if !s.query {
 		//lint:ignore SA1019 the context-free call avoids a watcher per statement
 		_, err := s.st.Exec(s.values) //nolint:staticcheck
 		return err
 	}
+	return s.rows(nil)
+}
+
+// Query hands rows over as bytes: integers formatted into reused buffers.
+func (s *stmt) Query(args []engine.Arg, row func([][]byte) error) error {
+	s.bind(args)
+	return s.rows(row)
+}
+
+func (s *stmt) rows(row func([][]byte) error) error {
 	rows, err := s.st.Query(s.values) //nolint:staticcheck
 	if err != nil {
 		return err
 	}
+	defer rows.Close()
 	// A prepared statement's columns never change: ask the driver once,
 	// since Columns builds a fresh slice of names on every call.
 	if s.dest == nil {
 		s.dest = make([]driver.Value, len(rows.Columns()))
+		s.out = make([][]byte, len(s.dest))
+		s.num = make([][]byte, len(s.dest))
 	}
-	dest := s.dest
 	for {
-		if err := rows.Next(dest); err != nil {
-			rows.Close()
+		if err := rows.Next(s.dest); err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
+			return err
+		}
+		if row == nil {
+			continue
+		}
+		for i, v := range s.dest {
+			switch x := v.(type) {
+			case nil:
+				s.out[i] = nil
+			case []byte:
+				s.out[i] = x
+			case int64:
+				s.num[i] = strconv.AppendInt(s.num[i][:0], x, 10)
+				s.out[i] = s.num[i]
+			case float64:
+				s.num[i] = strconv.AppendFloat(s.num[i][:0], x, 'f', -1, 64)
+				s.out[i] = s.num[i]
+			default:
+				s.num[i] = fmt.Append(s.num[i][:0], x)
+				s.out[i] = s.num[i]
+			}
+		}
+		if err := row(s.out); err != nil {
 			return err
 		}
 	}

@@ -32,6 +32,10 @@ func (Engine) Dialect() engine.Dialect {
 		AutoIncID:      "SERIAL",
 		ListTables:     "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()",
 		TLSProofSource: "pg_stat_ssl",
+		Timestamp:      "TIMESTAMP",
+		Analyze:        "ANALYZE %s",
+		SetIsolation:   "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL %s",
+		BinaryType:     func(int) string { return "BYTEA" },
 	}
 }
 

@@ -112,17 +112,61 @@ func (c *conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
 	c.stmts++
 	name := "encbench_" + strconv.Itoa(c.stmts)
 	defer c.withDeadline(ctx)()
-	if err := c.send(&pgproto3.Parse{Name: name, Query: b.String()}, &pgproto3.Sync{}); err != nil {
+	if err := c.send(&pgproto3.Parse{Name: name, Query: b.String()}, &pgproto3.Describe{ObjectType: 'S', Name: name}, &pgproto3.Sync{}); err != nil {
 		return nil, err
 	}
-	if err := c.drain(nil); err != nil {
+	s := &stmt{c: c, bind: pgproto3.Bind{PreparedStatement: name, Parameters: make([][]byte, n)}, bufs: make([][]byte, n)}
+	if err := c.describe(s); err != nil {
 		return nil, fmt.Errorf("preparing %q: %w", sql, err)
 	}
-	s := &stmt{c: c, bind: pgproto3.Bind{PreparedStatement: name, Parameters: make([][]byte, n)}, bufs: make([][]byte, n)}
 	for i := range s.bufs {
 		s.bufs[i] = make([]byte, 0, 24)
 	}
 	return s, nil
+}
+
+// byteaOID is PostgreSQL's bytea type: its values travel in binary format
+// both ways, so ciphertext needs no hex encoding.
+const byteaOID = 17
+
+// describe reads Parse and Describe's replies: bytea parameters and result
+// columns get the binary format; statements without any keep none.
+func (c *conn) describe(s *stmt) error {
+	var first error
+	for {
+		msg, err := c.fe.Receive()
+		if err != nil {
+			return fmt.Errorf("reading from the server: %w", err)
+		}
+		switch m := msg.(type) {
+		case *pgproto3.ParameterDescription:
+			codes, bin := make([]int16, len(m.ParameterOIDs)), false
+			for i, oid := range m.ParameterOIDs {
+				if oid == byteaOID {
+					codes[i], bin = 1, true
+				}
+			}
+			if bin {
+				s.bind.ParameterFormatCodes = codes
+			}
+		case *pgproto3.RowDescription:
+			codes, bin := make([]int16, len(m.Fields)), false
+			for i, f := range m.Fields {
+				if f.DataTypeOID == byteaOID {
+					codes[i], bin = 1, true
+				}
+			}
+			if bin {
+				s.bind.ResultFormatCodes = codes
+			}
+		case *pgproto3.ErrorResponse:
+			if first == nil {
+				first = pgconn.ErrorResponseToPgError(m)
+			}
+		case *pgproto3.ReadyForQuery:
+			return first
+		}
+	}
 }
 
 func (c *conn) TLSState(ctx context.Context) (engine.SessionTLS, error) {
@@ -156,16 +200,43 @@ var (
 )
 
 // Exec sends Bind, Execute and Sync in one write, parameters in text format
-// from reused buffers, and reads the reply without decoding rows.
+// from reused buffers (bytea raw), and reads the reply without decoding rows.
 func (s *stmt) Exec(args []engine.Arg) error {
+	if err := s.send(args); err != nil {
+		return err
+	}
+	return s.c.drain(nil)
+}
+
+// Query is Exec handing each data row's values to row.
+func (s *stmt) Query(args []engine.Arg, row func([][]byte) error) error {
+	if err := s.send(args); err != nil {
+		return err
+	}
+	var rowErr error
+	err := s.c.drain(func(r *pgproto3.DataRow) {
+		if rowErr == nil {
+			rowErr = row(r.Values)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return rowErr
+}
+
+func (s *stmt) send(args []engine.Arg) error {
 	p := s.bind.Parameters
 	for i := range args {
-		if args[i].Str != nil {
+		switch {
+		case args[i].Null:
+			p[i] = nil
+		case args[i].Str != nil:
 			p[i] = args[i].Str
-			continue
+		default:
+			s.bufs[i] = strconv.AppendInt(s.bufs[i][:0], args[i].Int, 10)
+			p[i] = s.bufs[i]
 		}
-		s.bufs[i] = strconv.AppendInt(s.bufs[i][:0], args[i].Int, 10)
-		p[i] = s.bufs[i]
 	}
 	fe := s.c.fe
 	fe.SendBind(&s.bind)
@@ -174,5 +245,5 @@ func (s *stmt) Exec(args []engine.Arg) error {
 	if err := fe.Flush(); err != nil {
 		return fmt.Errorf("writing to the server: %w", err)
 	}
-	return s.c.drain(nil)
+	return nil
 }

@@ -1,0 +1,484 @@
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/encbench/encbench/internal/encryption/colenc"
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/workload"
+)
+
+// TPC-C's fixed cardinalities (4.3.3.1).
+const (
+	items         = 100000
+	districts     = 10
+	customers     = 3000 // per district
+	orders        = 3000 // per district
+	firstNewOrder = 2101 // orders from here on are undelivered
+	batchRows     = 100
+	chunk         = 10000 // item and stock rows per loader job
+)
+
+// keyCheck is a fixed value whose det ciphertext prepare stores, so a run
+// with another keyset fails before it reads or writes anything.
+const keyCheck = "encbench tpcc keyset check"
+
+var keyCheckColumn = colenc.Column{Table: configTable, Name: "key_check", Scheme: colenc.Det}
+
+// Prepare creates the tables and loads W warehouses over --threads loaders.
+func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
+	var cipher *colenc.Cipher
+	if w.o.Level > 0 {
+		c, created, err := colenc.OpenForPrepare(w.o.Keys)
+		if err != nil {
+			return err
+		}
+		if created {
+			fmt.Fprintf(env.Log, "Created column encryption keys: master key %s, keyset %s (mode 0600)\n", w.o.Keys.MasterKey, w.o.Keys.Keyset)
+		}
+		cipher = c
+	}
+	admin, err := env.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	if _, ok := admin.(engine.Documents); ok {
+		return errs.Usage("tpcc runs on SQL servers (PostgreSQL, MySQL/MariaDB), not on %s", env.Target.Engine.Kind())
+	}
+	d := env.Target.Engine.Dialect()
+	suffix, err := env.TableSuffix(ctx, admin)
+	if err != nil {
+		return err
+	}
+	if err := workload.CheckPrepare(ctx, admin, d, append(w.Tables(), workload.MarkerTable), env.Force); err != nil {
+		return err
+	}
+	if _, err := workload.WriteMarker(ctx, admin, d, suffix); err != nil {
+		return err
+	}
+	if err := workload.Own(ctx, admin, name, w.Tables()); err != nil {
+		return err
+	}
+	for _, t := range w.s.tables {
+		if err := admin.Exec(ctx, t.createSQL(d, w.o.Level, suffix)); err != nil {
+			return fmt.Errorf("creating %s: %w", t.name, err)
+		}
+	}
+	check := "-"
+	if cipher != nil {
+		ct, err := cipher.Encrypt(keyCheckColumn, nil, colenc.Text(keyCheck))
+		if err != nil {
+			return err
+		}
+		check = fmt.Sprintf("%x", ct)
+	}
+	if err := admin.Exec(ctx, fmt.Sprintf("CREATE TABLE %s (warehouses INTEGER NOT NULL, encrypt_columns INTEGER NOT NULL, key_check VARCHAR(200) NOT NULL) %s", configTable, suffix)); err != nil {
+		return fmt.Errorf("creating %s: %w", configTable, err)
+	}
+	if err := admin.Exec(ctx, fmt.Sprintf("INSERT INTO %s VALUES (%d, %d, '%s')", configTable, w.o.Warehouses, w.o.Level, check)); err != nil {
+		return fmt.Errorf("writing %s: %w", configTable, err)
+	}
+	cols, business := w.s.encrypted(w.o.Level)
+	fmt.Fprintf(env.Log, "Loading TPC-C with %d warehouse(s), %d of %d business columns encrypted (%d%% level), %d loaders...\n",
+		w.o.Warehouses, len(cols), business, w.o.Level, max(1, env.Threads))
+	start := time.Now()
+	if err := w.load(ctx, env, cipher); err != nil {
+		return err
+	}
+	for _, t := range w.s.tables {
+		for i, cols := range t.indexes {
+			if err := admin.Exec(ctx, fmt.Sprintf("CREATE INDEX %s_i%d ON %s (%s)", t.name, i+1, t.name, cols)); err != nil {
+				return fmt.Errorf("indexing %s: %w", t.name, err)
+			}
+		}
+		if err := admin.Exec(ctx, fmt.Sprintf(d.Analyze, t.name)); err != nil {
+			return fmt.Errorf("analyzing %s: %w", t.name, err)
+		}
+	}
+	fmt.Fprintf(env.Log, "Loaded in %.1f s\n", time.Since(start).Seconds())
+	return nil
+}
+
+// job is one unit of loading: a range of items or stock, a warehouse with
+// its districts, or one district's customers or orders.
+type job struct {
+	kind       string
+	w, d, from int
+}
+
+func (w *Workload) jobs() []job {
+	var out []job
+	for i := 1; i <= items; i += chunk {
+		out = append(out, job{kind: "item", from: i})
+	}
+	for wh := 1; wh <= w.o.Warehouses; wh++ {
+		out = append(out, job{kind: "warehouse", w: wh})
+		for i := 1; i <= items; i += chunk {
+			out = append(out, job{kind: "stock", w: wh, from: i})
+		}
+		for d := 1; d <= districts; d++ {
+			out = append(out, job{kind: "customer", w: wh, d: d}, job{kind: "orders", w: wh, d: d})
+		}
+	}
+	return out
+}
+
+func (w *Workload) load(ctx context.Context, env workload.Env, cipher *colenc.Cipher) error {
+	jobs := make(chan job)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(jobs)
+		for _, j := range w.jobs() {
+			select {
+			case jobs <- j:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		return nil
+	})
+	for l := 0; l < max(1, env.Threads); l++ {
+		g.Go(func() error {
+			c, err := env.Connect(gctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ld := &loader{w: w, c: c, ctx: gctx, k: newCodec(w.s, w.o.Level, cipher), g: newRNG(w.seed, uint64(1000+l)),
+				stmts: map[string]engine.Stmt{}, now: time.Now()}
+			for j := range jobs {
+				if err := ld.run(j); err != nil {
+					return fmt.Errorf("loading %s: %w", j.kind, err)
+				}
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// loader is one loading connection with its multi-row INSERT statements.
+type loader struct {
+	w     *Workload
+	c     engine.Conn
+	ctx   context.Context
+	k     *codec
+	g     rng
+	stmts map[string]engine.Stmt
+	rows  map[*table][]engine.Arg
+	now   time.Time
+}
+
+func (l *loader) run(j job) error {
+	if err := l.c.Exec(l.ctx, "BEGIN"); err != nil {
+		return err
+	}
+	var err error
+	switch j.kind {
+	case "item":
+		err = l.items(j.from)
+	case "warehouse":
+		err = l.warehouse(j.w)
+	case "stock":
+		err = l.stockRange(j.w, j.from)
+	case "customer":
+		err = l.customers(j.w, j.d)
+	case "orders":
+		err = l.orders(j.w, j.d)
+	}
+	if err == nil {
+		err = l.flushAll()
+	}
+	if err != nil {
+		_ = l.c.Exec(l.ctx, "ROLLBACK")
+		return err
+	}
+	return l.c.Exec(l.ctx, "COMMIT")
+}
+
+// add queues one row (its arguments in column order) and sends a batch
+// when it is full.
+func (l *loader) add(t *table, args ...engine.Arg) error {
+	if l.rows == nil {
+		l.rows = map[*table][]engine.Arg{}
+	}
+	l.rows[t] = append(l.rows[t], args...)
+	if len(l.rows[t]) >= batchRows*len(t.cols) {
+		return l.flush(t)
+	}
+	return nil
+}
+
+func (l *loader) flush(t *table) error {
+	args := l.rows[t]
+	n := len(args) / len(t.cols)
+	if n == 0 {
+		return nil
+	}
+	key := fmt.Sprintf("%s/%d", t.name, n)
+	st, ok := l.stmts[key]
+	if !ok {
+		names := make([]string, len(t.cols))
+		for i, c := range t.cols {
+			names[i] = c.name
+		}
+		one := "(" + strings.TrimSuffix(strings.Repeat("?,", len(t.cols)), ",") + ")"
+		sql := fmt.Sprintf("INSERT INTO %s (%s) VALUES %s", t.name, strings.Join(names, ","), strings.TrimSuffix(strings.Repeat(one+",", n), ","))
+		var err error
+		if st, err = l.c.Prepare(l.ctx, sql); err != nil {
+			return err
+		}
+		l.stmts[key] = st
+	}
+	l.rows[t] = args[:0]
+	if err := st.Exec(args); err != nil {
+		return fmt.Errorf("inserting into %s: %w", t.name, err)
+	}
+	return nil
+}
+
+func (l *loader) flushAll() error {
+	for _, t := range l.w.s.tables {
+		if err := l.flush(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// args collects one row's arguments, keeping the first encoding error.
+type args struct {
+	a   []engine.Arg
+	err error
+}
+
+func (r *args) put(a engine.Arg, err error) {
+	if r.err == nil {
+		r.err = err
+	}
+	r.a = append(r.a, a)
+}
+
+func (r *args) int(v int64) { r.a = append(r.a, engine.Arg{Int: v}) }
+func (r *args) null()       { r.a = append(r.a, engine.Arg{Null: true}) }
+
+func (l *loader) items(from int) error {
+	s, k := l.w.s, l.k
+	for i := from; i < from+chunk && i <= items; i++ {
+		id := int64(i)
+		var r args
+		r.int(id)
+		r.put(k.Int(s.iImID, k.key(id), int64(l.g.Int(1, 10000))))
+		r.put(k.Text(s.iName, k.key(id), l.g.AString(14, 24)))
+		r.put(k.Dec(s.iPrice, k.key(id), l.g.Money(100, 10000)))
+		r.put(k.Text(s.iData, k.key(id), l.g.Data()))
+		if r.err != nil {
+			return r.err
+		}
+		if err := l.add(s.item, r.a...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *loader) address(r *args, row []int64, cols ...*column) {
+	k, g := l.k, l.g
+	r.put(k.Text(cols[0], k.key(row...), g.AString(10, 20)))
+	r.put(k.Text(cols[1], k.key(row...), g.AString(10, 20)))
+	r.put(k.Text(cols[2], k.key(row...), g.AString(10, 20)))
+	r.put(k.Text(cols[3], k.key(row...), g.AString(2, 2)))
+	r.put(k.Text(cols[4], k.key(row...), g.Zip()))
+}
+
+func (l *loader) warehouse(wh int) error {
+	s, k, g := l.w.s, l.k, l.g
+	w := int64(wh)
+	var r args
+	r.int(w)
+	r.put(k.Text(s.wName, k.key(w), g.AString(6, 10)))
+	l.address(&r, []int64{w}, s.wStreet1, s.wStreet2, s.wCity, s.wState, s.wZip)
+	r.put(k.Dec(s.wTax, k.key(w), int64(g.Int(0, 2000))))
+	r.put(k.Dec(s.wYtd, k.key(w), 30000000))
+	if r.err != nil {
+		return r.err
+	}
+	if err := l.add(s.warehouse, r.a...); err != nil {
+		return err
+	}
+	for d := int64(1); d <= districts; d++ {
+		var r args
+		r.int(d)
+		r.int(w)
+		r.put(k.Text(s.dName, k.key(w, d), g.AString(6, 10)))
+		l.address(&r, []int64{w, d}, s.dStreet1, s.dStreet2, s.dCity, s.dState, s.dZip)
+		r.put(k.Dec(s.dTax, k.key(w, d), int64(g.Int(0, 2000))))
+		r.put(k.Dec(s.dYtd, k.key(w, d), 3000000))
+		r.put(k.Int(s.dNextOID, k.key(w, d), orders+1))
+		if r.err != nil {
+			return r.err
+		}
+		if err := l.add(s.district, r.a...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *loader) stockRange(wh, from int) error {
+	s, k, g := l.w.s, l.k, l.g
+	w := int64(wh)
+	for i := from; i < from+chunk && i <= items; i++ {
+		id := int64(i)
+		var r args
+		r.int(id)
+		r.int(w)
+		r.put(k.Int(s.sQuantity, k.key(w, id), int64(g.Int(10, 100))))
+		for _, c := range s.sDist {
+			r.put(k.Text(c, k.key(w, id), g.AString(24, 24)))
+		}
+		r.put(k.Int(s.sYtd, k.key(w, id), 0))
+		r.put(k.Int(s.sOrderCnt, k.key(w, id), 0))
+		r.put(k.Int(s.sRemoteCnt, k.key(w, id), 0))
+		r.put(k.Text(s.sData, k.key(w, id), g.Data()))
+		if r.err != nil {
+			return r.err
+		}
+		if err := l.add(s.stock, r.a...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *loader) customers(wh, dist int) error {
+	s, k, g := l.w.s, l.k, l.g
+	w, d := int64(wh), int64(dist)
+	for c := int64(1); c <= customers; c++ {
+		row := []int64{w, d, c}
+		last := LastName(g.NURand(255, cLastLoad, 0, 999))
+		if c <= 1000 {
+			last = LastName(int(c - 1))
+		}
+		credit := "GC"
+		if g.Int(1, 10) == 1 {
+			credit = "BC"
+		}
+		var r args
+		r.put(k.Int(s.cID, nil, c))
+		r.int(d)
+		r.int(w)
+		r.put(k.Text(s.cFirst, k.key(row...), g.AString(8, 16)))
+		r.put(k.Text(s.cMiddle, k.key(row...), "OE"))
+		r.put(k.Text(s.cLast, nil, last))
+		l.address(&r, row, s.cStreet1, s.cStreet2, s.cCity, s.cState, s.cZip)
+		r.put(k.Text(s.cPhone, k.key(row...), g.NString(16, 16)))
+		r.put(k.Time(s.cSince, k.key(row...), l.now))
+		r.put(k.Text(s.cCredit, k.key(row...), credit))
+		r.put(k.Dec(s.cCreditLim, k.key(row...), 5000000))
+		r.put(k.Dec(s.cDiscount, k.key(row...), int64(g.Int(0, 5000))))
+		r.put(k.Dec(s.cBalance, k.key(row...), -1000))
+		r.put(k.Dec(s.cYtdPayment, k.key(row...), 1000))
+		r.put(k.Int(s.cPaymentCnt, k.key(row...), 1))
+		r.put(k.Int(s.cDeliveryCnt, k.key(row...), 0))
+		r.put(k.Text(s.cData, k.key(row...), g.AString(300, 500)))
+		if r.err != nil {
+			return r.err
+		}
+		if err := l.add(s.customer, r.a...); err != nil {
+			return err
+		}
+		var h args
+		h.put(k.Int(s.hCID, k.key(row...), c))
+		h.int(d)
+		h.int(w)
+		h.int(d)
+		h.int(w)
+		h.put(k.Time(s.hDate, k.key(row...), l.now))
+		h.put(k.Dec(s.hAmount, k.key(row...), 1000))
+		h.put(k.Text(s.hData, k.key(row...), g.AString(12, 24)))
+		if h.err != nil {
+			return h.err
+		}
+		if err := l.add(s.history, h.a...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *loader) orders(wh, dist int) error {
+	s, k, g := l.w.s, l.k, l.g
+	w, d := int64(wh), int64(dist)
+	perm := g.r.Perm(customers)
+	for o := int64(1); o <= orders; o++ {
+		row := []int64{w, d, o}
+		olCnt := int64(g.Int(5, 15))
+		delivered := o < firstNewOrder
+		var r args
+		r.put(k.Int(s.oID, nil, o))
+		r.int(d)
+		r.int(w)
+		r.put(k.Int(s.oCID, nil, int64(perm[o-1]+1)))
+		r.put(k.Time(s.oEntryD, k.key(row...), l.now))
+		if delivered {
+			r.put(k.Int(s.oCarrierID, k.key(row...), int64(g.Int(1, 10))))
+		} else {
+			r.null()
+		}
+		r.put(k.Int(s.oOlCnt, k.key(row...), olCnt))
+		r.put(k.Int(s.oAllLocal, k.key(row...), 1))
+		if r.err != nil {
+			return r.err
+		}
+		if err := l.add(s.orders, r.a...); err != nil {
+			return err
+		}
+		for n := int64(1); n <= olCnt; n++ {
+			line := []int64{w, d, o, n}
+			var ol args
+			ol.put(k.Int(s.olOID, nil, o))
+			ol.int(d)
+			ol.int(w)
+			ol.int(n)
+			ol.int(int64(g.Int(1, items)))
+			ol.int(w)
+			amount := int64(0)
+			if delivered {
+				ol.put(k.Time(s.olDeliveryD, k.key(line...), l.now))
+			} else {
+				ol.null()
+				amount = g.Money(1, 999999)
+			}
+			ol.put(k.Int(s.olQuantity, k.key(line...), 5))
+			ol.put(k.Dec(s.olAmount, k.key(line...), amount))
+			ol.put(k.Text(s.olDistInfo, k.key(line...), g.AString(24, 24)))
+			if ol.err != nil {
+				return ol.err
+			}
+			if err := l.add(s.orderLine, ol.a...); err != nil {
+				return err
+			}
+		}
+		if !delivered {
+			var no args
+			no.put(k.Int(s.noOID, nil, o))
+			no.int(d)
+			no.int(w)
+			if no.err != nil {
+				return no.err
+			}
+			if err := l.add(s.newOrder, no.a...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

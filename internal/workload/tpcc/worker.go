@@ -1,0 +1,265 @@
+package tpcc
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/encbench/encbench/internal/encryption/colenc"
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/workload"
+)
+
+// input is one transaction's terminal input, kept so that a retried
+// transaction repeats exactly.
+type input struct {
+	typ       int
+	d         int64 // district
+	cw, cd    int64 // customer's warehouse and district (Payment)
+	cid       int64
+	byName    bool
+	last      string
+	amount    int64 // cents
+	carrier   int64
+	threshold int64
+	lines     []line
+	rollback  bool
+}
+
+type line struct{ item, supply, qty int64 }
+
+// worker is one terminal: its connection, statements, codec and generator.
+type worker struct {
+	w      *Workload
+	s      *schema
+	k      *codec
+	g      rng
+	conn   engine.Conn
+	home   int64
+	slDist int64
+	st     statements
+	in     input
+	retry  bool
+	paced  bool
+	start  time.Time
+	c      *workload.Counters
+	items  [txCount]time.Duration
+	notes  map[string]int64
+	prev   int
+}
+
+// NewWorker prepares the terminal's statements for the level's encryption.
+func (w *Workload) NewWorker(ctx context.Context, conn engine.Conn, d engine.Dialect, id, threads int) (workload.Worker, error) {
+	cipher, err := w.keys()
+	if err != nil {
+		return nil, err
+	}
+	if err := w.checkConfig(ctx, conn, cipher); err != nil {
+		return nil, err
+	}
+	if q := w.isolationSQL(d); q != "" {
+		if err := conn.Exec(ctx, q); err != nil {
+			return nil, fmt.Errorf("setting isolation %s: %w", w.o.Isolation, err)
+		}
+	}
+	wk := &worker{w: w, s: w.s, k: newCodec(w.s, w.o.Level, cipher), g: newRNG(w.seed, uint64(id)), conn: conn,
+		home: int64(id%w.o.Warehouses) + 1, slDist: int64(id/w.o.Warehouses)%districts + 1, notes: map[string]int64{}}
+	if err := wk.st.prepare(ctx, conn, w.s, wk.k); err != nil {
+		return nil, err
+	}
+	return wk, nil
+}
+
+// checkConfig refuses data prepared at another level, scale or keyset,
+// before anything is read or written.
+func (w *Workload) checkConfig(ctx context.Context, c engine.Conn, cipher *colenc.Cipher) error {
+	rows, err := c.Query(ctx, "SELECT warehouses, encrypt_columns, key_check FROM "+configTable)
+	if err != nil || len(rows) != 1 {
+		return fmt.Errorf("reading %s (run `encbench prepare tpcc` first): %v", configTable, err)
+	}
+	if rows[0][0] != itoa(w.o.Warehouses) || rows[0][1] != itoa(w.o.Level) {
+		return fmt.Errorf("the data was prepared with --warehouses %s --encrypt-columns %s, not %d and %d: prepare again or use the same options",
+			rows[0][0], rows[0][1], w.o.Warehouses, w.o.Level)
+	}
+	if w.o.Level == 0 {
+		return nil
+	}
+	ct, err := hex.DecodeString(rows[0][2])
+	if err == nil {
+		var v colenc.Value
+		v, err = cipher.Decrypt(keyCheckColumn, nil, ct)
+		if err == nil && v.S != keyCheck {
+			err = fmt.Errorf("unexpected check value")
+		}
+	}
+	if err != nil {
+		return errs.Usage("the tpcc data was encrypted under another keyset than %s: use the keyset and master key prepare used, or prepare again", w.o.Keys.Keyset)
+	}
+	return nil
+}
+
+func (wk *worker) Close() error { return nil }
+
+func (wk *worker) Notes() map[string]int64 { return wk.notes }
+
+// Abort rolls back; the runner then calls Event again, which repeats the
+// same input (a retry, counted per transaction type).
+func (wk *worker) Abort() error {
+	wk.retry = true
+	wk.notes["retries_"+txNames[wk.in.typ]]++
+	return wk.st.rollback.Exec(nil)
+}
+
+// Keying times and mean think times in seconds (TPC-C 5.2.5.7).
+var keying = [txCount]float64{18, 3, 2, 2, 2}
+var think = [txCount]float64{12, 12, 10, 5, 5}
+
+// Pause is the wait before the next transaction when --think-time is on:
+// the last transaction's think time and the next one's keying time.
+func (wk *worker) Pause() time.Duration {
+	if !wk.w.o.ThinkTime {
+		return 0
+	}
+	wk.draw()
+	wk.paced = true
+	t := keying[wk.in.typ]
+	if wk.start != (time.Time{}) {
+		t += math.Min(-math.Log(1-wk.g.r.Float64())*think[wk.prev], 10*think[wk.prev])
+	}
+	return time.Duration(t * float64(time.Second))
+}
+
+// draw picks the next transaction and its input (the 45/43/4/4/4 mix).
+func (wk *worker) draw() {
+	g, in := wk.g, &wk.in
+	*in = input{lines: in.lines[:0]}
+	switch r := g.Int(1, 100); {
+	case r <= 45:
+		in.typ = txNewOrder
+	case r <= 88:
+		in.typ = txPayment
+	case r <= 92:
+		in.typ = txOrderStatus
+	case r <= 96:
+		in.typ = txDelivery
+	default:
+		in.typ = txStockLevel
+	}
+	W := wk.w.o.Warehouses
+	in.d = int64(g.Int(1, districts))
+	in.cw, in.cd = wk.home, in.d
+	in.cid = int64(g.NURand(1023, cCID, 1, customers))
+	switch in.typ {
+	case txNewOrder:
+		n := g.Int(5, 15)
+		in.rollback = g.Int(1, 100) == 1
+		for i := 0; i < n; i++ {
+			l := line{item: int64(g.NURand(8191, cOLIID, 1, items)), supply: wk.home, qty: int64(g.Int(1, 10))}
+			if W > 1 && g.Int(1, 100) == 1 {
+				l.supply = int64(otherWarehouse(g, W, int(wk.home)))
+			}
+			in.lines = append(in.lines, l)
+		}
+		// Lock stock rows in item order, so terminals do not deadlock;
+		// the unused item of a rolled-back order comes last.
+		sortLines(in.lines)
+		if in.rollback {
+			in.lines[n-1].item = items + 1
+		}
+	case txPayment, txOrderStatus:
+		if in.typ == txPayment {
+			in.amount = g.Money(100, 500000)
+			if W > 1 && g.Int(1, 100) > 85 {
+				in.cw, in.cd = int64(otherWarehouse(g, W, int(wk.home))), int64(g.Int(1, districts))
+			}
+		}
+		if g.Int(1, 100) <= 60 {
+			in.byName, in.last = true, LastName(g.NURand(255, cLastRun, 0, 999))
+		}
+	case txDelivery:
+		in.carrier = int64(g.Int(1, 10))
+	case txStockLevel:
+		in.threshold = int64(g.Int(10, 20))
+	}
+}
+
+func otherWarehouse(g rng, W, home int) int {
+	o := g.Int(1, W-1)
+	if o >= home {
+		o++
+	}
+	return o
+}
+
+func sortLines(l []line) {
+	for i := 1; i < len(l); i++ {
+		for j := i; j > 0 && l[j].item < l[j-1].item; j-- {
+			l[j], l[j-1] = l[j-1], l[j]
+		}
+	}
+}
+
+// Event runs one transaction, or repeats the one that was rolled back.
+func (wk *worker) Event(c *workload.Counters) error {
+	if !wk.retry {
+		if !wk.paced {
+			wk.draw()
+		}
+		wk.start = time.Now()
+	}
+	wk.retry, wk.paced = false, false
+	wk.c = c
+	var err error
+	switch wk.in.typ {
+	case txNewOrder:
+		err = wk.newOrder()
+	case txPayment:
+		err = wk.payment()
+	case txOrderStatus:
+		err = wk.orderStatus()
+	case txDelivery:
+		err = wk.delivery()
+	case txStockLevel:
+		err = wk.stockLevel()
+	}
+	if err != nil {
+		return err
+	}
+	wk.items = [txCount]time.Duration{}
+	wk.items[wk.in.typ] = max(time.Since(wk.start), time.Nanosecond)
+	c.Items = wk.items[:]
+	wk.prev = wk.in.typ
+	return nil
+}
+
+// Statement helpers count what they send.
+func (wk *worker) exec(st engine.Stmt, args ...engine.Arg) error {
+	wk.c.Writes++
+	return st.Exec(args)
+}
+
+func (wk *worker) query(st engine.Stmt, row func([][]byte) error, args ...engine.Arg) error {
+	wk.c.Reads++
+	return st.Query(args, row)
+}
+
+func (wk *worker) begin() error {
+	wk.c.Others++
+	return wk.st.begin.Exec(nil)
+}
+
+func (wk *worker) commit() error {
+	wk.c.Others++
+	return wk.st.commit.Exec(nil)
+}
+
+func i64(v int64) engine.Arg { return engine.Arg{Int: v} }
+
+// errNoRow is a row a transaction needs and did not find.
+func errNoRow(what string) error { return fmt.Errorf("%s: no such row (was the data prepared with these options?)", what) }
+
+func joinQ(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
