@@ -271,6 +271,12 @@ func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []str
 	if err != nil {
 		return nil, err
 	}
+	var colProof *result.ColencProof
+	if enc, ok := wl.(workload.Encrypter); ok {
+		if colProof, err = enc.ProveColumns(ctx, admin); err != nil {
+			return nil, fmt.Errorf("column encryption not proven: %w", err)
+		}
+	}
 	reg := regime(ctx, t, admin, wl)
 	var proof result.TLSProof
 	cfg.CheckSessions = func(s []engine.SessionTLS) error {
@@ -300,8 +306,15 @@ func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []str
 		res.Workload.Schema = d.Schema()
 	}
 	res.Repetition = r.repetition
-	res.Variant = result.Variant{Name: variantName(t, r.tde), TLS: t.TLS.Mode, TDE: r.tde, Colenc: "none",
-		Verified: result.Verification{OK: runErr == nil, TLS: proof, TDE: tdeProof}}
+	res.Variant = result.Variant{Name: variantName(t, r.tde, colProof), TLS: t.TLS.Mode, TDE: r.tde, Colenc: colencName(colProof),
+		Verified: result.Verification{OK: runErr == nil, TLS: proof, TDE: tdeProof, Colenc: colProof}}
+	if rt, ok := wl.(workload.Rater); ok {
+		counts := map[string]int64{}
+		for name, it := range res.Items {
+			counts[name] = it.N
+		}
+		res.Rates = rt.Rates(counts, res.DurationS)
+	}
 	res.Regime = reg
 	if r.sb != nil {
 		res.CPU.ServerCPUs = r.sb.ServerCPUs
@@ -326,7 +339,7 @@ func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []str
 	return res, nil
 }
 
-func variantName(t engine.Target, tde bool) string {
+func variantName(t engine.Target, tde bool, col *result.ColencProof) string {
 	var layers []string
 	if t.TLS.Mode != engine.TLSDisable {
 		layers = append(layers, "tls")
@@ -334,10 +347,21 @@ func variantName(t engine.Target, tde bool) string {
 	if tde {
 		layers = append(layers, "tde")
 	}
+	if col != nil && col.Level > 0 {
+		layers = append(layers, colencName(col))
+	}
 	if len(layers) == 0 {
 		return "plain"
 	}
 	return strings.Join(layers, "+")
+}
+
+// colencName is the column encryption layer's name: "colenc50" or "none".
+func colencName(p *result.ColencProof) string {
+	if p == nil || p.Level == 0 {
+		return "none"
+	}
+	return "colenc" + strconv.Itoa(p.Level)
 }
 
 func tlsProof(t engine.Target, sessions []engine.SessionTLS) result.TLSProof {

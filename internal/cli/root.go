@@ -67,7 +67,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return errs.Usage("%v (see --help)", err)
 	})
-	root.AddCommand(newPrepare(), newRun(), newCleanup(), newSandbox(), newSuite(), newReport(), newCompare(), newKeys(), newVersion())
+	root.AddCommand(newPrepare(), newRun(), newCleanup(), newCheck(), newSandbox(), newSuite(), newReport(), newCompare(), newKeys(), newVersion())
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)
 	}

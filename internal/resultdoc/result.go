@@ -40,10 +40,12 @@ type Result struct {
 	// query, ...) in milliseconds.
 	Items map[string]ItemLatency `json:"items,omitempty"`
 	// Notes are workload counts such as TLS handshakes and resumed sessions.
-	Notes       map[string]int64 `json:"notes,omitempty"`
-	Fairness    Fairness         `json:"fairness"`
-	Regime      *Regime          `json:"regime,omitempty"`
-	Environment Environment      `json:"environment"`
+	Notes map[string]int64 `json:"notes,omitempty"`
+	// Rates are workload rates such as TPC-C's tpmC.
+	Rates       map[string]float64 `json:"rates,omitempty"`
+	Fairness    Fairness           `json:"fairness"`
+	Regime      *Regime            `json:"regime,omitempty"`
+	Environment Environment        `json:"environment"`
 	// Histogram is the HdrHistogram (microseconds) in its compressed V2
 	// base64 form, so results from several hosts can be merged exactly.
 	Histogram string `json:"latency_histogram_us"`
@@ -82,7 +84,9 @@ type Verification struct {
 	OK  bool      `json:"ok"`
 	TLS TLSProof  `json:"tls"`
 	TDE *TDEProof `json:"tde,omitempty"`
-	Msg []string  `json:"problems,omitempty"`
+	// Colenc proves client-side column encryption from stored values.
+	Colenc *ColencProof `json:"colenc,omitempty"`
+	Msg    []string     `json:"problems,omitempty"`
 }
 
 // TDEProof is the server's view of the benchmark tables at rest and, for
@@ -94,6 +98,26 @@ type TDEProof struct {
 	Encrypted int               `json:"encrypted"`
 	Detail    map[string]string `json:"detail,omitempty"`
 	Marker    *MarkerProof      `json:"marker,omitempty"`
+}
+
+// ColencProof lists the columns a level encrypts and what the server holds
+// in them: stored values read raw and checked to be ciphertexts of their
+// column (and row) under the run's keyset.
+type ColencProof struct {
+	Level           int            `json:"level"`
+	Columns         []ColencColumn `json:"columns"`
+	BusinessColumns int            `json:"business_columns"`
+	SharePct        float64        `json:"share_pct"`
+	Source          string         `json:"source"`
+	Checked         int            `json:"checked"`
+	Ciphertext      int            `json:"ciphertext"`
+}
+
+// ColencColumn is one encrypted column and its scheme.
+type ColencColumn struct {
+	Table  string `json:"table"`
+	Column string `json:"column"`
+	Scheme string `json:"scheme"`
 }
 
 // MarkerProof counts the marker in raw server files.

@@ -415,6 +415,11 @@ func (r *run) work(id int, s *slot) {
 				time.Sleep(d)
 			}
 		} else {
+			if p, ok := s.worker.(workload.Pacer); ok {
+				if r.pause(p.Pause()); r.stop.Load() {
+					return
+				}
+			}
 			start = time.Now()
 		}
 		c = workload.Counters{}
@@ -463,6 +468,18 @@ func (r *run) work(id int, s *slot) {
 			r.fail(err)
 			return
 		}
+	}
+}
+
+// pause sleeps for d (keying and think time) in steps, so a stop is not
+// kept waiting.
+func (r *run) pause(d time.Duration) {
+	for end := time.Now().Add(d); !r.stop.Load(); {
+		left := time.Until(end)
+		if left <= 0 {
+			return
+		}
+		time.Sleep(min(left, 100*time.Millisecond))
 	}
 }
 

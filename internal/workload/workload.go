@@ -16,6 +16,7 @@ import (
 
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
+	result "github.com/encbench/encbench/internal/resultdoc"
 )
 
 // Counters are one event's statements by kind, filled by the worker.
@@ -176,4 +177,34 @@ func Describe(fams []Family) string {
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
+}
+
+// CheckResult is one consistency condition and whether the data meets it.
+type CheckResult struct {
+	ID        string `json:"id"`
+	Condition string `json:"condition"`
+	OK        bool   `json:"ok"`
+	Detail    string `json:"detail"`
+}
+
+// Checker is a workload whose data has consistency conditions (TPC-C 3.3.2).
+type Checker interface {
+	Check(ctx context.Context, env Env) ([]CheckResult, error)
+}
+
+// Pacer is a worker that waits between events (TPC-C keying and think
+// times); the runner sleeps outside the measured latency.
+type Pacer interface {
+	Pause() time.Duration
+}
+
+// Rater derives workload rates (tpmC) from per-part counts.
+type Rater interface {
+	Rates(items map[string]int64, seconds float64) map[string]float64
+}
+
+// Encrypter is a workload that encrypts columns in the client. Its proof
+// reads stored values raw from the server and checks they are ciphertext.
+type Encrypter interface {
+	ProveColumns(ctx context.Context, c engine.Conn) (*result.ColencProof, error)
 }

@@ -149,7 +149,7 @@ func newSchema() *schema {
 	// TPC-C's history has no key: a row is bound to its customer.
 	h := tb("history", "h_c_w_id, h_c_d_id, h_c_id")
 	s.history = h
-	s.hCID = h.add("h_c_id", ki, "INTEGER", 20, rnd)
+	s.hCID = h.add("h_c_id", ki, "INTEGER", 20, det)
 	s.hCDID = structural(h, "h_c_d_id")
 	s.hCWID = structural(h, "h_c_w_id")
 	s.hDID = structural(h, "h_d_id")

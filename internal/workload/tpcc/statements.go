@@ -94,7 +94,8 @@ func (st *statements) prepare(ctx context.Context, c engine.Conn, s *schema, k *
 	st.osLines = p("SELECT ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")
 
 	if k.on(s.noOID) {
-		st.dNew = p("SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ?")
+		// One statement, so count and counter come from one snapshot.
+		st.dNew = p("SELECT COUNT(*), (SELECT d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?) FROM new_order WHERE no_w_id = ? AND no_d_id = ?")
 		st.dNewLock = p("SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ? FOR UPDATE")
 	} else {
 		st.dNew = p("SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1 FOR UPDATE")

@@ -497,25 +497,9 @@ func (wk *worker) delivery() error {
 	}
 	for d := int64(1); d <= districts; d++ {
 		e, r := enc{k: k}, dec{k: k}
-		// The oldest undelivered order; the client finds the smallest
-		// NO_O_ID when it is encrypted, then locks that row.
-		oid := int64(-1)
-		if err := wk.query(st.dNew, func(v [][]byte) error {
-			if id := r.int(s.noOID, nil, v[0]); oid < 0 || id < oid {
-				oid = id
-			}
-			return r.err
-		}, i64(w), i64(d)); err != nil {
+		oid, err := wk.oldestNewOrder(w, d)
+		if err != nil {
 			return err
-		}
-		if oid > 0 && st.dNewLock != nil {
-			locked := false
-			if err := wk.query(st.dNewLock, func([][]byte) error { locked = true; return nil }, i64(w), i64(d), e.int(s.noOID, nil, oid)); err != nil {
-				return errors.Join(e.err, err)
-			}
-			if !locked {
-				oid = -1
-			}
 		}
 		if oid < 0 {
 			wk.notes["delivery_skipped_districts"]++
@@ -594,6 +578,46 @@ func (wk *worker) delivery() error {
 		}
 	}
 	return wk.commit()
+}
+
+// oldestNewOrder finds and locks the district's oldest undelivered order,
+// or returns -1 when there is none. With NO_O_ID encrypted (det: no order),
+// it uses TPC-C's own invariant 3.3.2.3 - the undelivered orders are the
+// last COUNT(*) before D_NEXT_O_ID - read in one snapshot, then locks the
+// first of those ids that still exists: newer orders only come after it, so
+// the first one found is the oldest.
+func (wk *worker) oldestNewOrder(w, d int64) (int64, error) {
+	s, k, st := wk.s, wk.k, &wk.st
+	r := dec{k: k}
+	if st.dNewLock == nil {
+		oid := int64(-1)
+		err := wk.query(st.dNew, func(v [][]byte) error {
+			oid = r.int(s.noOID, nil, v[0])
+			return r.err
+		}, i64(w), i64(d))
+		return oid, err
+	}
+	var count, next int64
+	if err := wk.query(st.dNew, func(v [][]byte) error {
+		count = r.int(s.olNumber, nil, v[0])
+		if count > 0 {
+			next = r.int(s.dNextOID, k.key(w, d), v[1])
+		}
+		return r.err
+	}, i64(w), i64(d), i64(w), i64(d)); err != nil {
+		return -1, err
+	}
+	for oid := next - count; oid < next; oid++ {
+		e := enc{k: k}
+		found := false
+		if err := wk.query(st.dNewLock, func([][]byte) error { found = true; return nil }, i64(w), i64(d), e.int(s.noOID, nil, oid)); err != nil {
+			return -1, errors.Join(e.err, err)
+		}
+		if found {
+			return oid, nil
+		}
+	}
+	return -1, nil
 }
 
 // stockLevel is TPC-C 2.8.2 (read only) for the terminal's own district.

@@ -82,7 +82,7 @@ func (w *Workload) checkConfig(ctx context.Context, c engine.Conn, cipher *colen
 		return fmt.Errorf("reading %s (run `encbench prepare tpcc` first): %v", configTable, err)
 	}
 	if rows[0][0] != itoa(w.o.Warehouses) || rows[0][1] != itoa(w.o.Level) {
-		return fmt.Errorf("the data was prepared with --warehouses %s --encrypt-columns %s, not %d and %d: prepare again or use the same options",
+		return errs.Usage("the data was prepared with --warehouses %s --encrypt-columns %s, not %d and %d: prepare again or use the same options",
 			rows[0][0], rows[0][1], w.o.Warehouses, w.o.Level)
 	}
 	if w.o.Level == 0 {
