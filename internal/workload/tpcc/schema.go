@@ -75,10 +75,10 @@ type schema struct {
 
 	warehouse, district, customer, history, newOrder, orders, orderLine, item, stock *table
 
-	wID, wName, wStreet1, wStreet2, wCity, wState, wZip, wTax, wYtd                                 *column
+	wID, wName, wStreet1, wStreet2, wCity, wState, wZip, wTax, wYtd                                  *column
 	dID, dWID, dName, dStreet1, dStreet2, dCity, dState, dZip, dTax, dYtd, dNextOID                  *column
 	cID, cDID, cWID, cFirst, cMiddle, cLast, cStreet1, cStreet2, cCity, cState, cZip, cPhone, cSince *column
-	cCredit, cCreditLim, cDiscount, cBalance, cYtdPayment, cPaymentCnt, cDeliveryCnt, cData         *column
+	cCredit, cCreditLim, cDiscount, cBalance, cYtdPayment, cPaymentCnt, cDeliveryCnt, cData          *column
 	hCID, hCDID, hCWID, hDID, hWID, hDate, hAmount, hData                                            *column
 	noOID, noDID, noWID                                                                              *column
 	oID, oDID, oWID, oCID, oEntryD, oCarrierID, oOlCnt, oAllLocal                                    *column

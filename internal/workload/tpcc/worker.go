@@ -260,6 +260,8 @@ func (wk *worker) commit() error {
 func i64(v int64) engine.Arg { return engine.Arg{Int: v} }
 
 // errNoRow is a row a transaction needs and did not find.
-func errNoRow(what string) error { return fmt.Errorf("%s: no such row (was the data prepared with these options?)", what) }
+func errNoRow(what string) error {
+	return fmt.Errorf("%s: no such row (was the data prepared with these options?)", what)
+}
 
 func joinQ(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
