@@ -251,6 +251,13 @@ func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []str
 	if err != nil {
 		return nil, err
 	}
+	if r.fs != nil {
+		if f := r.fs.Lookup("encrypt-columns"); f != nil && f.Value.String() != "0" {
+			if _, ok := wl.(workload.Encrypter); !ok {
+				return nil, errs.Usage("--encrypt-columns applies to tpcc; %s has no encrypted columns", wl.Name())
+			}
+		}
+	}
 	if eb, ok := wl.(workload.EventBound); ok && r.fs != nil && !r.fs.Changed("events") && !r.fs.Changed("time") {
 		r.events, r.time = eb.DefaultEvents(), 0
 	}

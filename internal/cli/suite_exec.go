@@ -134,6 +134,21 @@ func newFlagSet() *pflag.FlagSet {
 
 // targetArgs select the setup's server and its encryption layers.
 func (x *executor) targetArgs(ls *liveSetup) []string {
+	return append(x.serverArgs(ls), x.colencArgs(ls)...)
+}
+
+// colencArgs set the column encryption level, with keys kept in the suite
+// directory (created 0600 by the first prepare).
+func (x *executor) colencArgs(ls *liveSetup) []string {
+	if ls.variant.Colenc == 0 {
+		return nil
+	}
+	keys := filepath.Join(x.dir, "keys")
+	return []string{"--encrypt-columns", strconv.Itoa(ls.variant.Colenc),
+		"--master-key-file", filepath.Join(keys, "master.json"), "--keyset", filepath.Join(keys, "keyset.json")}
+}
+
+func (x *executor) serverArgs(ls *liveSetup) []string {
 	if ls.Sandbox {
 		args := []string{"--sandbox", ls.sandboxDir}
 		if ls.variant.TLSVersion != "" {

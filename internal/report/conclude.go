@@ -231,7 +231,14 @@ func verification(cells []*Cell) []string {
 		}
 	}
 	if len(bad) == 0 {
-		return []string{fmt.Sprintf("All %d results proved their variant from the server's side: TLS per connection as the server saw it, TDE per table and, for sandboxes, by a marker absent from the raw files.", n)}
+		how := "TLS per connection as the server saw it, TDE per table and, for sandboxes, by a marker absent from the raw files"
+		for _, c := range cells {
+			if len(c.Results) > 0 && c.Results[0].Variant.Verified.Colenc != nil {
+				how += "; column encryption by reading stored values raw and decrypting them in the client"
+				break
+			}
+		}
+		return []string{fmt.Sprintf("All %d results proved their variant from the server's side: %s.", n, how)}
 	}
 	return []string{fmt.Sprintf("%d of %d results did not prove their variant (%s): their figures are not evidence for that variant.", len(bad), n, strings.Join(bad, ", "))}
 }

@@ -32,6 +32,12 @@ func Markdown(w io.Writer, m *Model) error {
 	mdTable(&b, m.Machine)
 	b.WriteString("\nServers, as each reported itself, and what the server saw of each variant:\n\n")
 	mdTable(&b, m.Servers)
+	if len(m.Colenc.Rows) > 0 {
+		b.WriteString("\n## Column encryption\n\nColumns encrypted in the client at each level (det: deterministic, rnd: randomized), and the check made before each run:\n\n")
+		mdTable(&b, m.Colenc)
+		b.WriteString("\nWhat each scheme lets the database server learn:\n\n")
+		mdTable(&b, m.Leakage)
+	}
 	b.WriteString("\n## Method\n\n")
 	for _, s := range m.Method {
 		fmt.Fprintf(&b, "- %s\n", s)

@@ -42,10 +42,13 @@ type Model struct {
 	Generated   string
 	Conclusions []string
 	// Glance is the loss of every variant in every cell, in one table.
-	Glance    Table
-	Notes     []string
-	Machine   Table
-	Servers   Table
+	Glance  Table
+	Notes   []string
+	Machine Table
+	Servers Table
+	// Colenc lists encrypted columns per level; Leakage what schemes reveal.
+	Colenc    Table
+	Leakage   Table
 	Method    []string
 	Commands  []string
 	Reproduce []Text
@@ -82,6 +85,9 @@ func Build(d *Data) *Model {
 	m.Machine = machineTable(d.Results[0].Environment)
 	m.Servers = serverTable(cells, order)
 	m.Method = method(d, cells)
+	if m.Colenc = colencTable(d.Results); len(m.Colenc.Rows) > 0 {
+		m.Leakage = leakageTable()
+	}
 	m.Schema = schemas(d.Results)
 	for _, w := range order.Workloads {
 		s := Section{Workload: w}

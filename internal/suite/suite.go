@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/goccy/go-yaml"
@@ -245,6 +246,8 @@ type Variant struct {
 	TLS        bool
 	TLSVersion string
 	TDE        bool
+	// Colenc is the share of columns encrypted in the client (colencNN).
+	Colenc int
 }
 
 // ParseVariant reads plain, tls, tls1.2, tls1.3, tde and their + joins.
@@ -261,8 +264,10 @@ func ParseVariant(name string) (Variant, error) {
 			v.TLS, v.TLSVersion = true, strings.TrimPrefix(layer, "tls")
 		case "tde":
 			v.TDE = true
+		case "colenc20", "colenc50", "colenc100":
+			v.Colenc, _ = strconv.Atoi(strings.TrimPrefix(layer, "colenc"))
 		default:
-			return v, fmt.Errorf("unknown variant %q: use plain, tls, tls1.2, tls1.3, tde or a + join such as tls+tde", name)
+			return v, fmt.Errorf("unknown variant %q: use plain, tls, tls1.2, tls1.3, tde, colenc20, colenc50, colenc100 or a + join such as tls+tde", name)
 		}
 	}
 	return v, nil

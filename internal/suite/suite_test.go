@@ -121,17 +121,42 @@ func TestBuiltinSuitesParseAndExpand(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := map[string]bool{}
+	byName := map[string]Suite{}
 	for _, s := range list {
 		names[s.Name] = true
+		byName[s.Name] = s
 		if _, err := Expand(s, NoOverrides(), noTDEOnPostgres); err != nil {
 			t.Errorf("%s: %v", s.Name, err)
 		}
 	}
-	if !names["quick"] || !names["tde"] {
+	if !names["quick"] || !names["tde"] || !names["tls"] || !names["colenc-tpcc"] {
 		t.Fatalf("built-in suites: %v", names)
 	}
-	if _, err := Expand(list[1], Overrides{Time: -1, Warmup: -1, Repetitions: -1, Scale: "full"}, nil); err != nil {
+	if _, err := Expand(byName["tde"], Overrides{Time: -1, Warmup: -1, Repetitions: -1, Scale: "full"}, nil); err != nil {
 		t.Fatal(err)
+	}
+	p, err := Expand(byName["colenc-tpcc"], NoOverrides(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two engines x four levels x four terminal counts x three repetitions.
+	if len(p.Setups) != 8 || len(p.Cells) != 96 {
+		t.Fatalf("colenc-tpcc: %d setups, %d cells", len(p.Setups), len(p.Cells))
+	}
+}
+
+func TestColencVariants(t *testing.T) {
+	for name, want := range map[string]int{"colenc20": 20, "colenc50": 50, "colenc100": 100, "tls+colenc50": 50, "plain": 0} {
+		v, err := ParseVariant(name)
+		if err != nil || v.Colenc != want {
+			t.Errorf("%s: %+v, %v", name, v, err)
+		}
+		if v.Layers() != map[bool]string{true: "tls", false: "plain"}[v.TLS] {
+			t.Errorf("%s: sandbox layers %q: column encryption needs no server change", name, v.Layers())
+		}
+	}
+	if _, err := ParseVariant("colenc30"); err == nil {
+		t.Error("colenc30 accepted")
 	}
 }
 

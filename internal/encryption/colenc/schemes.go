@@ -32,9 +32,9 @@ var Leakage = []struct {
 	Enables   string
 }{
 	{Rnd, "AEAD AES-256-GCM (Tink), 12-byte random nonce, associated data = table, column and row key",
-		"the length of each value (plus a fixed 28-byte overhead and the Tink key id); nothing about equality or order",
+		"the length of each value (plus a fixed 28-byte overhead and the Tink key id) and which values are NULL; nothing about equality or order",
 		"storage and retrieval only; every predicate, sort and aggregate on the column runs in the client after decryption"},
 	{Det, "deterministic AEAD AES-SIV with a 512-bit key (Tink), associated data = table and column",
-		"which values are equal (within the column), hence their frequencies, and each value's length; not order",
+		"which values are equal (within the column), hence their frequencies, each value's length and which are NULL; not order",
 		"equality lookups, GROUP BY, DISTINCT and unique indexes on ciphertext; a join only between values of the same column, since each column has its own associated data; a value is not bound to its row"},
 }
