@@ -36,11 +36,18 @@ func (k *codec) on(c *column) bool { return k.enc[c.idx] }
 // key builds a row key from the row's identifying numbers, in a buffer
 // that is reused: encrypt or decrypt with it before building the next.
 func (k *codec) key(ids ...int64) []byte {
-	k.row = k.row[:0]
-	for _, id := range ids {
-		k.row = binary.BigEndian.AppendUint64(k.row, uint64(id))
-	}
+	k.row = AppendRowKey(k.row[:0], ids...)
 	return k.row
+}
+
+// AppendRowKey is the associated data that binds a randomized ciphertext to
+// its row: the plaintext numbers of the table's row key (for example
+// warehouse, district, customer), 8 bytes big-endian each.
+func AppendRowKey(dst []byte, ids ...int64) []byte {
+	for _, id := range ids {
+		dst = binary.BigEndian.AppendUint64(dst, uint64(id))
+	}
+	return dst
 }
 
 func (k *codec) seal(c *column, row []byte, v colenc.Value) (engine.Arg, error) {

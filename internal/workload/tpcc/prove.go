@@ -37,7 +37,7 @@ func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn) (*result.Col
 			names[i] = col.name
 			byName[col.name] = i
 		}
-		st, err := c.Prepare(ctx, fmt.Sprintf("SELECT %s FROM %s LIMIT %d", strings.Join(names, ", "), t.name, proofRows))
+		st, err := c.Prepare(ctx, fmt.Sprintf("SELECT %s FROM %s ORDER BY %s LIMIT %d", strings.Join(names, ", "), t.name, t.rowKey, proofRows))
 		if err != nil {
 			return nil, fmt.Errorf("proof of column encryption: %w", err)
 		}
