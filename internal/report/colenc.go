@@ -2,11 +2,15 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/encbench/encbench/internal/encryption/colenc"
 	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/suite"
 )
 
 // colencTable lists, per column encryption level, every encrypted column
@@ -69,6 +73,36 @@ func leakageTable() Table {
 	t := Table{Head: []string{"scheme", "primitive", "the server learns", "what works on ciphertext"}}
 	for _, l := range colenc.Leakage {
 		t.Rows = append(t.Rows, []Text{{S: string(l.Scheme), Strong: true}, {S: l.Primitive}, {S: l.Reveals}, {S: l.Enables}})
+	}
+	return t
+}
+
+// referenceTable sets a suite's published losses beside encbench's own,
+// per variant and thread count, with encbench's 95% interval per target.
+func referenceTable(ref *suite.Reference, cells []*Cell, order Order) Table {
+	t := Table{Head: []string{"variant", "threads", "published loss %"}}
+	for _, tg := range order.Targets {
+		t.Head = append(t.Head, "encbench "+tg+" loss % (95% CI)")
+	}
+	for _, v := range order.Variants {
+		byThreads, ok := ref.Loss[v]
+		if !ok {
+			continue
+		}
+		ths := slices.Sorted(maps.Keys(byThreads))
+		for _, th := range ths {
+			row := []Text{{S: v}, {S: strconv.Itoa(th)}, {S: fmt.Sprintf("%.2f", byThreads[th]), Strong: true}}
+			for _, tg := range order.Targets {
+				cell := Text{S: "-"}
+				for _, c := range cells {
+					if c.Target == tg && c.Variant == v && c.Threads == th && c.Workload == ref.Workload && c.Loss != nil {
+						cell = Text{S: fmt.Sprintf("%.1f (%.1f to %.1f)", c.Loss.Pct, c.Loss.Low, c.Loss.High)}
+					}
+				}
+				row = append(row, cell)
+			}
+			t.Rows = append(t.Rows, row)
+		}
 	}
 	return t
 }

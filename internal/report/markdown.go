@@ -28,6 +28,10 @@ func Markdown(w io.Writer, m *Model) error {
 		b.WriteString("\nLoss at a glance (bold: significant at 95%; n.s.: the interval includes 0):\n\n")
 		mdTable(&b, m.Glance)
 	}
+	if len(m.Reference.Rows) > 0 {
+		fmt.Fprintf(&b, "\nPublished figures beside encbench's (%s):\n\n", m.ReferenceSource)
+		mdTable(&b, m.Reference)
+	}
 	b.WriteString("\n## Test environment\n\n")
 	mdTable(&b, m.Machine)
 	b.WriteString("\nServers, as each reported itself, and what the server saw of each variant:\n\n")

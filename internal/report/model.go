@@ -49,6 +49,9 @@ type Model struct {
 	// Colenc lists encrypted columns per level; Leakage what schemes reveal.
 	Colenc    Table
 	Leakage   Table
+	// Reference sets a published result beside the suite's own.
+	Reference       Table
+	ReferenceSource string
 	Method    []string
 	Commands  []string
 	Reproduce []Text
@@ -78,6 +81,10 @@ func Build(d *Data) *Model {
 				m.Reproduce = append(m.Reproduce, Text{S: "# " + su.ID + "\n" + lines})
 			}
 		}
+	}
+	if rec := d.Record; rec != nil && rec.Suite.Reference != nil {
+		m.Reference = referenceTable(rec.Suite.Reference, cells, order)
+		m.ReferenceSource = rec.Suite.Reference.Source
 	}
 	m.Subtitle = subtitle(d.Results)
 	var partsSaid []string

@@ -44,6 +44,8 @@ type Suite struct {
 	Scales map[string]Scale `yaml:"scales" json:"scales,omitempty"`
 	// Notes are shown in the report under the suite's description.
 	Notes []string `yaml:"notes" json:"notes,omitempty"`
+	// Reference is a published result the report sets beside the suite's.
+	Reference *Reference `yaml:"reference" json:"reference,omitempty"`
 }
 
 // Target is a sandbox (Engine set, DSN empty) or a server given by DSN.
@@ -238,6 +240,14 @@ func safeName(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// Reference is a published measurement of the same method: its TPS loss %
+// by variant and thread count, for one workload.
+type Reference struct {
+	Source   string                     `yaml:"source" json:"source"`
+	Workload string                     `yaml:"workload" json:"workload"`
+	Loss     map[string]map[int]float64 `yaml:"loss" json:"loss"`
 }
 
 // Variant is a parsed variant name.
