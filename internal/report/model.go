@@ -47,20 +47,20 @@ type Model struct {
 	Machine Table
 	Servers Table
 	// Colenc lists encrypted columns per level; Leakage what schemes reveal.
-	Colenc    Table
-	Leakage   Table
+	Colenc  Table
+	Leakage Table
 	// Reference sets a published result beside the suite's own.
 	Reference       Table
 	ReferenceSource string
-	Method    []string
-	Commands  []string
-	Reproduce []Text
-	Schema    []string
-	Skipped   []string
-	Sections  []Section
-	Partial   int
-	Baseline  string
-	Order     Order
+	Method          []string
+	Commands        []string
+	Reproduce       []Text
+	Schema          []string
+	Skipped         []string
+	Sections        []Section
+	Partial         int
+	Baseline        string
+	Order           Order
 }
 
 // Build turns loaded data into the report's content.
