@@ -195,3 +195,31 @@ func TestCreateSQLUsesBinaryForEncryptedColumns(t *testing.T) {
 		t.Errorf("no primary key: %s", l20)
 	}
 }
+
+func TestKeyingAndThinkTimes(t *testing.T) {
+	wk := &worker{w: &Workload{o: Options{Warehouses: 1, ThinkTime: true}}, g: newRNG(3, 4), home: 1}
+	var keyOnly, total time.Duration
+	for i := 0; i < 2000; i++ {
+		d := wk.Pause()
+		key := time.Duration(keying[wk.in.typ] * float64(time.Second))
+		if i == 0 && d != key {
+			t.Fatalf("first pause %v: only the keying time %v is due", d, key)
+		}
+		if d < key || d > key+10*time.Duration(think[wk.prev]*float64(time.Second)) {
+			t.Fatalf("pause %v for %s after %s", d, txNames[wk.in.typ], txNames[wk.prev])
+		}
+		wk.prev = wk.in.typ
+		wk.start = time.Now()
+		keyOnly += key
+		total += d
+	}
+	// Think times are negative exponential with the specification's means
+	// (about 11.4 s over the mix).
+	if mean := (total - keyOnly).Seconds() / 2000; mean < 9 || mean > 14 {
+		t.Errorf("mean think time %.1f s", mean)
+	}
+	off := &worker{w: &Workload{o: Options{Warehouses: 1}}, g: newRNG(3, 4)}
+	if off.Pause() != 0 {
+		t.Error("pacing without --think-time")
+	}
+}
