@@ -53,7 +53,7 @@ func TestTPCC(t *testing.T) {
 					t.Errorf("level %s: proof %+v, variant %q", level, p, r.Variant.Colenc)
 				}
 				out := mustRun(t, append([]string{"check", "tpcc"}, opts...)...)
-				if strings.Count(out, " ok ") != 4 {
+				if strings.Count(out, " ok ") != 5 {
 					t.Errorf("level %s: check:\n%s", level, out)
 				}
 				if level != "0" {

@@ -38,8 +38,11 @@ type Cell struct {
 	// CPU per transaction against the baseline, in percent (ratio of means).
 	ServerCPUChangePct *float64
 	ClientCPUChangePct *float64
-	Verified           bool
-	Baseline           bool
+	// ClientUsAdded is the client's CPU per transaction over the baseline's,
+	// in microseconds: the work a client-side layer adds.
+	ClientUsAdded float64
+	Verified      bool
+	Baseline      bool
 }
 
 // Aggregate groups results into cells and computes each variant's loss.
@@ -82,6 +85,7 @@ func Aggregate(results []*result.Result, baseline string, order *Order) []*Cell 
 			c.Loss = &l
 		}
 		c.ClientCPUChangePct = changePct(b.ClientMsPerTxn.Mean, c.ClientMsPerTxn.Mean)
+		c.ClientUsAdded = 1000 * (c.ClientMsPerTxn.Mean - b.ClientMsPerTxn.Mean)
 		if b.ServerMsPerTxn != nil && c.ServerMsPerTxn != nil {
 			c.ServerCPUChangePct = changePct(b.ServerMsPerTxn.Mean, c.ServerMsPerTxn.Mean)
 		}

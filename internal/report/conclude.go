@@ -163,13 +163,14 @@ func threadTrend(cs []*Cell, order Order) string {
 }
 
 func cpuChange(cs []*Cell) string {
-	var srv, cli []float64
+	var srv, cli, added []float64
 	for _, c := range cs {
 		if c.ServerCPUChangePct != nil {
 			srv = append(srv, *c.ServerCPUChangePct)
 		}
 		if c.ClientCPUChangePct != nil {
 			cli = append(cli, *c.ClientCPUChangePct)
+			added = append(added, c.ClientUsAdded)
 		}
 	}
 	if len(srv) == 0 && len(cli) == 0 {
@@ -182,7 +183,8 @@ func cpuChange(cs []*Cell) string {
 	}
 	if len(cli) > 0 {
 		m, lo, hi := medianRange(cli)
-		parts = append(parts, fmt.Sprintf("encbench's own CPU per transaction by %+.0f%% (%+.0f%% to %+.0f%%)", m, lo, hi))
+		us, _, _ := medianRange(added)
+		parts = append(parts, fmt.Sprintf("encbench's own CPU per transaction by %+.0f%% (%+.0f%% to %+.0f%%; median %+.0f us per transaction, the client-side work of the variant)", m, lo, hi, us))
 	}
 	return "CPU: " + strings.Join(parts, ", ") + "."
 }

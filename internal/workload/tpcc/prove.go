@@ -18,6 +18,17 @@ const proofRows = 5
 // row under the keyset, and each plaintext column's values must read as
 // plaintext of their type.
 func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn) (*result.ColencProof, error) {
+	return w.prove(ctx, c, func(*table) int { return proofRows })
+}
+
+// wholeTables are read entirely by check's decryption condition: the small
+// ones and those every transaction writes; the rest are sampled.
+var wholeTables = map[string]bool{"warehouse": true, "district": true, "orders": true, "new_order": true, "history": true}
+
+const checkSample = 2000
+
+// prove reads up to limit(t) rows of each table (0: all of them).
+func (w *Workload) prove(ctx context.Context, c engine.Conn, limit func(*table) int) (*result.ColencProof, error) {
 	cipher, err := w.keys()
 	if err != nil {
 		return nil, err
@@ -37,7 +48,11 @@ func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn) (*result.Col
 			names[i] = col.name
 			byName[col.name] = i
 		}
-		st, err := c.Prepare(ctx, fmt.Sprintf("SELECT %s FROM %s ORDER BY %s LIMIT %d", strings.Join(names, ", "), t.name, t.rowKey, proofRows))
+		sql := fmt.Sprintf("SELECT %s FROM %s ORDER BY %s", strings.Join(names, ", "), t.name, t.rowKey)
+		if n := limit(t); n > 0 {
+			sql += fmt.Sprintf(" LIMIT %d", n)
+		}
+		st, err := c.Prepare(ctx, sql)
 		if err != nil {
 			return nil, fmt.Errorf("proof of column encryption: %w", err)
 		}

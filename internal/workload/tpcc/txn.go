@@ -144,21 +144,27 @@ func (wk *worker) newOrder() error {
 	entry := e.time(s.oEntryD, k.key(orow...), now)
 	olCnt := e.int(s.oOlCnt, k.key(orow...), int64(len(in.lines)))
 	local := e.int(s.oAllLocal, k.key(orow...), allLocal)
+	// The order's customer is a column of its own (its own associated data).
+	ocid := e.int(s.oCID, nil, in.cid)
 	if e.err != nil {
 		return e.err
 	}
 	if err := wk.exec(st.noDistUpd, next, i64(w), i64(d)); err != nil {
 		return err
 	}
-	if err := wk.exec(st.noOrder, oidArg, i64(d), i64(w), cid, entry, olCnt, local); err != nil {
+	if err := wk.exec(st.noOrder, oidArg, i64(d), i64(w), ocid, entry, olCnt, local); err != nil {
 		return err
 	}
 	if err := wk.exec(st.noNew, noArg, i64(d), i64(w)); err != nil {
 		return err
 	}
+	olArg := e.int(s.olOID, nil, oid)
+	if e.err != nil {
+		return e.err
+	}
 	var total int64
 	for n, l := range in.lines {
-		amount, err := wk.orderLine(oid, int64(n+1), l, oidArg)
+		amount, err := wk.orderLine(oid, int64(n+1), l, olArg)
 		if errors.Is(err, errRollback) {
 			wk.notes["rollbacks_new_order"]++
 			wk.c.Others++
@@ -175,7 +181,7 @@ func (wk *worker) newOrder() error {
 }
 
 // orderLine processes one item of a NewOrder and returns its amount.
-func (wk *worker) orderLine(oid, number int64, l line, oidArg engine.Arg) (int64, error) {
+func (wk *worker) orderLine(oid, number int64, l line, olArg engine.Arg) (int64, error) {
 	s, k, st, in := wk.s, wk.k, &wk.st, &wk.in
 	w, d := wk.home, in.d
 	r := dec{k: k}
@@ -239,7 +245,7 @@ func (wk *worker) orderLine(oid, number int64, l line, oidArg engine.Arg) (int64
 	}
 	amount := l.qty * price
 	lrow := []int64{w, d, oid, number}
-	args := []engine.Arg{oidArg, i64(d), i64(w), i64(number), i64(l.item), i64(l.supply),
+	args := []engine.Arg{olArg, i64(d), i64(w), i64(number), i64(l.item), i64(l.supply),
 		e.int(s.olQuantity, k.key(lrow...), l.qty), e.money(s.olAmount, k.key(lrow...), amount), e.text(s.olDistInfo, k.key(lrow...), dist)}
 	if e.err != nil {
 		return 0, e.err
@@ -460,8 +466,8 @@ func (wk *worker) orderStatus() error {
 			}
 		}
 		return r.err
-	}, i64(w), i64(d), cidArg); err != nil {
-		return err
+	}, i64(w), i64(d), e.int(s.oCID, nil, cid)); err != nil {
+		return errors.Join(e.err, err)
 	}
 	if oid < 0 {
 		return wk.commit() // a customer without orders: nothing more to show
