@@ -28,6 +28,7 @@ type input struct {
 	threshold int64
 	lines     []line
 	rollback  bool
+	delivered int64 // districts a per-district Delivery has committed
 }
 
 type line struct{ item, supply, qty int64 }

@@ -1,0 +1,166 @@
+package tpcc
+
+import (
+	"errors"
+	"time"
+)
+
+// delivery is TPC-C 2.7.4: one outstanding order for each of the ten
+// districts. With NO_O_ID in plaintext it is one database transaction; with
+// NO_O_ID encrypted each district is its own (2.7.4.2 allows up to ten),
+// because the oldest order is then found from a snapshot read that must be
+// fresh, and a district's locks should not wait for nine more districts'
+// client-side work. A retry resumes at the district that failed.
+func (wk *worker) delivery() error {
+	now := time.Now()
+	perDistrict := wk.st.dNewLock != nil
+	if !perDistrict {
+		if err := wk.begin(); err != nil {
+			return err
+		}
+	}
+	for d := wk.in.delivered + 1; d <= districts; d++ {
+		if perDistrict {
+			if err := wk.begin(); err != nil {
+				return err
+			}
+		}
+		if err := wk.deliverDistrict(d, now); err != nil {
+			return err
+		}
+		if perDistrict {
+			if err := wk.commit(); err != nil {
+				return err
+			}
+			wk.in.delivered = d
+		}
+	}
+	if perDistrict {
+		return nil
+	}
+	return wk.commit()
+}
+
+// deliverDistrict delivers the district's oldest new order, if any.
+func (wk *worker) deliverDistrict(d int64, now time.Time) error {
+	s, k, st, in := wk.s, wk.k, &wk.st, &wk.in
+	w := wk.home
+	e, r := enc{k: k}, dec{k: k}
+	oid, err := wk.oldestNewOrder(w, d)
+	if err != nil {
+		return err
+	}
+	if oid < 0 {
+		wk.notes["delivery_skipped_districts"]++
+		return nil
+	}
+	noArg, oidArg, olArg := e.int(s.noOID, nil, oid), e.int(s.oID, nil, oid), e.int(s.olOID, nil, oid)
+	if e.err != nil {
+		return e.err
+	}
+	if err := wk.exec(st.dDel, i64(w), i64(d), noArg); err != nil {
+		return err
+	}
+	cid := int64(-1)
+	if err := wk.query(st.dOrd, func(v [][]byte) error {
+		cid = r.int(s.oCID, nil, v[0])
+		return r.err
+	}, i64(w), i64(d), oidArg); err != nil {
+		return err
+	}
+	if cid < 0 {
+		return errNoRow("orders")
+	}
+	orow := []int64{w, d, oid}
+	if err := wk.exec(st.dOrdUpd, e.int(s.oCarrierID, k.key(orow...), in.carrier), i64(w), i64(d), oidArg); err != nil {
+		return errors.Join(e.err, err)
+	}
+	var total int64
+	if k.on(s.olDeliveryD) {
+		var numbers []int64
+		if err := wk.query(st.dLines, func(v [][]byte) error {
+			n := r.int(s.olNumber, nil, v[0])
+			total += r.money(s.olAmount, k.key(w, d, oid, n), v[1])
+			numbers = append(numbers, n)
+			return r.err
+		}, i64(w), i64(d), olArg); err != nil {
+			return err
+		}
+		for _, n := range numbers {
+			if err := wk.exec(st.dLineUpd, e.time(s.olDeliveryD, k.key(w, d, oid, n), now), i64(w), i64(d), olArg, i64(n)); err != nil {
+				return errors.Join(e.err, err)
+			}
+		}
+	} else {
+		if err := wk.exec(st.dLineUpd, e.time(s.olDeliveryD, nil, now), i64(w), i64(d), olArg); err != nil {
+			return err
+		}
+		if err := wk.query(st.dLines, func(v [][]byte) error {
+			if v[0] != nil {
+				total = r.money(s.olAmount, nil, v[0])
+			}
+			return r.err
+		}, i64(w), i64(d), olArg); err != nil {
+			return err
+		}
+	}
+	cidArg := e.int(s.cID, nil, cid)
+	crow := []int64{w, d, cid}
+	if st.dCust != nil {
+		var balance, cnt int64
+		if err := wk.query(st.dCust, func(v [][]byte) error {
+			balance = r.money(s.cBalance, k.key(crow...), v[0])
+			cnt = r.int(s.cDeliveryCnt, k.key(crow...), v[1])
+			return r.err
+		}, i64(w), i64(d), cidArg); err != nil {
+			return errors.Join(e.err, err)
+		}
+		if err := wk.exec(st.dCustUpd, e.money(s.cBalance, k.key(crow...), balance+total), e.int(s.cDeliveryCnt, k.key(crow...), cnt+1),
+			i64(w), i64(d), cidArg); err != nil {
+			return errors.Join(e.err, err)
+		}
+	} else if err := wk.exec(st.dCustUpd, e.money(s.cBalance, nil, total), i64(w), i64(d), cidArg); err != nil {
+		return errors.Join(e.err, err)
+	}
+	return e.err
+}
+
+// oldestNewOrder finds and locks the district's oldest undelivered order,
+// or returns -1 when there is none. With NO_O_ID encrypted (det: no order),
+// it uses TPC-C's own invariant 3.3.2.3 - the undelivered orders are the
+// last COUNT(*) before D_NEXT_O_ID - read in one snapshot, then locks the
+// first of those ids that still exists: newer orders only come after it, so
+// the first one found is the oldest.
+func (wk *worker) oldestNewOrder(w, d int64) (int64, error) {
+	s, k, st := wk.s, wk.k, &wk.st
+	r := dec{k: k}
+	if st.dNewLock == nil {
+		oid := int64(-1)
+		err := wk.query(st.dNew, func(v [][]byte) error {
+			oid = r.int(s.noOID, nil, v[0])
+			return r.err
+		}, i64(w), i64(d))
+		return oid, err
+	}
+	var count, next int64
+	if err := wk.query(st.dNew, func(v [][]byte) error {
+		count = r.int(s.olNumber, nil, v[0])
+		if count > 0 {
+			next = r.int(s.dNextOID, k.key(w, d), v[1])
+		}
+		return r.err
+	}, i64(w), i64(d), i64(w), i64(d)); err != nil {
+		return -1, err
+	}
+	for oid := next - count; oid < next; oid++ {
+		e := enc{k: k}
+		found := false
+		if err := wk.query(st.dNewLock, func([][]byte) error { found = true; return nil }, i64(w), i64(d), e.int(s.noOID, nil, oid)); err != nil {
+			return -1, errors.Join(e.err, err)
+		}
+		if found {
+			return oid, nil
+		}
+	}
+	return -1, nil
+}
