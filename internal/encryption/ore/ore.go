@@ -1,0 +1,212 @@
+// Package ore is order-revealing encryption of 64-bit integers: the block
+// construction of Lewi and Wu ("Order-Revealing Encryption: New
+// Constructions, Applications, and Lower Bounds", CCS 2016, section 4 with
+// its domain extension), over AES-256 (PRF), an AES-keyed shuffle (PRP on
+// one block) and HMAC-SHA256 (the hash H into Z_3), all from Go's crypto.
+//
+// A ciphertext has a left part and a right part. Compare(left(x), right(y))
+// tells the order of x and y; neither part alone says anything about order.
+// Stored together (so a server can compare any two values) they reveal, for
+// every pair of values, their order and the index of the first 8-bit block
+// in which they differ - nothing else (the paper's leakage for left/right
+// ciphertexts kept side by side).
+package ore
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+const (
+	blocks    = 8   // 64-bit plaintexts in 8 blocks
+	blockSize = 256 // 8 bits per block
+	keyLen    = 32
+	nonceLen  = 16
+	// leftLen is per block a 16-byte PRF value and the permuted block.
+	leftLen = blocks * (16 + 1)
+	// rightLen is the nonce and 2 bits for each of the 256 values of each block.
+	rightLen = nonceLen + blocks*blockSize/4
+	// CiphertextLen is the length of Encrypt's output: left then right.
+	CiphertextLen = leftLen + rightLen
+)
+
+// Key holds the two AES-256 keys: k1 for the PRF F, k2 for the per-prefix
+// permutations.
+type Key struct {
+	f, p cipher.Block
+}
+
+// NewKey reads a 64-byte key (k1 || k2).
+func NewKey(raw []byte) (*Key, error) {
+	if len(raw) != 2*keyLen {
+		return nil, fmt.Errorf("ore key must be %d bytes, got %d", 2*keyLen, len(raw))
+	}
+	f, err := aes.NewCipher(raw[:keyLen])
+	if err != nil {
+		return nil, err
+	}
+	p, err := aes.NewCipher(raw[keyLen:])
+	if err != nil {
+		return nil, err
+	}
+	return &Key{f: f, p: p}, nil
+}
+
+// GenerateKey returns 64 random bytes for NewKey.
+func GenerateKey() ([]byte, error) {
+	k := make([]byte, 2*keyLen)
+	_, err := rand.Read(k)
+	return k, err
+}
+
+// ordered maps an int64 to a uint64 with the same order.
+func ordered(v int64) uint64 { return uint64(v) ^ (1 << 63) }
+
+// prefixInput is F's 16-byte input for block i: the block index, the
+// plaintext blocks before it and one more byte (the permuted block, or 0 for
+// the permutation's own key). Injective for a fixed i.
+func prefixInput(i int, x uint64, last byte) [16]byte {
+	var in [16]byte
+	in[0] = byte(i)
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], x)
+	copy(in[1:1+i], b[:i])
+	in[9] = last
+	return in
+}
+
+func block(x uint64, i int) byte { return byte(x >> (8 * (blocks - 1 - i))) }
+
+// perm is the permutation of one block's 256 values for a prefix: a
+// Fisher-Yates shuffle driven by AES-CTR under a key derived from the prefix.
+type perm struct{ fwd, inv [blockSize]byte }
+
+func (k *Key) permutation(i int, x uint64) (*perm, error) {
+	in := prefixInput(i, x, 0)
+	var seed [32]byte
+	k.p.Encrypt(seed[:16], in[:])
+	in[15] = 1
+	k.p.Encrypt(seed[16:], in[:])
+	c, err := aes.NewCipher(seed[:])
+	if err != nil {
+		return nil, err
+	}
+	stream := cipher.NewCTR(c, make([]byte, aes.BlockSize))
+	p := &perm{}
+	for j := range p.fwd {
+		p.fwd[j] = byte(j)
+	}
+	var buf [2]byte
+	for j := blockSize - 1; j > 0; j-- {
+		// Rejection sampling keeps the shuffle uniform.
+		limit := 65536 - 65536%(j+1)
+		var r int
+		for {
+			buf = [2]byte{}
+			stream.XORKeyStream(buf[:], buf[:])
+			if r = int(binary.BigEndian.Uint16(buf[:])); r < limit {
+				break
+			}
+		}
+		r %= j + 1
+		p.fwd[j], p.fwd[r] = p.fwd[r], p.fwd[j]
+	}
+	for j, v := range p.fwd {
+		p.inv[v] = byte(j)
+	}
+	return p, nil
+}
+
+// prf is F(k1, input).
+func (k *Key) prf(in [16]byte) [16]byte {
+	var out [16]byte
+	k.f.Encrypt(out[:], in[:])
+	return out
+}
+
+// h is the hash into Z_3: HMAC-SHA256 keyed by a PRF value, on the nonce.
+// Reducing 64 bits mod 3 leaves a bias below 2^-62.
+func h(key []byte, nonce []byte) byte {
+	m := hmac.New(sha256.New, key)
+	m.Write(nonce)
+	return byte(binary.BigEndian.Uint64(m.Sum(nil)) % 3)
+}
+
+// cmp3 is CMP(a, b) in Z_3: 0 equal, 1 a > b, 2 (= -1) a < b.
+func cmp3(a, b byte) byte {
+	switch {
+	case a == b:
+		return 0
+	case a > b:
+		return 1
+	}
+	return 2
+}
+
+// Encrypt returns left || right for v, with a fresh random nonce.
+func (k *Key) Encrypt(v int64) ([]byte, error) {
+	var nonce [nonceLen]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return nil, err
+	}
+	return k.encrypt(v, nonce)
+}
+
+func (k *Key) encrypt(v int64, n [nonceLen]byte) ([]byte, error) {
+	x := ordered(v)
+	out := make([]byte, CiphertextLen)
+	left, right := out[:leftLen], out[leftLen:]
+	nonce := right[:nonceLen]
+	copy(nonce, n[:])
+	for i := 0; i < blocks; i++ {
+		p, err := k.permutation(i, x)
+		if err != nil {
+			return nil, err
+		}
+		xi := block(x, i)
+		px := p.fwd[xi]
+		f := k.prf(prefixInput(i, x, px))
+		copy(left[i*17:], f[:])
+		left[i*17+16] = px
+		// Right part: for every slot j, CMP(pi^-1(j), x_i) masked by H.
+		row := right[nonceLen+i*blockSize/4 : nonceLen+(i+1)*blockSize/4]
+		for j := 0; j < blockSize; j++ {
+			fj := k.prf(prefixInput(i, x, byte(j)))
+			z := (cmp3(p.inv[j], xi) + h(fj[:], nonce)) % 3
+			row[j/4] |= z << (2 * (j % 4))
+		}
+	}
+	return out, nil
+}
+
+// ErrMalformed is a ciphertext of the wrong length.
+var ErrMalformed = errors.New("ore: malformed ciphertext")
+
+// Compare returns -1, 0 or 1 as a's plaintext is less than, equal to or
+// greater than b's, using a's left part and b's right part. It needs no key:
+// this is what a server runs.
+func Compare(a, b []byte) (int, error) {
+	if len(a) != CiphertextLen || len(b) != CiphertextLen {
+		return 0, ErrMalformed
+	}
+	left, right := a[:leftLen], b[leftLen:]
+	nonce := right[:nonceLen]
+	for i := 0; i < blocks; i++ {
+		f := left[i*17 : i*17+16]
+		slot := int(left[i*17+16])
+		z := right[nonceLen+i*blockSize/4+slot/4] >> (2 * (slot % 4)) & 3
+		switch (z + 3 - h(f, nonce)) % 3 {
+		case 1:
+			return 1, nil
+		case 2:
+			return -1, nil
+		}
+	}
+	return 0, nil
+}
