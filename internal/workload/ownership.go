@@ -193,3 +193,22 @@ func Cleanup(ctx context.Context, env Env, names []string) error {
 	}
 	return err
 }
+
+// StartTables begins every SQL prepare: the table options (with TDE, the
+// server's own syntax, or a usage error before anything is written), the
+// refusal to overwrite tables encbench did not create, and the marker
+// table. It returns what follows CREATE TABLE (...).
+func StartTables(ctx context.Context, env Env, c engine.Conn, tables []string) (string, error) {
+	d := env.Target.Engine.Dialect()
+	suffix, err := env.TableSuffix(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	if err := CheckPrepare(ctx, c, d, append(slices.Clone(tables), MarkerTable), env.Force); err != nil {
+		return "", err
+	}
+	if _, err := WriteMarker(ctx, c, d, suffix); err != nil {
+		return "", err
+	}
+	return suffix, nil
+}

@@ -39,15 +39,8 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 		return err
 	}
 	defer admin.Close()
-	// Whether the server can store what was asked is known before anything is written.
-	suffix, err := env.TableSuffix(ctx, admin)
+	suffix, err := workload.StartTables(ctx, env, admin, w.tableNames())
 	if err != nil {
-		return err
-	}
-	if err := workload.CheckPrepare(ctx, admin, d, append(w.tableNames(), workload.MarkerTable), env.Force); err != nil {
-		return err
-	}
-	if _, err := workload.WriteMarker(ctx, admin, d, suffix); err != nil {
 		return err
 	}
 	threads := min(env.Threads, w.opts.Tables)

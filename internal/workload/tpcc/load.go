@@ -53,14 +53,8 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 		return errs.Usage("tpcc runs on SQL servers (PostgreSQL, MySQL/MariaDB), not on %s", env.Target.Engine.Kind())
 	}
 	d := env.Target.Engine.Dialect()
-	suffix, err := env.TableSuffix(ctx, admin)
+	suffix, err := workload.StartTables(ctx, env, admin, w.Tables())
 	if err != nil {
-		return err
-	}
-	if err := workload.CheckPrepare(ctx, admin, d, append(w.Tables(), workload.MarkerTable), env.Force); err != nil {
-		return err
-	}
-	if _, err := workload.WriteMarker(ctx, admin, d, suffix); err != nil {
 		return err
 	}
 	if err := workload.Own(ctx, admin, name, w.Tables()); err != nil {

@@ -225,15 +225,8 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 			return err
 		}
 	} else {
-		d := env.Target.Engine.Dialect()
-		suffix, err := env.TableSuffix(ctx, admin)
+		suffix, err := workload.StartTables(ctx, env, admin, []string{w.o.Table})
 		if err != nil {
-			return err
-		}
-		if err := workload.CheckPrepare(ctx, admin, d, []string{w.o.Table, workload.MarkerTable}, env.Force); err != nil {
-			return err
-		}
-		if _, err := workload.WriteMarker(ctx, admin, d, suffix); err != nil {
 			return err
 		}
 		if err := workload.Own(ctx, admin, w.name, []string{w.o.Table}); err != nil {
