@@ -73,7 +73,7 @@ func (w *Workload) Check(ctx context.Context, env workload.Env) ([]workload.Chec
 	lines := map[district]int64{}
 	if err := scan("SELECT ol_w_id, ol_d_id, COUNT(*) FROM order_line GROUP BY ol_w_id, ol_d_id", func(v [][]byte) {
 		key := district{r.int(s.olWID, nil, v[0]), r.int(s.olDID, nil, v[1])}
-		lines[key] = r.int(s.olNumber, nil, v[2])
+		lines[key] = r.count(v[2])
 	}); err != nil {
 		return nil, fmt.Errorf("reading order_line: %w", err)
 	}

@@ -144,7 +144,7 @@ func (wk *worker) oldestNewOrder(w, d int64) (int64, error) {
 	}
 	var count, next int64
 	if err := wk.query(st.dNew, func(v [][]byte) error {
-		count = r.int(s.olNumber, nil, v[0])
+		count = r.count(v[0])
 		if count > 0 {
 			next = r.int(s.dNextOID, k.key(w, d), v[1])
 		}

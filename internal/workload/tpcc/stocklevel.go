@@ -49,7 +49,7 @@ func (wk *worker) stockLevel() error {
 			return err
 		}
 	} else if err := wk.query(st.slCount, func(v [][]byte) error {
-		low = r.int(s.sIID, nil, v[0])
+		low = r.count(v[0])
 		return r.err
 	}, append(args, i64(in.threshold))...); err != nil {
 		return err
