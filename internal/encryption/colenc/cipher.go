@@ -6,6 +6,7 @@ package colenc
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/tink-crypto/tink-go/v2/aead"
 	"github.com/tink-crypto/tink-go/v2/daead"
@@ -24,6 +25,8 @@ type Column struct {
 type Cipher struct {
 	rnd tink.AEAD
 	det tink.DeterministicAEAD
+	// ores caches each ore column's derived key (read on every encryption).
+	ores sync.Map
 }
 
 // Open loads the keyset with the master key.
@@ -44,7 +47,7 @@ func Open(p Paths) (*Cipher, error) {
 }
 
 // ad is the associated data: format tag, table, column and, for rnd, the
-// row's key. A ciphertext copied to another column (or, for rnd, another
+// row's key (det and ore values are not bound to a row). A ciphertext copied to another column (or, for rnd, another
 // row) no longer decrypts.
 func ad(buf []byte, col Column, row []byte) []byte {
 	buf = append(buf[:0], "encbench-colenc/v1\x00"...)
@@ -73,6 +76,8 @@ func (c *Cipher) Encrypt(col Column, row []byte, v Value) ([]byte, error) {
 		return c.rnd.Encrypt(pt, a)
 	case Det:
 		return c.det.EncryptDeterministically(pt, a)
+	case Ore:
+		return c.encryptOre(col, v, pt, a)
 	}
 	return nil, fmt.Errorf("column %s.%s has no scheme", col.Table, col.Name)
 }
@@ -87,6 +92,11 @@ func (c *Cipher) Decrypt(col Column, row, ct []byte) (Value, error) {
 		pt, err = c.rnd.Decrypt(ct, a)
 	case Det:
 		pt, err = c.det.DecryptDeterministically(ct, a)
+	case Ore:
+		var tail []byte
+		if tail, err = oreTail(ct); err == nil {
+			pt, err = c.rnd.Decrypt(tail, a)
+		}
 	default:
 		return Value{}, fmt.Errorf("column %s.%s has no scheme", col.Table, col.Name)
 	}

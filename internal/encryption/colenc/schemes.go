@@ -13,15 +13,20 @@ const (
 	// ciphertexts, so equality predicates, joins, GROUP BY and unique
 	// indexes work on ciphertext.
 	Det Scheme = "det"
+	// Ore is order-revealing encryption (Lewi-Wu block ORE) of integers,
+	// stored with a randomized AEAD ciphertext of the same value so the
+	// client can read it back: range predicates, ORDER BY and (on
+	// PostgreSQL with the encbench_ore extension) btree indexes work on it.
+	Ore Scheme = "ore"
 )
 
 // ParseScheme reads a scheme name.
 func ParseScheme(s string) (Scheme, error) {
 	switch Scheme(s) {
-	case Rnd, Det:
+	case Rnd, Det, Ore:
 		return Scheme(s), nil
 	}
-	return "", fmt.Errorf("unknown column encryption scheme %q: use rnd or det", s)
+	return "", fmt.Errorf("unknown column encryption scheme %q: use rnd, det or ore", s)
 }
 
 // Leakage says, per scheme, what the database server learns.
@@ -37,4 +42,7 @@ var Leakage = []struct {
 	{Det, "deterministic AEAD AES-SIV with a 512-bit key (Tink), associated data = table and column",
 		"which values are equal (within the column), hence their frequencies, each value's length and which are NULL; not order",
 		"equality lookups, GROUP BY, DISTINCT and unique indexes on ciphertext; a join only between values of the same column, since each column has its own associated data; a value is not bound to its row"},
+	{Ore, "order-revealing encryption, Lewi-Wu block ORE (CCS 2016) over AES-256 and SHA-256, 8 blocks of 8 bits, key per column derived from the det keyset; stored with an AES-256-GCM ciphertext of the value (associated data = table and column)",
+		"the order of all stored values of the column and, for every pair, the first 8-bit block in which they differ (so roughly how far apart they are: a shared 7-byte prefix means they differ by less than 256), hence equality and frequencies; each query reveals the order of its bounds against every value it is compared with; not the values themselves",
+		"range predicates (<, <=, >, >=, BETWEEN), ORDER BY, MIN/MAX and equality on ciphertext; on PostgreSQL a btree index (operator class of the encbench_ore extension) answers them with an index scan; on MariaDB, which cannot index with a user comparison, the client filters (labelled in results)"},
 }

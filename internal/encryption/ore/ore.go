@@ -2,20 +2,24 @@
 // construction of Lewi and Wu ("Order-Revealing Encryption: New
 // Constructions, Applications, and Lower Bounds", CCS 2016, section 4 with
 // its domain extension), over AES-256 (PRF), an AES-keyed shuffle (PRP on
-// one block) and HMAC-SHA256 (the hash H into Z_3), all from Go's crypto.
+// one block) and SHA-256 (the hash H into Z_3, a random oracle in the
+// paper), all from Go's crypto.
 //
 // A ciphertext has a left part and a right part. Compare(left(x), right(y))
-// tells the order of x and y; neither part alone says anything about order.
-// Stored together (so a server can compare any two values) they reveal, for
-// every pair of values, their order and the index of the first 8-bit block
-// in which they differ - nothing else (the paper's leakage for left/right
-// ciphertexts kept side by side).
+// tells the order of x and y; a right part alone says nothing. Stored
+// together (so a server can compare any two values) they reveal, for every
+// pair of values, their order and the index of the first 8-bit block in which
+// they differ - nothing else (the paper's leakage for left/right ciphertexts
+// kept side by side). Left parts are deterministic, which is what that
+// leakage already allows: Compare finds the first differing block by
+// comparing left parts and evaluates H once, at that block. A query bound
+// needs only a left part (Key.Left), which is far cheaper to make.
 package ore
 
 import (
+	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
@@ -28,8 +32,11 @@ const (
 	blockSize = 256 // 8 bits per block
 	keyLen    = 32
 	nonceLen  = 16
-	// leftLen is per block a 16-byte PRF value and the permuted block.
-	leftLen = blocks * (16 + 1)
+	// leftBlock is a 16-byte PRF value and the permuted block.
+	leftBlock = 16 + 1
+	// LeftLen is the length of a left part alone (Key.Left's output).
+	LeftLen = blocks * leftBlock
+	leftLen = LeftLen
 	// rightLen is the nonce and 2 bits for each of the 256 values of each block.
 	rightLen = nonceLen + blocks*blockSize/4
 	// CiphertextLen is the length of Encrypt's output: left then right.
@@ -102,15 +109,23 @@ func (k *Key) permutation(i int, x uint64) (*perm, error) {
 	for j := range p.fwd {
 		p.fwd[j] = byte(j)
 	}
-	var buf [2]byte
+	// The keystream is drawn in chunks: one call per 2-byte draw dominated
+	// the cost of a left part.
+	var buf [512]byte
+	pos := len(buf)
 	for j := blockSize - 1; j > 0; j-- {
 		// Rejection sampling keeps the shuffle uniform.
 		limit := 65536 - 65536%(j+1)
 		var r int
 		for {
-			buf = [2]byte{}
-			stream.XORKeyStream(buf[:], buf[:])
-			if r = int(binary.BigEndian.Uint16(buf[:])); r < limit {
+			if pos == len(buf) {
+				buf = [512]byte{}
+				stream.XORKeyStream(buf[:], buf[:])
+				pos = 0
+			}
+			r = int(binary.BigEndian.Uint16(buf[pos:]))
+			pos += 2
+			if r < limit {
 				break
 			}
 		}
@@ -130,12 +145,16 @@ func (k *Key) prf(in [16]byte) [16]byte {
 	return out
 }
 
-// h is the hash into Z_3: HMAC-SHA256 keyed by a PRF value, on the nonce.
-// Reducing 64 bits mod 3 leaves a bias below 2^-62.
+// h is the hash into Z_3: SHA-256 of a PRF value and the nonce (one
+// compression; the input has a fixed length, so there is no extension to
+// worry about). Reducing 64 bits mod 3 leaves a bias below 2^-62. The
+// PostgreSQL extension (tools/pg-ore) computes the same function.
 func h(key []byte, nonce []byte) byte {
-	m := hmac.New(sha256.New, key)
-	m.Write(nonce)
-	return byte(binary.BigEndian.Uint64(m.Sum(nil)) % 3)
+	var in [16 + nonceLen]byte
+	copy(in[:16], key)
+	copy(in[16:], nonce)
+	sum := sha256.Sum256(in[:])
+	return byte(binary.BigEndian.Uint64(sum[:8]) % 3)
 }
 
 // cmp3 is CMP(a, b) in Z_3: 0 equal, 1 a > b, 2 (= -1) a < b.
@@ -158,22 +177,36 @@ func (k *Key) Encrypt(v int64) ([]byte, error) {
 	return k.encrypt(v, nonce)
 }
 
+// Left returns v's left part only: enough to compare against stored full
+// ciphertexts (a query bound), never against another left part.
+func (k *Key) Left(v int64) ([]byte, error) {
+	out := make([]byte, LeftLen)
+	return out, k.fill(ordered(v), out, nil)
+}
+
 func (k *Key) encrypt(v int64, n [nonceLen]byte) ([]byte, error) {
-	x := ordered(v)
 	out := make([]byte, CiphertextLen)
-	left, right := out[:leftLen], out[leftLen:]
-	nonce := right[:nonceLen]
-	copy(nonce, n[:])
+	copy(out[leftLen:], n[:])
+	return out, k.fill(ordered(v), out[:leftLen], out[leftLen:])
+}
+
+// fill writes x's left part and, when right is not nil (its nonce already
+// in place), its right part.
+func (k *Key) fill(x uint64, left, right []byte) error {
 	for i := 0; i < blocks; i++ {
 		p, err := k.permutation(i, x)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		xi := block(x, i)
 		px := p.fwd[xi]
 		f := k.prf(prefixInput(i, x, px))
-		copy(left[i*17:], f[:])
-		left[i*17+16] = px
+		copy(left[i*leftBlock:], f[:])
+		left[i*leftBlock+16] = px
+		if right == nil {
+			continue
+		}
+		nonce := right[:nonceLen]
 		// Right part: for every slot j, CMP(pi^-1(j), x_i) masked by H.
 		row := right[nonceLen+i*blockSize/4 : nonceLen+(i+1)*blockSize/4]
 		for j := 0; j < blockSize; j++ {
@@ -182,31 +215,59 @@ func (k *Key) encrypt(v int64, n [nonceLen]byte) ([]byte, error) {
 			row[j/4] |= z << (2 * (j % 4))
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // ErrMalformed is a ciphertext of the wrong length.
 var ErrMalformed = errors.New("ore: malformed ciphertext")
 
+// ErrTwoLefts: two left parts alone cannot be ordered (by design).
+var ErrTwoLefts = errors.New("ore: two left parts cannot be compared; one side needs its right part")
+
 // Compare returns -1, 0 or 1 as a's plaintext is less than, equal to or
-// greater than b's, using a's left part and b's right part. It needs no key:
-// this is what a server runs.
+// greater than b's. Each side is a full ciphertext or a left part; at least
+// one must be full. It needs no key: this is what a server runs.
 func Compare(a, b []byte) (int, error) {
-	if len(a) != CiphertextLen || len(b) != CiphertextLen {
+	if !wellFormed(a) || !wellFormed(b) {
 		return 0, ErrMalformed
 	}
-	left, right := a[:leftLen], b[leftLen:]
-	nonce := right[:nonceLen]
+	i := firstDifference(a[:leftLen], b[:leftLen])
+	switch {
+	case i < 0:
+		return 0, nil
+	case len(b) == CiphertextLen:
+		return compareAt(i, a[:leftLen], b[leftLen:]), nil
+	case len(a) == CiphertextLen:
+		return -compareAt(i, b[:leftLen], a[leftLen:]), nil
+	}
+	return 0, ErrTwoLefts
+}
+
+func wellFormed(c []byte) bool { return len(c) == CiphertextLen || len(c) == LeftLen }
+
+// firstDifference is the first block whose left parts differ, or -1: equal
+// left blocks mean equal plaintext prefixes (the PRF is keyed by the prefix).
+func firstDifference(a, b []byte) int {
 	for i := 0; i < blocks; i++ {
-		f := left[i*17 : i*17+16]
-		slot := int(left[i*17+16])
-		z := right[nonceLen+i*blockSize/4+slot/4] >> (2 * (slot % 4)) & 3
-		switch (z + 3 - h(f, nonce)) % 3 {
-		case 1:
-			return 1, nil
-		case 2:
-			return -1, nil
+		if !bytes.Equal(a[i*leftBlock:(i+1)*leftBlock], b[i*leftBlock:(i+1)*leftBlock]) {
+			return i
 		}
 	}
-	return 0, nil
+	return -1
+}
+
+// compareAt is Lewi-Wu's comparison at block i: the slot the left part
+// names in the right part, unmasked by H.
+func compareAt(i int, left, right []byte) int {
+	nonce := right[:nonceLen]
+	f := left[i*leftBlock : i*leftBlock+16]
+	slot := int(left[i*leftBlock+16])
+	z := right[nonceLen+i*blockSize/4+slot/4] >> (2 * (slot % 4)) & 3
+	switch (z + 3 - h(f, nonce)) % 3 {
+	case 1:
+		return 1
+	case 2:
+		return -1
+	}
+	return 0
 }

@@ -51,22 +51,57 @@ func TestOrderOfRandomPairs(t *testing.T) {
 		}
 	}
 	cts := make([][]byte, len(values))
+	lefts := make([][]byte, len(values))
 	for i, v := range values {
 		ct, err := k.Encrypt(v)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cts[i] = ct
+		if lefts[i], err = k.Left(v); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for n := 0; n < 100000; n++ {
 		i, j := r.IntN(len(values)), r.IntN(len(values))
-		got, err := Compare(cts[i], cts[j])
-		if err != nil {
-			t.Fatal(err)
+		want := sign(values[i], values[j])
+		for _, pair := range [][2][]byte{{cts[i], cts[j]}, {lefts[i], cts[j]}, {cts[i], lefts[j]}} {
+			got, err := Compare(pair[0], pair[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Fatalf("Compare(%d, %d) = %d, want %d (lengths %d, %d)", values[i], values[j], got, want, len(pair[0]), len(pair[1]))
+			}
 		}
-		if want := sign(values[i], values[j]); got != want {
-			t.Fatalf("Compare(%d, %d) = %d, want %d", values[i], values[j], got, want)
+		// The paper's comparison, block by block with no shortcut, agrees.
+		if got := paperCompare(cts[i], cts[j]); got != want {
+			t.Fatalf("paper comparison of %d, %d = %d, want %d", values[i], values[j], got, want)
 		}
+	}
+}
+
+// paperCompare is Lewi-Wu's comparison as published: H at every block
+// from the first until one is non-zero, using only a's left part and b's
+// right part.
+func paperCompare(a, b []byte) int {
+	for i := 0; i < blocks; i++ {
+		if c := compareAt(i, a[:leftLen], b[leftLen:]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+func TestTwoLeftPartsDoNotCompare(t *testing.T) {
+	k := testKey(t)
+	a, _ := k.Left(1)
+	b, _ := k.Left(2)
+	if _, err := Compare(a, b); err != ErrTwoLefts {
+		t.Fatalf("Compare(left, left) error %v, want ErrTwoLefts", err)
+	}
+	if c, err := Compare(a, a); err != nil || c != 0 {
+		t.Fatalf("Compare(left, same left) = %d, %v", c, err)
 	}
 }
 
@@ -143,6 +178,16 @@ func BenchmarkEncrypt(b *testing.B) {
 	}
 }
 
+func BenchmarkLeft(b *testing.B) {
+	raw, _ := GenerateKey()
+	k, _ := NewKey(raw)
+	for i := 0; i < b.N; i++ {
+		if _, err := k.Left(int64(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkCompare(b *testing.B) {
 	raw, _ := GenerateKey()
 	k, _ := NewKey(raw)
@@ -155,4 +200,4 @@ func BenchmarkCompare(b *testing.B) {
 	}
 }
 
-const vector = "752cab1468953b33b249fbcd8ddf41f7f3d5a7a55446c93e1145d5ce8be01aa3"
+const vector = "cdc9febd1962c52372ff6a4c519a60646c1377390284c4420c3d56722c4d80b2"
