@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/encbench/encbench/internal/encryption/colenc"
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/measure"
@@ -34,6 +35,7 @@ type benchFlags struct {
 	serverPID  int
 	tde        bool
 	sb         *sandbox.Info
+	keys       colenc.Paths
 }
 
 func (b *benchFlags) bind(fs *pflag.FlagSet) {
@@ -47,6 +49,7 @@ func (b *benchFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&b.tls.KeyFile, "tls-key", "", "client private key (PEM)")
 	fs.StringVar(&b.workload, "workload", "", "workload to run (see `encbench run --help`)")
 	fs.IntVar(&b.threads, "threads", 1, "number of threads to use")
+	colenc.BindFlags(fs, &b.keys)
 	b.families = workload.Families()
 	for _, f := range b.families {
 		f.BindFlags(fs)
@@ -68,6 +71,9 @@ func (b *benchFlags) resolve(args []string, warn io.Writer) (engine.Target, work
 	wl, err := fam.New(b.workload)
 	if err != nil {
 		return engine.Target{}, nil, err
+	}
+	if ku, ok := wl.(workload.KeyUser); ok {
+		ku.UseKeys(b.keys)
 	}
 	if err := wl.Validate(b.threads); err != nil {
 		return engine.Target{}, nil, err

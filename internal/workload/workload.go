@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/encbench/encbench/internal/encryption/colenc"
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
 	result "github.com/encbench/encbench/internal/resultdoc"
@@ -207,4 +208,16 @@ type Rater interface {
 // reads stored values raw from the server and checks they are ciphertext.
 type Encrypter interface {
 	ProveColumns(ctx context.Context, c engine.Conn) (*result.ColencProof, error)
+}
+
+// KeyUser is a workload that encrypts columns with the keys named by the
+// command line's --master-key-file and --keyset (bound once for every family).
+type KeyUser interface {
+	UseKeys(p colenc.Paths)
+}
+
+// Explainable is a workload whose statements are SQL the server can
+// EXPLAIN (--explain).
+type Explainable interface {
+	ExplainSQL() bool
 }

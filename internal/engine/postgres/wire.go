@@ -23,6 +23,9 @@ type conn struct {
 	nc    net.Conn
 	fe    *pgproto3.Frontend
 	stmts int
+	// raw says which type OIDs travel as raw bytes in binary format (bytea
+	// and extension types built on its send/receive, such as ore).
+	raw map[uint32]bool
 }
 
 func newConn(nc net.Conn) *conn {
@@ -116,9 +119,15 @@ func (c *conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
 		return nil, err
 	}
 	s := &stmt{c: c, bind: pgproto3.Bind{PreparedStatement: name, Parameters: make([][]byte, n)}, bufs: make([][]byte, n)}
-	if err := c.describe(s); err != nil {
+	params, fields, err := c.describe()
+	if err != nil {
 		return nil, fmt.Errorf("preparing %q: %w", sql, err)
 	}
+	if err := c.learnRawTypes(ctx, append(params, fields...)); err != nil {
+		return nil, fmt.Errorf("preparing %q: %w", sql, err)
+	}
+	s.bind.ParameterFormatCodes = c.binaryCodes(params)
+	s.bind.ResultFormatCodes = c.binaryCodes(fields)
 	for i := range s.bufs {
 		s.bufs[i] = make([]byte, 0, 24)
 	}
@@ -129,44 +138,77 @@ func (c *conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
 // both ways, so ciphertext needs no hex encoding.
 const byteaOID = 17
 
-// describe reads Parse and Describe's replies: bytea parameters and result
-// columns get the binary format; statements without any keep none.
-func (c *conn) describe(s *stmt) error {
+// firstUserOID is where types created by extensions start.
+const firstUserOID = 16384
+
+// describe reads Parse and Describe's replies: the parameter and result
+// column types.
+func (c *conn) describe() (params, fields []uint32, err error) {
 	var first error
 	for {
 		msg, err := c.fe.Receive()
 		if err != nil {
-			return fmt.Errorf("reading from the server: %w", err)
+			return nil, nil, fmt.Errorf("reading from the server: %w", err)
 		}
 		switch m := msg.(type) {
 		case *pgproto3.ParameterDescription:
-			codes, bin := make([]int16, len(m.ParameterOIDs)), false
-			for i, oid := range m.ParameterOIDs {
-				if oid == byteaOID {
-					codes[i], bin = 1, true
-				}
-			}
-			if bin {
-				s.bind.ParameterFormatCodes = codes
-			}
+			params = append(params, m.ParameterOIDs...)
 		case *pgproto3.RowDescription:
-			codes, bin := make([]int16, len(m.Fields)), false
-			for i, f := range m.Fields {
-				if f.DataTypeOID == byteaOID {
-					codes[i], bin = 1, true
-				}
-			}
-			if bin {
-				s.bind.ResultFormatCodes = codes
+			for _, f := range m.Fields {
+				fields = append(fields, f.DataTypeOID)
 			}
 		case *pgproto3.ErrorResponse:
 			if first == nil {
 				first = pgconn.ErrorResponseToPgError(m)
 			}
 		case *pgproto3.ReadyForQuery:
-			return first
+			return params, fields, first
 		}
 	}
+}
+
+// learnRawTypes asks the server, once per type, whether an extension type
+// is sent as bytea is (raw bytes).
+func (c *conn) learnRawTypes(ctx context.Context, oids []uint32) error {
+	if c.raw == nil {
+		c.raw = map[uint32]bool{byteaOID: true}
+	}
+	var ask []string
+	for _, o := range oids {
+		if _, known := c.raw[o]; !known && o >= firstUserOID {
+			c.raw[o] = false
+			ask = append(ask, strconv.FormatUint(uint64(o), 10))
+		}
+	}
+	if len(ask) == 0 {
+		return nil
+	}
+	rows, err := c.Query(ctx, "SELECT oid FROM pg_type WHERE typsend = 'byteasend'::regproc AND oid IN ("+strings.Join(ask, ",")+")")
+	if err != nil {
+		return fmt.Errorf("reading extension types: %w", err)
+	}
+	for _, r := range rows {
+		o, err := strconv.ParseUint(r[0], 10, 32)
+		if err == nil {
+			c.raw[uint32(o)] = true
+		}
+	}
+	return nil
+}
+
+// binaryCodes gives raw-byte types the binary format; nil (all text) when
+// there are none.
+func (c *conn) binaryCodes(oids []uint32) []int16 {
+	var codes []int16
+	for i, o := range oids {
+		if c.raw[o] {
+			if codes == nil {
+				codes = make([]int16, len(oids))
+			}
+			codes[i] = 1
+		}
+	}
+	return codes
 }
 
 func (c *conn) TLSState(ctx context.Context) (engine.SessionTLS, error) {

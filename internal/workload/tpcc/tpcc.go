@@ -45,8 +45,10 @@ func (f *Family) BindFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.o.Level, "encrypt-columns", 0, "TPC-C: share of business columns encrypted in the client: 0, 20 (identifiers and customer personal data), 50 (+ prices, amounts, dates, quantities) or 100")
 	fs.StringVar(&f.o.Isolation, "isolation", "default", "TPC-C: transaction isolation: default (the server's), read-committed, repeatable-read or serializable")
 	fs.BoolVar(&f.o.ThinkTime, "think-time", false, "TPC-C: wait the specification's keying and think times between transactions (off: terminals run flat out)")
-	colenc.BindFlags(fs, &f.o.Keys)
 }
+
+// UseKeys takes the column encryption key paths the command line bound.
+func (w *Workload) UseKeys(p colenc.Paths) { w.o.Keys = p }
 
 var isolations = map[string]string{"default": "", "read-committed": "READ COMMITTED", "repeatable-read": "REPEATABLE READ", "serializable": "SERIALIZABLE"}
 

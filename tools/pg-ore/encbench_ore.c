@@ -1,0 +1,145 @@
+/*
+ * encbench_ore: the server side of encbench's order-revealing encryption
+ * (Lewi-Wu block ORE, see internal/encryption/ore). A stored value is
+ * 'O', version, key id (4 bytes), left part (8 blocks of 16-byte PRF value +
+ * permuted byte), right part (16-byte nonce + 8 x 64 bytes of 2-bit
+ * values), then an AEAD ciphertext the server never reads. A query bound
+ * is 'Q', version, key id and a left part only. Comparing needs no key:
+ * the first block whose left parts differ is where the plaintexts first
+ * differ, and one hash there (SHA-256 of the PRF value and the nonce, mod
+ * 3) unmasks the answer.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+
+#include <openssl/evp.h>
+#include <string.h>
+
+PG_MODULE_MAGIC;
+
+#define ORE_HEADER 6
+#define ORE_BLOCKS 8
+#define ORE_LEFT_BLOCK 17
+#define ORE_LEFT (ORE_BLOCKS * ORE_LEFT_BLOCK)
+#define ORE_NONCE 16
+#define ORE_ROW 64
+#define ORE_RIGHT (ORE_NONCE + ORE_BLOCKS * ORE_ROW)
+#define ORE_FULL (ORE_LEFT + ORE_RIGHT)
+#define ORE_VERSION 1
+
+typedef struct
+{
+	uint32		key_id;
+	const unsigned char *left;
+	const unsigned char *right; /* NULL for a query bound */
+} OreParts;
+
+static void
+ore_parse(bytea *b, OreParts *p)
+{
+	const unsigned char *d = (const unsigned char *) VARDATA_ANY(b);
+	Size		n = VARSIZE_ANY_EXHDR(b);
+
+	if (n < ORE_HEADER || d[1] != ORE_VERSION)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+						errmsg("not an encbench ore value (%zu bytes)", n)));
+	p->key_id = ((uint32) d[2] << 24) | ((uint32) d[3] << 16) | ((uint32) d[4] << 8) | d[5];
+	p->left = d + ORE_HEADER;
+	if (d[0] == 'O' && n > ORE_HEADER + ORE_FULL)
+		p->right = d + ORE_HEADER + ORE_LEFT;
+	else if (d[0] == 'Q' && n == ORE_HEADER + ORE_LEFT)
+		p->right = NULL;
+	else
+		ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+						errmsg("not an encbench ore value or bound (%zu bytes)", n)));
+}
+
+/* H: SHA-256(prf value || nonce), first 8 bytes big-endian, mod 3. */
+static int
+ore_hash(const unsigned char *key, const unsigned char *nonce)
+{
+	static EVP_MD_CTX *ctx = NULL;
+	unsigned char in[16 + ORE_NONCE];
+	unsigned char out[EVP_MAX_MD_SIZE];
+	unsigned int len;
+	uint64		v = 0;
+
+	if (ctx == NULL && (ctx = EVP_MD_CTX_new()) == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("EVP_MD_CTX_new failed")));
+	memcpy(in, key, 16);
+	memcpy(in + 16, nonce, ORE_NONCE);
+	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1 ||
+		EVP_DigestUpdate(ctx, in, sizeof(in)) != 1 ||
+		EVP_DigestFinal_ex(ctx, out, &len) != 1)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("SHA-256 failed")));
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | out[i];
+	return (int) (v % 3);
+}
+
+/* Lewi-Wu's comparison at block i of left against right. */
+static int
+ore_compare_at(int i, const unsigned char *left, const unsigned char *right)
+{
+	const unsigned char *blk = left + i * ORE_LEFT_BLOCK;
+	int			slot = blk[16];
+	int			z = (right[ORE_NONCE + i * ORE_ROW + slot / 4] >> (2 * (slot % 4))) & 3;
+
+	switch ((z + 3 - ore_hash(blk, right)) % 3)
+	{
+		case 1:
+			return 1;
+		case 2:
+			return -1;
+	}
+	return 0;
+}
+
+static int
+ore_compare(bytea *a, bytea *b)
+{
+	OreParts	x,
+				y;
+	int			i;
+
+	ore_parse(a, &x);
+	ore_parse(b, &y);
+	if (x.key_id != y.key_id)
+		ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+						errmsg("ore values under different keys (%u, %u)", x.key_id, y.key_id),
+						errhint("Prepare the table again after rotating the column encryption keyset.")));
+	for (i = 0; i < ORE_BLOCKS; i++)
+		if (memcmp(x.left + i * ORE_LEFT_BLOCK, y.left + i * ORE_LEFT_BLOCK, ORE_LEFT_BLOCK) != 0)
+			break;
+	if (i == ORE_BLOCKS)
+		return 0;
+	if (y.right != NULL)
+		return ore_compare_at(i, x.left, y.right);
+	if (x.right != NULL)
+		return -ore_compare_at(i, y.left, x.right);
+	ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+					errmsg("two ore query bounds cannot be compared")));
+	return 0;
+}
+
+#define ORE_FN(name, expr) \
+PG_FUNCTION_INFO_V1(name); \
+Datum \
+name(PG_FUNCTION_ARGS) \
+{ \
+	bytea	   *a = PG_GETARG_BYTEA_PP(0); \
+	bytea	   *b = PG_GETARG_BYTEA_PP(1); \
+	int			c = ore_compare(a, b); \
+	PG_FREE_IF_COPY(a, 0); \
+	PG_FREE_IF_COPY(b, 1); \
+	expr; \
+}
+
+ORE_FN(ore_cmp, PG_RETURN_INT32(c))
+ORE_FN(ore_lt, PG_RETURN_BOOL(c < 0))
+ORE_FN(ore_le, PG_RETURN_BOOL(c <= 0))
+ORE_FN(ore_eq, PG_RETURN_BOOL(c == 0))
+ORE_FN(ore_ne, PG_RETURN_BOOL(c != 0))
+ORE_FN(ore_ge, PG_RETURN_BOOL(c >= 0))
+ORE_FN(ore_gt, PG_RETURN_BOOL(c > 0))
