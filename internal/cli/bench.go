@@ -258,9 +258,13 @@ func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []str
 		return nil, err
 	}
 	if r.fs != nil {
-		if f := r.fs.Lookup("encrypt-columns"); f != nil && f.Value.String() != "0" {
-			if _, ok := wl.(workload.Encrypter); !ok {
-				return nil, errs.Usage("--encrypt-columns applies to tpcc; %s has no encrypted columns", wl.Name())
+		// Each family chooses encrypted columns with its own option.
+		ef, _ := wl.(workload.EncryptFlagger)
+		for _, name := range []string{"encrypt-columns", "encrypt"} {
+			if f := r.fs.Lookup(name); f != nil && r.fs.Changed(name) && f.Value.String() != "0" && f.Value.String() != "" {
+				if ef == nil || ef.EncryptFlag() != name {
+					return nil, errs.Usage("--%s does not apply to %s (tpcc takes --encrypt-columns, the enc_* workloads --encrypt)", name, wl.Name())
+				}
 			}
 		}
 	}
@@ -373,6 +377,9 @@ func variantName(t engine.Target, tde bool, col *result.ColencProof) string {
 func colencName(p *result.ColencProof) string {
 	if p == nil || p.Level == 0 {
 		return "none"
+	}
+	if p.Name != "" {
+		return p.Name
 	}
 	return "colenc" + strconv.Itoa(p.Level)
 }

@@ -115,6 +115,17 @@ type Dialect struct {
 	Analyze string
 	// BinaryType returns the type of a binary column of at most n bytes.
 	BinaryType func(n int) string
+	// OreType is the column type whose comparisons order encbench's ORE
+	// values on the server ("" when the server cannot: the client filters).
+	OreType string
+	// OreSetup makes OreType available in the database (run by prepare).
+	OreSetup string
+	// Substring returns an expression for n bytes of a binary expression
+	// from byte from (1-based).
+	Substring func(expr string, from, n int) string
+	// BytesLiteral writes bytes as a literal (for EXPLAIN of a statement
+	// with binary arguments).
+	BytesLiteral func(b []byte) string
 }
 
 // ServerInfo describes the server a target points at.

@@ -104,6 +104,8 @@ type TDEProof struct {
 // in them: stored values read raw and checked to be ciphertexts of their
 // column (and row) under the run's keyset.
 type ColencProof struct {
+	// Name is the variant this encryption is reported as (colencNN when empty).
+	Name            string         `json:"name,omitempty"`
 	Level           int            `json:"level"`
 	Columns         []ColencColumn `json:"columns"`
 	BusinessColumns int            `json:"business_columns"`

@@ -210,6 +210,12 @@ type Encrypter interface {
 	ProveColumns(ctx context.Context, c engine.Conn) (*result.ColencProof, error)
 }
 
+// EncryptFlagger names the option with which a workload's encrypted
+// columns are chosen (--encrypt-columns, --encrypt).
+type EncryptFlagger interface {
+	EncryptFlag() string
+}
+
 // KeyUser is a workload that encrypts columns with the keys named by the
 // command line's --master-key-file and --keyset (bound once for every family).
 type KeyUser interface {

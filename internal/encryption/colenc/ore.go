@@ -145,3 +145,37 @@ func OreCompare(a, b []byte) (int, error) {
 	}
 	return ore.Compare(x, y)
 }
+
+// oreIdentityFrom, oreIdentityLen locate the last block of an ore value's
+// (or bound's) left part: a deterministic function of the whole plaintext,
+// unique per value, that a client can read without decrypting. sbtest binds
+// its rnd columns to it when id is ore.
+const (
+	OreIdentityFrom = oreHeaderLen + ore.LeftLen - 17
+	OreIdentityLen  = 17
+)
+
+// OreIdentity returns that block of a stored ore value or bound.
+func OreIdentity(b []byte) ([]byte, error) {
+	if len(b) < OreIdentityFrom+OreIdentityLen {
+		return nil, errors.New("not an ore value or bound")
+	}
+	return b[OreIdentityFrom : OreIdentityFrom+OreIdentityLen], nil
+}
+
+// OreCheck says whether a stored ore value's left part is v's under col's
+// key (the proof that the server orders the value the client stored).
+func (c *Cipher) OreCheck(col Column, v int64, stored []byte) error {
+	tok, err := c.OreToken(col, v)
+	if err != nil {
+		return err
+	}
+	id, body, err := oreBody(stored)
+	if err != nil {
+		return err
+	}
+	if id != binary.BigEndian.Uint32(tok[2:6]) || string(body[:ore.LeftLen]) != string(tok[oreHeaderLen:]) {
+		return fmt.Errorf("the ore part of %s.%s does not encrypt %d under this keyset", col.Table, col.Name, v)
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ package mysql
 import (
 	"context"
 	"database/sql/driver"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -43,6 +44,8 @@ func (Engine) Dialect() engine.Dialect {
 		Analyze:                   "ANALYZE TABLE %s",
 		SetIsolation:              "SET SESSION TRANSACTION ISOLATION LEVEL %s",
 		BinaryType:                func(n int) string { return fmt.Sprintf("VARBINARY(%d)", n) },
+		Substring:                 func(expr string, from, n int) string { return fmt.Sprintf("SUBSTRING(%s, %d, %d)", expr, from, n) },
+		BytesLiteral:              func(b []byte) string { return "X'" + hex.EncodeToString(b) + "'" },
 	}
 }
 

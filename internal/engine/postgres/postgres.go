@@ -4,6 +4,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +37,12 @@ func (Engine) Dialect() engine.Dialect {
 		Analyze:        "ANALYZE %s",
 		SetIsolation:   "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL %s",
 		BinaryType:     func(int) string { return "BYTEA" },
+		OreType:        "ore",
+		OreSetup:       "CREATE EXTENSION IF NOT EXISTS encbench_ore",
+		Substring: func(expr string, from, n int) string {
+			return fmt.Sprintf("substring(%s::bytea from %d for %d)", expr, from, n)
+		},
+		BytesLiteral: func(b []byte) string { return `'\x` + hex.EncodeToString(b) + `'` },
 	}
 }
 

@@ -168,7 +168,8 @@ func (c *conn) describe() (params, fields []uint32, err error) {
 }
 
 // learnRawTypes asks the server, once per type, whether an extension type
-// is sent as bytea is (raw bytes).
+// is sent as bytea is (raw bytes): its send function is the internal
+// byteasend (language 12 = internal).
 func (c *conn) learnRawTypes(ctx context.Context, oids []uint32) error {
 	if c.raw == nil {
 		c.raw = map[uint32]bool{byteaOID: true}
@@ -183,7 +184,7 @@ func (c *conn) learnRawTypes(ctx context.Context, oids []uint32) error {
 	if len(ask) == 0 {
 		return nil
 	}
-	rows, err := c.Query(ctx, "SELECT oid FROM pg_type WHERE typsend = 'byteasend'::regproc AND oid IN ("+strings.Join(ask, ",")+")")
+	rows, err := c.Query(ctx, "SELECT t.oid FROM pg_type t JOIN pg_proc p ON p.oid = t.typsend WHERE p.prolang = 12 AND p.prosrc = 'byteasend' AND t.oid IN ("+strings.Join(ask, ",")+")")
 	if err != nil {
 		return fmt.Errorf("reading extension types: %w", err)
 	}

@@ -36,7 +36,9 @@ type Options struct {
 	RandomPoints    int  `json:"random_points"`
 	NumberOfRanges  int  `json:"number_of_ranges"`
 	Delta           int  `json:"delta"`
-	Rand            randgen.Options
+	// Encrypt is --encrypt of the enc_* workloads.
+	Encrypt string `json:"encrypt"`
+	Rand    randgen.Options
 }
 
 // Family is the sysbench OLTP family.
@@ -57,7 +59,16 @@ var descriptions = map[string]string{
 	"select_random_ranges":  "SELECT count(k) ... WHERE 10 OR-ed k BETWEEN ranges",
 }
 
-func (f *Family) Names() map[string]string { return descriptions }
+func (f *Family) Names() map[string]string {
+	out := make(map[string]string, len(descriptions)+len(encDescriptions))
+	for n, d := range descriptions {
+		out[n] = d
+	}
+	for n, d := range encDescriptions {
+		out[n] = d
+	}
+	return out
+}
 
 // BindFlags registers sysbench's option names and defaults.
 func (f *Family) BindFlags(fs *pflag.FlagSet) {
@@ -81,6 +92,7 @@ func (f *Family) BindFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.RandomPoints, "random-points", 10, "Number of random points in the IN() clause in generated SELECTs (select_random_points)")
 	fs.IntVar(&o.NumberOfRanges, "number-of-ranges", 10, "Number of random BETWEEN ranges per SELECT (select_random_ranges)")
 	fs.IntVar(&o.Delta, "delta", 5, "Size of BETWEEN ranges (select_random_ranges)")
+	fs.StringVar(&o.Encrypt, "encrypt", "", "enc_* workloads: columns encrypted in the client, any of id,k,c,pad, each optionally column:scheme (rnd, det, ore); defaults id:det, others rnd; empty = plaintext")
 	d := randgen.Defaults()
 	fs.StringVar(&o.Rand.Type, "rand-type", d.Type, "random numbers distribution {uniform,gaussian,special,pareto,zipfian}")
 	fs.IntVar(&o.Rand.SpecIter, "rand-spec-iter", d.SpecIter, "number of iterations used for numbers generation")
@@ -92,14 +104,24 @@ func (f *Family) BindFlags(fs *pflag.FlagSet) {
 }
 
 func (f *Family) New(name string) (workload.Workload, error) {
-	if _, ok := descriptions[name]; !ok {
+	_, sysbench := descriptions[name]
+	if !sysbench && !isEnc(name) {
 		return nil, errs.Usage("unknown oltp workload %q", name)
 	}
 	o := f.opts
 	if name == "oltp_point_select" {
 		o.PointSelects = 1 // oltp_point_select.lua overrides it
 	}
-	return &Workload{name: name, opts: o, unique: newUniqueSeq(rand.Uint32(), rand.Uint32())}, nil
+	w := &Workload{name: name, opts: o, unique: newUniqueSeq(rand.Uint32(), rand.Uint32())}
+	if sysbench && o.Encrypt != "" {
+		return nil, errs.Usage("--encrypt applies to the enc_* workloads (enc_point_select, ...), not %s", name)
+	}
+	spec, err := parseEncrypt(o.Encrypt)
+	if err != nil {
+		return nil, err
+	}
+	w.enc.spec = spec
+	return w, nil
 }
 
 // Workload is one sysbench OLTP script.
@@ -107,6 +129,7 @@ type Workload struct {
 	name   string
 	opts   Options
 	unique *uniqueSeq // shared by workers of oltp_insert with --auto-inc=off
+	enc    encState
 }
 
 func (w *Workload) Name() string { return w.name }
@@ -123,6 +146,9 @@ func (w *Workload) Params() map[string]any {
 		"rand_type": o.Rand.Type, "rand_spec_iter": o.Rand.SpecIter, "rand_spec_pct": o.Rand.SpecPct,
 		"rand_spec_res": o.Rand.SpecRes, "rand_pareto_h": o.Rand.ParetoH, "rand_zipfian_exp": o.Rand.ZipfianExp,
 		"rand_seed": o.Rand.Seed,
+	}
+	if isEnc(w.name) {
+		p["encrypt"] = w.enc.spec.String()
 	}
 	switch w.name {
 	case "select_random_points":
@@ -170,6 +196,9 @@ func (w *Workload) Schema() string {
 	idx := "index k_N(k) created after loading"
 	if !o.CreateSecondary {
 		idx = "no secondary index (--create-secondary=off)"
+	}
+	if isEnc(w.name) {
+		return w.encSchema(idx)
 	}
 	return fmt.Sprintf("%d tables sbtest1..sbtest%d, %d rows each: id INTEGER PRIMARY KEY, k INTEGER NOT NULL, "+
 		"c CHAR(120) NOT NULL, pad CHAR(60) NOT NULL; %s. c is 10 groups of 11 random digits, pad 5 groups, "+

@@ -20,7 +20,12 @@ const (
 )
 
 // Tables are sbtest1..sbtestN.
-func (w *Workload) Tables() []string { return w.tableNames() }
+func (w *Workload) Tables() []string {
+	if isEnc(w.name) {
+		return w.encTables()
+	}
+	return w.tableNames()
+}
 
 func (w *Workload) tableNames() []string {
 	out := make([]string, w.opts.Tables)
@@ -33,6 +38,9 @@ func (w *Workload) tableNames() []string {
 // Prepare creates and loads the tables in parallel: thread t takes tables
 // t+1, t+1+threads, ... exactly as oltp_common.lua's cmd_prepare.
 func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
+	if isEnc(w.name) {
+		return w.prepareEnc(ctx, env)
+	}
 	d := env.Target.Engine.Dialect()
 	admin, err := env.Connect(ctx)
 	if err != nil {
@@ -124,7 +132,7 @@ func (w *Workload) createTable(ctx context.Context, c engine.Conn, d engine.Dial
 
 // Cleanup drops the workload's tables, but only those encbench created.
 func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
-	return workload.Cleanup(ctx, env, w.tableNames())
+	return workload.Cleanup(ctx, env, w.Tables())
 }
 
 // appendRow appends one VALUES tuple as oltp_common.lua builds it:

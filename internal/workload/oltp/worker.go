@@ -70,6 +70,9 @@ type worker struct {
 
 // NewWorker prepares what the script prepares in thread_init.
 func (w *Workload) NewWorker(ctx context.Context, conn engine.Conn, d engine.Dialect, id, threads int) (workload.Worker, error) {
+	if isEnc(w.name) {
+		return w.newEncWorker(ctx, conn, d, id, threads)
+	}
 	o := w.opts
 	wk := &worker{
 		w: w, o: o, conn: conn, dialect: d,

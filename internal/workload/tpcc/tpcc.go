@@ -169,3 +169,6 @@ func (w *Workload) isolationSQL(d engine.Dialect) string {
 	}
 	return fmt.Sprintf(d.SetIsolation, lvl)
 }
+
+// EncryptFlag names the option that chooses encrypted columns.
+func (w *Workload) EncryptFlag() string { return "encrypt-columns" }

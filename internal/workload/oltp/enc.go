@@ -1,0 +1,263 @@
+package oltp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/encbench/encbench/internal/encryption/colenc"
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/randgen"
+	"github.com/encbench/encbench/internal/workload"
+)
+
+// The enc_* workloads are report R4's statements on the sbtest schema with
+// columns encrypted in the client (--encrypt). With no column encrypted
+// they are the plaintext baseline of the same statements.
+var encDescriptions = map[string]string{
+	"enc_point_select":   "R4: SELECT c WHERE id=? (columns per --encrypt)",
+	"enc_range_sum":      "R4: SELECT SUM(k) WHERE id BETWEEN ? AND ?+range_size-1",
+	"enc_write_mix":      "R4: 25% each k=k+1, c=?, DELETE, INSERT by id",
+	"enc_point_select_k": "R4: SELECT c WHERE k=?",
+	"enc_range_sum_k":    "R4: SELECT SUM(k) WHERE k BETWEEN ? AND ?+range_size-1",
+}
+
+// encConfigTable records how the enc tables were prepared.
+const encConfigTable = "sbtest_enc"
+
+// keyCheck is a det value stored at prepare: a run with another keyset
+// fails on it before anything else.
+var keyCheck = colenc.Column{Table: encConfigTable, Name: "key_check", Scheme: colenc.Det}
+
+// encState is what enc workloads add to a Workload.
+type encState struct {
+	spec     encSpec
+	keys     colenc.Paths
+	once     sync.Once
+	cipher   *colenc.Cipher
+	cipherEr error
+}
+
+func isEnc(name string) bool { _, ok := encDescriptions[name]; return ok }
+
+// UseKeys takes the key paths from the command line.
+func (w *Workload) UseKeys(p colenc.Paths) { w.enc.keys = p }
+
+// ExplainSQL: every oltp workload's statements are plain SQL.
+func (w *Workload) ExplainSQL() bool { return true }
+
+func (w *Workload) cipher() (*colenc.Cipher, error) {
+	if !w.enc.spec.any() {
+		return nil, nil
+	}
+	w.enc.once.Do(func() { w.enc.cipher, w.enc.cipherEr = colenc.Open(w.enc.keys) })
+	return w.enc.cipher, w.enc.cipherEr
+}
+
+func (w *Workload) encTables() []string { return append(w.tableNames(), encConfigTable) }
+
+func (w *Workload) validateEnc(d engine.Dialect) error {
+	e := w.enc.spec
+	if w.name == "enc_write_mix" && e.mode(colID, false, d.OreType) == inClient {
+		return errs.Usage("enc_write_mix finds rows by id, which this server cannot compare as %s: use --encrypt id:det", e[colID])
+	}
+	return nil
+}
+
+// prepareEnc creates the tables with encrypted column types, loads
+// sysbench's data encrypted in the client, and records the spec.
+func (w *Workload) prepareEnc(ctx context.Context, env workload.Env) error {
+	d := env.Target.Engine.Dialect()
+	if err := w.validateEnc(d); err != nil {
+		return err
+	}
+	var cipher *colenc.Cipher
+	if w.enc.spec.any() {
+		c, created, err := colenc.OpenForPrepare(w.enc.keys)
+		if err != nil {
+			return err
+		}
+		if created {
+			fmt.Fprintf(env.Log, "Created column encryption keys: master key %s, keyset %s (mode 0600)\n", w.enc.keys.MasterKey, w.enc.keys.Keyset)
+		}
+		cipher = c
+	}
+	admin, err := env.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	suffix, err := workload.StartTables(ctx, env, admin, w.encTables())
+	if err != nil {
+		return err
+	}
+	if w.usesOre() && d.OreType != "" {
+		if err := admin.Exec(ctx, d.OreSetup); err != nil {
+			return fmt.Errorf("the ore scheme needs the encbench_ore extension on this server (run `make ore-ext`, which needs postgresql-server-dev-15): %w", err)
+		}
+	}
+	threads := min(env.Threads, w.opts.Tables)
+	g, gctx := errgroup.WithContext(ctx)
+	for t := 0; t < threads; t++ {
+		g.Go(func() error {
+			c, err := env.Connect(gctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			src := randgen.New(w.opts.Rand, uint64(1000+t))
+			for i := t + 1; i <= w.opts.Tables; i += threads {
+				fmt.Fprintf(env.Log, "Creating table 'sbtest%d' (encrypted: %s)...\n", i, w.enc.spec)
+				if err := workload.Own(gctx, c, w.name, []string{tableName(i)}); err != nil {
+					return err
+				}
+				if err := w.createEncTable(gctx, c, d, cipher, src, i, suffix, env); err != nil {
+					return fmt.Errorf("preparing sbtest%d: %w", i, err)
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	// Written last: a run refuses tables whose prepare did not finish.
+	return w.writeEncConfig(ctx, admin, d, cipher, suffix)
+}
+
+func (w *Workload) usesOre() bool {
+	for _, s := range w.enc.spec {
+		if s == colenc.Ore {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *Workload) writeEncConfig(ctx context.Context, c engine.Conn, d engine.Dialect, cipher *colenc.Cipher, suffix string) error {
+	if err := workload.Own(ctx, c, w.name, []string{encConfigTable}); err != nil {
+		return err
+	}
+	ddl := fmt.Sprintf("CREATE TABLE %s(spec VARCHAR(200) NOT NULL, tables INTEGER NOT NULL, table_size INTEGER NOT NULL, key_check %s) %s",
+		encConfigTable, d.BinaryType(64), suffix)
+	if err := c.Exec(ctx, ddl); err != nil {
+		return err
+	}
+	st, err := c.Prepare(ctx, "INSERT INTO "+encConfigTable+" VALUES (?, ?, ?, ?)")
+	if err != nil {
+		return err
+	}
+	args := []engine.Arg{{Str: []byte(w.enc.spec.String())}, {Int: int64(w.opts.Tables)}, {Int: int64(w.opts.TableSize)}, {Null: true}}
+	if cipher != nil {
+		ct, err := cipher.Encrypt(keyCheck, nil, colenc.Text("encbench"))
+		if err != nil {
+			return err
+		}
+		args[3] = engine.Arg{Str: ct}
+	}
+	return st.Exec(args)
+}
+
+// checkEncConfig refuses data prepared with another spec, size or keyset.
+func (w *Workload) checkEncConfig(ctx context.Context, c engine.Conn) error {
+	st, err := c.Prepare(ctx, "SELECT spec, tables, table_size, key_check FROM "+encConfigTable)
+	if err != nil {
+		return errs.Usage("no %s table: run `encbench prepare %s` with the same --encrypt first", encConfigTable, w.name)
+	}
+	var spec, tables, size string
+	var check []byte
+	rows := 0
+	err = st.Query(nil, func(v [][]byte) error {
+		rows++
+		spec, tables, size = string(v[0]), string(v[1]), string(v[2])
+		check = append([]byte(nil), v[3]...)
+		return nil
+	})
+	switch {
+	case err != nil:
+		return err
+	case rows != 1:
+		return fmt.Errorf("%s has %d rows, want 1: prepare again", encConfigTable, rows)
+	case spec != w.enc.spec.String():
+		return errs.Usage("the tables were prepared with --encrypt %s, not %s: pass the same --encrypt or prepare again", spec, w.enc.spec)
+	case tables != fmt.Sprint(w.opts.Tables) || size != fmt.Sprint(w.opts.TableSize):
+		return errs.Usage("the tables were prepared with --tables %s --table-size %s: pass the same or prepare again", tables, size)
+	}
+	cipher, err := w.cipher()
+	if err != nil || cipher == nil {
+		return err
+	}
+	if v, err := cipher.Decrypt(keyCheck, nil, check); err != nil || v.S != "encbench" {
+		return errs.Usage("the enc tables were encrypted under another keyset than %s: use the keyset and master key prepare used, or prepare again", w.enc.keys.Keyset)
+	}
+	return nil
+}
+
+// encLoadBatch rows go in one prepared multi-row INSERT.
+const encLoadBatch = 100
+
+func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d engine.Dialect, cipher *colenc.Cipher, src *randgen.Source, n int, suffix string, env workload.Env) error {
+	o, e := w.opts, w.enc.spec
+	var defs [4]string
+	for i := range sbColumns {
+		defs[i] = e.sqlType(i, d.OreType, d.BinaryType)
+	}
+	ddl := fmt.Sprintf("CREATE TABLE sbtest%d(\n  id %s NOT NULL,\n  k %s NOT NULL,\n  c %s NOT NULL,\n  pad %s NOT NULL,\n  PRIMARY KEY (id)\n) %s",
+		n, defs[0], defs[1], defs[2], defs[3], suffix)
+	if err := c.Exec(ctx, ddl); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Log, "Inserting %d records into 'sbtest%d'\n", o.TableSize, n)
+	enc := newRowEncoder(e, cipher, n)
+	rows := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?), ", encLoadBatch), ", ")
+	batch, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO sbtest%d(id, k, c, pad) VALUES %s", n, rows))
+	if err != nil {
+		return err
+	}
+	args := make([]engine.Arg, 0, 4*encLoadBatch)
+	var cv, pv []byte
+	for id := 1; id <= o.TableSize; id++ {
+		cv = src.FillTemplate(cv, cTemplate)
+		pv = src.FillTemplate(pv, padTemplate)
+		k := int64(src.Default(1, uint32(o.TableSize)))
+		row, err := enc.row(int64(id), k, cv, pv)
+		if err != nil {
+			return err
+		}
+		args = append(args, row[:]...)
+		if len(args) == cap(args) {
+			if err := batch.Exec(args); err != nil {
+				return err
+			}
+			args = args[:0]
+		}
+	}
+	if len(args) > 0 {
+		last, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO sbtest%d(id, k, c, pad) VALUES %s", n,
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?), ", len(args)/4), ", ")))
+		if err != nil {
+			return err
+		}
+		if err := last.Exec(args); err != nil {
+			return err
+		}
+	}
+	if o.CreateSecondary {
+		fmt.Fprintf(env.Log, "Creating a secondary index on 'sbtest%d'...\n", n)
+		if err := c.Exec(ctx, fmt.Sprintf("CREATE INDEX k_%d ON sbtest%d(k)", n, n)); err != nil {
+			return err
+		}
+	}
+	if d.Analyze != "" {
+		return c.Exec(ctx, fmt.Sprintf(d.Analyze, tableName(n)))
+	}
+	return nil
+}
+
+// errNoRow is an event whose row was not there (deleted by enc_write_mix).
+var errNoRow = errors.New("no row")

@@ -1,0 +1,137 @@
+package oltp
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/encbench/encbench/internal/encryption/colenc"
+	"github.com/encbench/encbench/internal/engine"
+)
+
+// rowEncoder turns sbtest values into statement arguments for one table.
+// A row's key (bound into its rnd values) is what identifies it without
+// decryption: the id's text, its det ciphertext, or its ore identity block.
+type rowEncoder struct {
+	spec   encSpec
+	cipher *colenc.Cipher
+	cols   [4]colenc.Column
+	num    []byte
+}
+
+func newRowEncoder(e encSpec, c *colenc.Cipher, table int) *rowEncoder {
+	r := &rowEncoder{spec: e, cipher: c}
+	for i := range r.cols {
+		r.cols[i] = e.column(table, i)
+	}
+	return r
+}
+
+// rowKey derives the row key from the id as the server stores it.
+func (r *rowEncoder) rowKey(storedID []byte) ([]byte, error) {
+	if r.spec[colID] == colenc.Ore {
+		return colenc.OreIdentity(storedID)
+	}
+	return storedID, nil
+}
+
+// idLookup is the argument that finds id by equality or bounds a range on
+// the server, and the row's key.
+func (r *rowEncoder) idLookup(id int64) (engine.Arg, []byte, error) {
+	switch r.spec[colID] {
+	case "":
+		r.num = strconv.AppendInt(r.num[:0], id, 10)
+		return engine.Arg{Int: id}, r.num, nil
+	case colenc.Ore:
+		tok, err := r.cipher.OreToken(r.cols[colID], id)
+		if err != nil {
+			return engine.Arg{}, nil, err
+		}
+		key, err := colenc.OreIdentity(tok)
+		return engine.Arg{Str: tok}, key, err
+	}
+	ct, err := r.cipher.Encrypt(r.cols[colID], nil, colenc.Int(id))
+	return engine.Arg{Str: ct}, ct, err
+}
+
+// bound is the argument for an equality or range bound on column i.
+func (r *rowEncoder) bound(i int, v int64) (engine.Arg, error) {
+	switch r.spec[i] {
+	case "":
+		return engine.Arg{Int: v}, nil
+	case colenc.Ore:
+		tok, err := r.cipher.OreToken(r.cols[i], v)
+		return engine.Arg{Str: tok}, err
+	}
+	ct, err := r.cipher.Encrypt(r.cols[i], nil, colenc.Int(v))
+	return engine.Arg{Str: ct}, err
+}
+
+// store is the argument that stores v in column i of the row with key row.
+func (r *rowEncoder) store(i int, row []byte, v colenc.Value) (engine.Arg, error) {
+	if r.spec[i] == "" {
+		if v.Kind == colenc.KindInt {
+			return engine.Arg{Int: v.I}, nil
+		}
+		return engine.Arg{Str: []byte(v.S)}, nil
+	}
+	ct, err := r.cipher.Encrypt(r.cols[i], row, v)
+	if err != nil {
+		return engine.Arg{}, err
+	}
+	return engine.Arg{Str: ct}, nil
+}
+
+// row is a whole new row's arguments (id, k, c, pad).
+func (r *rowEncoder) row(id, k int64, c, pad []byte) ([4]engine.Arg, error) {
+	var out [4]engine.Arg
+	var err error
+	if out[colID], err = r.store(colID, nil, colenc.Int(id)); err != nil {
+		return out, err
+	}
+	var key []byte
+	if r.spec[colID] == "" {
+		key = strconv.AppendInt(nil, id, 10)
+	} else if key, err = r.rowKey(out[colID].Str); err != nil {
+		return out, err
+	}
+	if out[colK], err = r.store(colK, key, colenc.Int(k)); err != nil {
+		return out, err
+	}
+	if out[colC], err = r.store(colC, key, colenc.Text(string(c))); err != nil {
+		return out, err
+	}
+	out[colPad], err = r.store(colPad, key, colenc.Text(string(pad)))
+	return out, err
+}
+
+// intOf reads column i's stored value (text or ciphertext) as an integer.
+func (r *rowEncoder) intOf(i int, row, v []byte) (int64, error) {
+	if r.spec[i] == "" {
+		return strconv.ParseInt(string(v), 10, 64)
+	}
+	x, err := r.cipher.Decrypt(r.cols[i], row, v)
+	if err != nil {
+		return 0, err
+	}
+	if x.Kind != colenc.KindInt {
+		return 0, fmt.Errorf("%s.%s holds a %c value, not an integer", r.cols[i].Table, r.cols[i].Name, x.Kind)
+	}
+	return x.I, nil
+}
+
+// textOf reads column i's stored value as text (CHAR values as the server
+// returns them; PostgreSQL pads CHAR(n) with spaces).
+func (r *rowEncoder) textOf(i int, row, v []byte) (string, error) {
+	if r.spec[i] == "" {
+		return string(v), nil
+	}
+	x, err := r.cipher.Decrypt(r.cols[i], row, v)
+	if err != nil {
+		return "", err
+	}
+	if x.Kind != colenc.KindText {
+		return "", fmt.Errorf("%s.%s holds a %c value, not text", r.cols[i].Table, r.cols[i].Name, x.Kind)
+	}
+	return x.S, nil
+}
+

@@ -1,0 +1,441 @@
+package oltp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/encbench/encbench/internal/encryption/colenc"
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/randgen"
+	"github.com/encbench/encbench/internal/workload"
+)
+
+// encTable is one table's statements and encoder for an enc worker.
+type encTable struct {
+	enc *rowEncoder
+	// read is the workload's query; its shape depends on where the
+	// predicate runs (see encSpec.mode).
+	read                         engine.Stmt
+	lockK, setK, incK, setC, del engine.Stmt
+	insert                       engine.Stmt
+}
+
+type encWorker struct {
+	w       *Workload
+	o       Options
+	spec    encSpec
+	conn    engine.Conn
+	src     *randgen.Source
+	tables  []encTable
+	begin   engine.Stmt
+	commit  engine.Stmt
+	mode    predicateMode
+	args    []engine.Arg
+	cbuf    []byte
+	padbuf  []byte
+	tid     int
+	threads int
+	// deleted are ids this worker deleted and will insert again; only
+	// ids = tid (mod threads) are deleted by this worker, so no two workers
+	// insert one id.
+	deleted [][]int64
+}
+
+// rowKeyExpr selects what identifies a row without decryption.
+func rowKeyExpr(e encSpec, d engine.Dialect) string {
+	if e[colID] == colenc.Ore {
+		return d.Substring("id", colenc.OreIdentityFrom+1, colenc.OreIdentityLen)
+	}
+	return "id"
+}
+
+func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.Dialect, id, threads int) (workload.Worker, error) {
+	if err := w.validateEnc(d); err != nil {
+		return nil, err
+	}
+	cipher, err := w.cipher()
+	if err != nil {
+		return nil, err
+	}
+	e := w.enc.spec
+	wk := &encWorker{w: w, o: w.opts, spec: e, conn: conn, src: randgen.New(w.opts.Rand, uint64(id)),
+		tid: id % threads, threads: threads, deleted: make([][]int64, w.opts.Tables),
+		cbuf: make([]byte, 0, len(cTemplate)), padbuf: make([]byte, 0, len(padTemplate))}
+	prep := func(format string, a ...any) engine.Stmt {
+		if err != nil {
+			return nil
+		}
+		var s engine.Stmt
+		s, err = conn.Prepare(ctx, fmt.Sprintf(format, a...))
+		return s
+	}
+	key := rowKeyExpr(e, d)
+	rng := w.name == "enc_range_sum" || w.name == "enc_range_sum_k"
+	col := colID
+	if strings.HasSuffix(w.name, "_k") {
+		col = colK
+	}
+	wk.mode = e.mode(col, rng, d.OreType)
+	in := strings.TrimSuffix(strings.Repeat("?, ", w.opts.RangeSize), ", ")
+	for t := 1; t <= w.opts.Tables; t++ {
+		tb := encTable{enc: newRowEncoder(e, cipher, t)}
+		name := tableName(t)
+		switch w.name {
+		case "enc_point_select":
+			tb.read = prep(map[predicateMode]string{
+				onServer: "SELECT c FROM %[1]s WHERE id=?",
+				inClient: "SELECT id, c FROM %[1]s",
+			}[wk.mode], name)
+		case "enc_point_select_k":
+			tb.read = prep(map[predicateMode]string{
+				onServer: "SELECT %[2]s, c FROM %[1]s WHERE k=?",
+				inClient: "SELECT %[2]s, k, c FROM %[1]s",
+			}[wk.mode], name, key)
+		case "enc_range_sum", "enc_range_sum_k":
+			pred := map[predicateMode]string{onServer: " WHERE %[3]s BETWEEN ? AND ?", inList: " WHERE %[3]s IN (%[4]s)", inClient: ""}[wk.mode]
+			sel := "SELECT %[2]s, k, id FROM %[1]s"
+			switch {
+			case e[colK] == "" && wk.mode != inClient:
+				sel = "SELECT SUM(k) FROM %[1]s"
+			case wk.mode != inClient:
+				sel = "SELECT %[2]s, k FROM %[1]s"
+			}
+			tb.read = prep(sel+pred, name, key, sbColumns[col], in)
+		case "enc_write_mix":
+			if e[colK] == "" {
+				tb.incK = prep("UPDATE %s SET k=k+1 WHERE id=?", name)
+			} else {
+				tb.lockK = prep("SELECT k FROM %s WHERE id=? FOR UPDATE", name)
+				tb.setK = prep("UPDATE %s SET k=? WHERE id=?", name)
+			}
+			tb.setC = prep("UPDATE %s SET c=? WHERE id=?", name)
+			tb.del = prep("DELETE FROM %s WHERE id=?", name)
+			tb.insert = prep("INSERT INTO %s (id, k, c, pad) VALUES (?, ?, ?, ?)", name)
+		}
+		wk.tables = append(wk.tables, tb)
+	}
+	if w.name == "enc_write_mix" && e[colK] != "" {
+		wk.begin, wk.commit = prep("%s", "BEGIN"), prep("%s", "COMMIT")
+	}
+	if err != nil {
+		return nil, err
+	}
+	wk.args = make([]engine.Arg, 0, max(4, w.opts.RangeSize))
+	return wk, nil
+}
+
+func (wk *encWorker) Event(c *workload.Counters) error {
+	tb := &wk.tables[int(wk.src.Uniform(1, uint32(wk.o.Tables)))-1]
+	switch wk.w.name {
+	case "enc_point_select":
+		return wk.pointByID(c, tb)
+	case "enc_point_select_k":
+		return wk.pointByK(c, tb)
+	case "enc_range_sum", "enc_range_sum_k":
+		return wk.rangeSum(c, tb)
+	}
+	return wk.writeMix(c, tb)
+}
+
+func (wk *encWorker) id() int64 { return int64(wk.src.Default(1, uint32(wk.o.TableSize))) }
+
+func (wk *encWorker) Abort() error { return wk.conn.Exec(context.Background(), "ROLLBACK") }
+
+// Close puts back the rows this worker deleted, so the next run starts
+// from the table prepare made.
+func (wk *encWorker) Close() error {
+	for t, ids := range wk.deleted {
+		for _, id := range ids {
+			if err := wk.insertRow(&wk.tables[t], id); err != nil {
+				_ = wk.conn.Close()
+				return fmt.Errorf("re-inserting deleted row %d: %w", id, err)
+			}
+		}
+	}
+	return wk.conn.Close()
+}
+
+// pointByID: SELECT c WHERE id=?.
+func (wk *encWorker) pointByID(c *workload.Counters, tb *encTable) error {
+	id := wk.id()
+	arg, key, err := tb.enc.idLookup(id)
+	if err != nil {
+		return err
+	}
+	c.Reads++
+	if wk.mode == inClient {
+		return tb.read.Query(nil, func(v [][]byte) error {
+			if cmp, err := colenc.OreCompare(v[0], arg.Str); err != nil || cmp != 0 {
+				return err
+			}
+			k, err := tb.enc.rowKey(v[0])
+			if err != nil {
+				return err
+			}
+			_, err = tb.enc.textOf(colC, k, v[1])
+			return err
+		})
+	}
+	wk.args = append(wk.args[:0], arg)
+	return tb.read.Query(wk.args, func(v [][]byte) error {
+		_, err := tb.enc.textOf(colC, key, v[0])
+		return err
+	})
+}
+
+// pointByK: SELECT c WHERE k=? (several rows may match).
+func (wk *encWorker) pointByK(c *workload.Counters, tb *encTable) error {
+	k := wk.id()
+	c.Reads++
+	if wk.mode == inClient {
+		var tok []byte
+		if wk.spec[colK] == colenc.Ore {
+			a, err := tb.enc.bound(colK, k)
+			if err != nil {
+				return err
+			}
+			tok = a.Str
+		}
+		return tb.read.Query(nil, func(v [][]byte) error {
+			key := v[0] // already the row key (rowKeyExpr)
+			if ok, err := wk.matches(tb, key, v[1], tok, k, k); err != nil || !ok {
+				return err
+			}
+			_, err := tb.enc.textOf(colC, key, v[2])
+			return err
+		})
+	}
+	arg, err := tb.enc.bound(colK, k)
+	if err != nil {
+		return err
+	}
+	wk.args = append(wk.args[:0], arg)
+	return tb.read.Query(wk.args, func(v [][]byte) error {
+		_, err := tb.enc.textOf(colC, v[0], v[1])
+		return err
+	})
+}
+
+// matches filters a k value in the client: ORE against the bound, other
+// schemes by decryption.
+func (wk *encWorker) matches(tb *encTable, key, stored, tok []byte, lo, hi int64) (bool, error) {
+	if tok != nil {
+		c, err := colenc.OreCompare(stored, tok)
+		return c == 0, err
+	}
+	v, err := tb.enc.intOf(colK, key, stored)
+	return v >= lo && v <= hi, err
+}
+
+// rangeSum: SELECT SUM(k) WHERE id|k BETWEEN lo AND lo+range_size-1; the
+// sum is the server's for plaintext k, the client's otherwise.
+func (wk *encWorker) rangeSum(c *workload.Counters, tb *encTable) error {
+	col := colID
+	if wk.w.name == "enc_range_sum_k" {
+		col = colK
+	}
+	lo := wk.id()
+	hi := lo + int64(wk.o.RangeSize) - 1
+	c.Reads++
+	wk.args = wk.args[:0]
+	switch wk.mode {
+	case onServer:
+		a, err := tb.enc.bound(col, lo)
+		if err != nil {
+			return err
+		}
+		b, err := tb.enc.bound(col, hi)
+		if err != nil {
+			return err
+		}
+		wk.args = append(wk.args, a, b)
+	case inList:
+		for v := lo; v <= hi; v++ {
+			a, err := tb.enc.bound(col, v)
+			if err != nil {
+				return err
+			}
+			wk.args = append(wk.args, a)
+		}
+	case inClient:
+		return wk.rangeInClient(tb, col, lo, hi)
+	}
+	if wk.spec[colK] == "" {
+		return tb.read.Exec(wk.args)
+	}
+	var sum int64
+	return tb.read.Query(wk.args, func(v [][]byte) error {
+		k, err := tb.enc.intOf(colK, v[0], v[1])
+		sum += k
+		return err
+	})
+}
+
+// rangeInClient reads every row (row key, k, id) and sums k over those
+// whose id or k is in range: ORE columns are compared with bounds, others
+// decrypted.
+func (wk *encWorker) rangeInClient(tb *encTable, col int, lo, hi int64) error {
+	at := 2 // the id's position in the row
+	if col == colK {
+		at = 1
+	}
+	var loTok, hiTok []byte
+	if wk.spec[col] == colenc.Ore {
+		a, err := tb.enc.bound(col, lo)
+		if err != nil {
+			return err
+		}
+		b, err := tb.enc.bound(col, hi)
+		if err != nil {
+			return err
+		}
+		loTok, hiTok = a.Str, b.Str
+	}
+	var sum int64
+	return tb.read.Query(nil, func(v [][]byte) error {
+		key := v[0] // already the row key (rowKeyExpr)
+		if loTok != nil {
+			x, err := colenc.OreCompare(v[at], loTok)
+			if err != nil || x < 0 {
+				return err
+			}
+			if y, err := colenc.OreCompare(v[at], hiTok); err != nil || y > 0 {
+				return err
+			}
+		} else if x, err := tb.enc.intOf(col, key, v[at]); err != nil || x < lo || x > hi {
+			return err
+		}
+		k, err := tb.enc.intOf(colK, key, v[1])
+		sum += k
+		return err
+	})
+}
+
+// writeMix is R4's write workload: k=k+1, c=?, DELETE, INSERT, 25% each.
+// Deletes and inserts take ids of this worker's residue class, and an
+// insert puts back an id this worker deleted (a delete when it has none),
+// so the table keeps its size and no insert collides.
+func (wk *encWorker) writeMix(c *workload.Counters, tb *encTable) error {
+	switch wk.src.Uniform(0, 3) {
+	case 0:
+		return wk.incrementK(c, tb)
+	case 1:
+		id := wk.id()
+		arg, key, err := tb.enc.idLookup(id)
+		if err != nil {
+			return err
+		}
+		wk.cbuf = wk.src.FillTemplate(wk.cbuf, cTemplate)
+		cv, err := tb.enc.store(colC, key, colenc.Text(string(wk.cbuf)))
+		if err != nil {
+			return err
+		}
+		c.Writes++
+		wk.args = append(wk.args[:0], cv, arg)
+		return tb.setC.Exec(wk.args)
+	}
+	n := wk.tableIndex(tb)
+	if ids := wk.deleted[n]; len(ids) > 0 && wk.src.Uniform(0, 1) == 0 {
+		id := ids[len(ids)-1]
+		if err := wk.insertRow(tb, id); err != nil {
+			return err
+		}
+		wk.deleted[n] = ids[:len(ids)-1]
+		c.Writes++
+		return nil
+	}
+	id := wk.ownID()
+	for _, d := range wk.deleted[n] {
+		if d == id {
+			return nil // already gone: the DELETE would find nothing
+		}
+	}
+	arg, _, err := tb.enc.idLookup(id)
+	if err != nil {
+		return err
+	}
+	c.Writes++
+	wk.args = append(wk.args[:0], arg)
+	if err := tb.del.Exec(wk.args); err != nil {
+		return err
+	}
+	wk.deleted[n] = append(wk.deleted[n], id)
+	return nil
+}
+
+func (wk *encWorker) tableIndex(tb *encTable) int {
+	for i := range wk.tables {
+		if &wk.tables[i] == tb {
+			return i
+		}
+	}
+	return 0
+}
+
+// ownID is a random id of this worker's residue class (mod threads).
+func (wk *encWorker) ownID() int64 {
+	id := wk.id()
+	id += int64(wk.tid) - id%int64(wk.threads)
+	for id > int64(wk.o.TableSize) {
+		id -= int64(wk.threads)
+	}
+	for id < 1 {
+		id += int64(wk.threads)
+	}
+	return id
+}
+
+func (wk *encWorker) insertRow(tb *encTable, id int64) error {
+	wk.cbuf = wk.src.FillTemplate(wk.cbuf, cTemplate)
+	wk.padbuf = wk.src.FillTemplate(wk.padbuf, padTemplate)
+	row, err := tb.enc.row(id, wk.id(), wk.cbuf, wk.padbuf)
+	if err != nil {
+		return err
+	}
+	wk.args = append(wk.args[:0], row[:]...)
+	return tb.insert.Exec(wk.args)
+}
+
+// incrementK is k=k+1: on the server for plaintext k, else read under a
+// row lock, decrypt, add, encrypt and write back in one transaction.
+func (wk *encWorker) incrementK(c *workload.Counters, tb *encTable) error {
+	arg, key, err := tb.enc.idLookup(wk.id())
+	if err != nil {
+		return err
+	}
+	if tb.incK != nil {
+		c.Writes++
+		wk.args = append(wk.args[:0], arg)
+		return tb.incK.Exec(wk.args)
+	}
+	if err := wk.begin.Exec(nil); err != nil {
+		return err
+	}
+	c.Others++
+	var k int64
+	found := false
+	wk.args = append(wk.args[:0], arg)
+	err = tb.lockK.Query(wk.args, func(v [][]byte) error {
+		x, err := tb.enc.intOf(colK, key, v[0])
+		k, found = x, true
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	c.Reads++
+	if found {
+		kv, err := tb.enc.store(colK, key, colenc.Int(k+1))
+		if err != nil {
+			return err
+		}
+		wk.args = append(wk.args[:0], kv, arg)
+		if err := tb.setK.Exec(wk.args); err != nil {
+			return err
+		}
+		c.Writes++
+	}
+	c.Others++
+	return wk.commit.Exec(nil)
+}
