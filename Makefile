@@ -5,13 +5,13 @@
 GO       ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 BIN      := bin/encbench
 RUN_DIR  := .sandbox
-PKGS     := postgresql mariadb-server sysbench time
+PKGS     := postgresql mariadb-server sysbench time postgresql-server-dev-15 libssl-dev gcc
 # The report test opens report.html in a headless browser; the MongoDB
 # tests run mongo-java-server (Maven Central) behind a small Java launcher.
 TEST_PKGS := chromium maven openjdk-17-jdk-headless
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps install-pkgs mongo-test-server run test vet bench clean
+.PHONY: all build deps test-deps install-pkgs ore-ext mongo-test-server run test vet bench clean
 
 all: build
 
@@ -33,9 +33,16 @@ install-pkgs:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
+# The encbench_ore PostgreSQL extension (type ore and its btree operator
+# class, for the ore column scheme), built with PGXS and installed into the
+# system's PostgreSQL 15, whose binaries the sandboxes run.
+ore-ext:
+	$(MAKE) --no-print-directory -C tools/pg-ore with_llvm=no
+	$(SUDO) $(MAKE) --no-print-directory -C tools/pg-ore with_llvm=no install >/dev/null
+
 # Runs the built-in quick suite (PostgreSQL and MariaDB sandboxes, plain /
 # tls / tde, about ten minutes on 2 cores) and writes its report.
-run: deps build
+run: deps build ore-ext
 	@rm -rf $(RUN_DIR) && mkdir -p $(RUN_DIR) && chmod 755 $(RUN_DIR)
 	$(BIN) suite run quick --out $(RUN_DIR)/quick
 	@echo "open $(RUN_DIR)/quick/report.html (or read $(RUN_DIR)/quick/report.md)"
@@ -48,7 +55,7 @@ vet:
 mongo-test-server:
 	mvn -q -B -f tools/mongo-test-server/pom.xml package
 
-test: test-deps vet mongo-test-server
+test: test-deps vet mongo-test-server ore-ext
 	ENCBENCH_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 20m ./...
 
 bench: deps build
@@ -56,3 +63,4 @@ bench: deps build
 
 clean:
 	rm -rf bin $(RUN_DIR) tools/mongo-test-server/target
+	$(MAKE) --no-print-directory -C tools/pg-ore with_llvm=no clean

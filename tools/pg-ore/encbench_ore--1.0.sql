@@ -3,10 +3,12 @@
 \echo Use "CREATE EXTENSION encbench_ore" to load this file. \quit
 
 CREATE TYPE ore;
-CREATE FUNCTION ore_in(cstring) RETURNS ore AS 'byteain' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION ore_out(ore) RETURNS cstring AS 'byteaout' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION ore_recv(internal) RETURNS ore AS 'bytearecv' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION ore_send(ore) RETURNS bytea AS 'byteasend' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+-- The I/O functions are bytea's, wrapped in C: an internal-language alias
+-- is looked up by name (a linear scan of every built-in) on each call.
+CREATE FUNCTION ore_in(cstring) RETURNS ore AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION ore_out(ore) RETURNS cstring AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION ore_recv(internal) RETURNS ore AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION ore_send(ore) RETURNS bytea AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE TYPE ore (
   INPUT = ore_in, OUTPUT = ore_out, RECEIVE = ore_recv, SEND = ore_send,
   INTERNALLENGTH = VARIABLE, STORAGE = main, ALIGNMENT = int4

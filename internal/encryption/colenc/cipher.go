@@ -78,6 +78,8 @@ func (c *Cipher) Encrypt(col Column, row []byte, v Value) ([]byte, error) {
 		return c.det.EncryptDeterministically(pt, a)
 	case Ore:
 		return c.encryptOre(col, v, pt, a)
+	case Ashe:
+		return nil, fmt.Errorf("column %s.%s is ashe: use AsheEncrypt with the row id", col.Table, col.Name)
 	}
 	return nil, fmt.Errorf("column %s.%s has no scheme", col.Table, col.Name)
 }

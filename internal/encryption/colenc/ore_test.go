@@ -2,6 +2,7 @@ package colenc
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -82,5 +83,39 @@ func TestOreAcrossRotation(t *testing.T) {
 	fresh, _ := c2.Encrypt(sbK, nil, Int(6))
 	if got, err := OreCompare(bound, fresh); err != nil || got != 1 {
 		t.Fatalf("same-key comparison after rotation: %d, %v", got, err)
+	}
+}
+
+func TestAsheSumsTelescope(t *testing.T) {
+	_, c := newKeys(t)
+	col := Column{Table: "sbtest1", Name: "k", Scheme: Ashe}
+	sum := new(big.Int)
+	var want int64
+	for id := int64(40); id <= 139; id++ {
+		m := id*7 - 300
+		ct, err := c.AsheEncrypt(col, id, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ct == m {
+			t.Fatalf("ashe left %d in the clear", m)
+		}
+		if got, _ := c.AsheDecrypt(col, id, ct); got != m {
+			t.Fatalf("decrypt %d: %d", m, got)
+		}
+		if got, _ := c.AsheDecrypt(col, id+1, ct); got == m {
+			t.Fatal("a value decrypted under another row's id")
+		}
+		sum.Add(sum, big.NewInt(ct))
+		want += m
+	}
+	got, err := c.AsheDecryptSum(col, sum.String(), 40, 139)
+	if err != nil || got != want {
+		t.Fatalf("sum %d, %v; want %d", got, err, want)
+	}
+	// k = k + 1 on the server adds to the plaintext.
+	ct, _ := c.AsheEncrypt(col, 5, 41)
+	if got, _ := c.AsheDecrypt(col, 5, ct+1); got != 42 {
+		t.Fatalf("ct+1 decrypts to %d", got)
 	}
 }

@@ -23,10 +23,10 @@ const (
 // ParseScheme reads a scheme name.
 func ParseScheme(s string) (Scheme, error) {
 	switch Scheme(s) {
-	case Rnd, Det, Ore:
+	case Rnd, Det, Ore, Ashe:
 		return Scheme(s), nil
 	}
-	return "", fmt.Errorf("unknown column encryption scheme %q: use rnd, det or ore", s)
+	return "", fmt.Errorf("unknown column encryption scheme %q: use rnd, det, ore or ashe", s)
 }
 
 // Leakage says, per scheme, what the database server learns.
@@ -45,4 +45,7 @@ var Leakage = []struct {
 	{Ore, "order-revealing encryption, Lewi-Wu block ORE (CCS 2016) over AES-256 and SHA-256, 8 blocks of 8 bits, key per column derived from the det keyset; stored with an AES-256-GCM ciphertext of the value (associated data = table and column)",
 		"the order of all stored values of the column and, for every pair, the first 8-bit block in which they differ (so roughly how far apart they are: a shared 7-byte prefix means they differ by less than 256), hence equality and frequencies; each query reveals the order of its bounds against every value it is compared with; not the values themselves",
 		"range predicates (<, <=, >, >=, BETWEEN), ORDER BY, MIN/MAX and equality on ciphertext; on PostgreSQL a btree index (operator class of the encbench_ore extension) answers them with an index scan; on MariaDB, which cannot index with a user comparison, the client filters (labelled in results)"},
+	{Ashe, "additive symmetric homomorphic encryption, ASHE (Seabed, OSDI 2016): m + F(id) - F(id-1) mod 2^64, F = AES-256 as a PRF, key per column derived from the det keyset",
+		"nothing about the values (each row has its own pseudorandom mask); which rows a sum covers; no integrity: the server can add to a value unnoticed, so use it for counters and amounts whose sums the application checks elsewhere",
+		"SUM and adding constants (k = k + 1) on the server; a sum over contiguous row ids decrypts with two PRF calls; no comparison, equality or index"},
 }

@@ -25,6 +25,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 )
 
 const (
@@ -47,7 +49,19 @@ const (
 // permutations.
 type Key struct {
 	f, p cipher.Block
+	// perms caches permutations by block and prefix: values near each
+	// other share most prefixes, and a shuffle costs far more than a lookup.
+	perms  sync.Map // permKey -> *perm
+	cached atomic.Int64
 }
+
+type permKey struct {
+	block  int
+	prefix uint64
+}
+
+// maxCachedPerms bounds the cache (512 bytes each: 8 MiB).
+const maxCachedPerms = 16384
 
 // NewKey reads a 64-byte key (k1 || k2).
 func NewKey(raw []byte) (*Key, error) {
@@ -95,6 +109,23 @@ func block(x uint64, i int) byte { return byte(x >> (8 * (blocks - 1 - i))) }
 type perm struct{ fwd, inv [blockSize]byte }
 
 func (k *Key) permutation(i int, x uint64) (*perm, error) {
+	pk := permKey{block: i}
+	if i > 0 {
+		pk.prefix = x >> (8 * (blocks - i))
+	}
+	if p, ok := k.perms.Load(pk); ok {
+		return p.(*perm), nil
+	}
+	p, err := k.shuffle(i, x)
+	if err == nil && k.cached.Load() < maxCachedPerms {
+		if _, loaded := k.perms.LoadOrStore(pk, p); !loaded {
+			k.cached.Add(1)
+		}
+	}
+	return p, err
+}
+
+func (k *Key) shuffle(i int, x uint64) (*perm, error) {
 	in := prefixInput(i, x, 0)
 	var seed [32]byte
 	k.p.Encrypt(seed[:16], in[:])

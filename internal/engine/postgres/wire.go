@@ -169,7 +169,8 @@ func (c *conn) describe() (params, fields []uint32, err error) {
 
 // learnRawTypes asks the server, once per type, whether an extension type
 // is sent as bytea is (raw bytes): its send function is the internal
-// byteasend (language 12 = internal).
+// byteasend (language 12 = internal) or the encbench_ore extension's
+// wrapper of it.
 func (c *conn) learnRawTypes(ctx context.Context, oids []uint32) error {
 	if c.raw == nil {
 		c.raw = map[uint32]bool{byteaOID: true}
@@ -184,7 +185,7 @@ func (c *conn) learnRawTypes(ctx context.Context, oids []uint32) error {
 	if len(ask) == 0 {
 		return nil
 	}
-	rows, err := c.Query(ctx, "SELECT t.oid FROM pg_type t JOIN pg_proc p ON p.oid = t.typsend WHERE p.prolang = 12 AND p.prosrc = 'byteasend' AND t.oid IN ("+strings.Join(ask, ",")+")")
+	rows, err := c.Query(ctx, "SELECT t.oid FROM pg_type t JOIN pg_proc p ON p.oid = t.typsend WHERE ((p.prolang = 12 AND p.prosrc = 'byteasend') OR p.prosrc = 'ore_send') AND t.oid IN ("+strings.Join(ask, ",")+")")
 	if err != nil {
 		return fmt.Errorf("reading extension types: %w", err)
 	}

@@ -63,8 +63,13 @@ func (w *Workload) encTables() []string { return append(w.tableNames(), encConfi
 
 func (w *Workload) validateEnc(d engine.Dialect) error {
 	e := w.enc.spec
-	if w.name == "enc_write_mix" && e.mode(colID, false, d.OreType) == inClient {
+	switch {
+	case w.name == "enc_write_mix" && e.mode(colID, false, d.OreType) == inClient:
 		return errs.Usage("enc_write_mix finds rows by id, which this server cannot compare as %s: use --encrypt id:det", e[colID])
+	case e[colK] == colenc.Ashe && strings.HasSuffix(w.name, "_k"):
+		return errs.Usage("%s compares k, which ashe cannot: use k:ore or k:det", w.name)
+	case e[colK] == colenc.Ashe && w.name == "enc_range_sum" && e.mode(colID, true, d.OreType) == inClient:
+		return errs.Usage("k:ashe needs the server to select the id range: use id:det or an ore-capable server")
 	}
 	return nil
 }

@@ -99,6 +99,13 @@ func proveValue(enc *rowEncoder, i int, id int64, key, v []byte) error {
 		}
 		return err
 	}
+	if enc.spec[i] == colenc.Ashe {
+		k, err := enc.asheK(id, v)
+		if err == nil && (k < 1 || k > 1<<40) {
+			err = fmt.Errorf("decrypts to %d, not a k of this table", k)
+		}
+		return err
+	}
 	n, err := enc.intOf(i, key, v)
 	if err != nil {
 		return err

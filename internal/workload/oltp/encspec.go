@@ -55,6 +55,8 @@ func parseEncrypt(s string) (encSpec, error) {
 		return e, errs.Usage("--encrypt: id cannot be rnd (rows are found by id): use id:det or id:ore")
 	case e[colC] == colenc.Ore || e[colPad] == colenc.Ore:
 		return e, errs.Usage("--encrypt: ore takes integers only (id, k); c and pad take rnd or det")
+	case e[colID] == colenc.Ashe || e[colC] == colenc.Ashe || e[colPad] == colenc.Ashe:
+		return e, errs.Usage("--encrypt: ashe is for k (summed and incremented on the server)")
 	}
 	return e, nil
 }
@@ -100,6 +102,8 @@ func (e encSpec) sqlType(i int, oreType string, binary func(int) string) string 
 			return oreType
 		}
 		return binary(768)
+	case colenc.Ashe:
+		return "BIGINT"
 	}
 	// Tink prefix 5, nonce or SIV 12-16, kind byte, payload, tag 16.
 	return binary([4]int{64, 64, 200, 128}[i])

@@ -3,6 +3,7 @@ package oltp
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/encbench/encbench/internal/encryption/colenc"
@@ -17,6 +18,7 @@ type encTable struct {
 	// read is the workload's query; its shape depends on where the
 	// predicate runs (see encSpec.mode).
 	read                         engine.Stmt
+	readRows                     engine.Stmt // ashe sums with rows missing
 	lockK, setK, incK, setC, del engine.Stmt
 	insert                       engine.Stmt
 }
@@ -98,12 +100,16 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 			switch {
 			case e[colK] == "" && wk.mode != inClient:
 				sel = "SELECT SUM(k) FROM %[1]s"
+			case e[colK] == colenc.Ashe:
+				sel = "SELECT SUM(k), COUNT(*) FROM %[1]s"
+				tb.readRows = prep("SELECT id, k FROM %[1]s"+pred, name, key, sbColumns[col], in)
 			case wk.mode != inClient:
 				sel = "SELECT %[2]s, k FROM %[1]s"
 			}
 			tb.read = prep(sel+pred, name, key, sbColumns[col], in)
 		case "enc_write_mix":
-			if e[colK] == "" {
+			if e[colK] == "" || e[colK] == colenc.Ashe {
+				// ashe adds on the server like plaintext does
 				tb.incK = prep("UPDATE %s SET k=k+1 WHERE id=?", name)
 			} else {
 				tb.lockK = prep("SELECT k FROM %s WHERE id=? FOR UPDATE", name)
@@ -115,7 +121,7 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 		}
 		wk.tables = append(wk.tables, tb)
 	}
-	if w.name == "enc_write_mix" && e[colK] != "" {
+	if w.name == "enc_write_mix" && tb0NeedsTx(e) {
 		wk.begin, wk.commit = prep("%s", "BEGIN"), prep("%s", "COMMIT")
 	}
 	if err != nil {
@@ -124,6 +130,10 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 	wk.args = make([]engine.Arg, 0, max(4, w.opts.RangeSize))
 	return wk, nil
 }
+
+// tb0NeedsTx: k=k+1 on a column the server cannot add to is a locked
+// read-modify-write.
+func tb0NeedsTx(e encSpec) bool { return e[colK] != "" && e[colK] != colenc.Ashe }
 
 func (wk *encWorker) Event(c *workload.Counters) error {
 	tb := &wk.tables[int(wk.src.Uniform(1, uint32(wk.o.Tables)))-1]
@@ -263,6 +273,10 @@ func (wk *encWorker) rangeSum(c *workload.Counters, tb *encTable) error {
 	}
 	if wk.spec[colK] == "" {
 		return tb.read.Exec(wk.args)
+	}
+	if wk.spec[colK] == colenc.Ashe {
+		_, err := wk.asheSum(tb, lo, hi)
+		return err
 	}
 	var sum int64
 	return tb.read.Query(wk.args, func(v [][]byte) error {
@@ -438,4 +452,31 @@ func (wk *encWorker) incrementK(c *workload.Counters, tb *encTable) error {
 	}
 	c.Others++
 	return wk.commit.Exec(nil)
+}
+
+// asheSum decrypts the server's SUM(k) over ids lo..hi with two PRF calls
+// when every id is there; with rows missing (deleted) it reads the rows.
+func (wk *encWorker) asheSum(tb *encTable, lo, hi int64) (int64, error) {
+	var sum, count string
+	err := tb.read.Query(wk.args, func(v [][]byte) error {
+		sum, count = string(v[0]), string(v[1])
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if count == strconv.FormatInt(hi-lo+1, 10) {
+		return tb.enc.cipher.AsheDecryptSum(tb.enc.cols[colK], sum, lo, hi)
+	}
+	var total int64
+	err = tb.readRows.Query(wk.args, func(v [][]byte) error {
+		id, err := tb.enc.intOf(colID, nil, v[0])
+		if err != nil {
+			return err
+		}
+		k, err := tb.enc.asheK(id, v[1])
+		total += k
+		return err
+	})
+	return total, err
 }
