@@ -16,6 +16,7 @@ import (
 	"github.com/encbench/encbench/internal/encryption/colenc"
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/explain"
 	"github.com/encbench/encbench/internal/measure"
 	"github.com/encbench/encbench/internal/report"
 	result "github.com/encbench/encbench/internal/resultdoc"
@@ -173,6 +174,8 @@ type runFlags struct {
 	clientCPUs     string
 	serverProcess  string
 	reconnectEach  bool
+	explain        bool
+	variantName    string
 	fs             *pflag.FlagSet
 	// onInterval feeds a suite's progress display.
 	onInterval func(runner.Interval)
@@ -197,6 +200,8 @@ func newRun() *cobra.Command {
 func (r *runFlags) bindRun(fs *pflag.FlagSet) {
 	r.bind(fs)
 	r.fs = fs
+	fs.BoolVar(&r.explain, "explain", false, "print the server's plan (EXPLAIN) of each statement of the workload once, before measuring")
+	fs.StringVar(&r.variantName, "variant-name", "", "name reports group this run under (default: from the encryption layers, such as plain, tls, colenc50)")
 	fs.BoolVar(&r.reconnectEach, "reconnect-per-txn", false, "open a new connection (and prepare again) for every transaction, like pgbench -C; its time counts in the latency")
 	fs.IntVar(&r.time, "time", 10, "limit for total execution time in seconds (0: no limit)")
 	fs.Int64Var(&r.events, "events", 0, "limit for total number of events (0: no limit)")
@@ -301,6 +306,18 @@ func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []str
 		return checkTLS(t, proof)
 	}
 	fmt.Fprintf(stdout, "encbench: %s on %s (%s), %d threads, TLS %s\n\n", wl.Name(), info.Version, t.Redacted(), cfg.Threads, t.TLS.Mode)
+	if r.explain {
+		ex, ok := wl.(workload.Explainable)
+		if !ok || !ex.ExplainSQL() {
+			return nil, errs.Usage("--explain: %s does not run SQL statements", wl.Name())
+		}
+		fmt.Fprintf(stdout, "Plans of the workload's statements (EXPLAIN, first execution of each):\n\n")
+		n, err := explain.Run(ctx, t, wl, cfg.Threads, stdout)
+		if err != nil {
+			return nil, fmt.Errorf("--explain: %w", err)
+		}
+		fmt.Fprintf(stdout, "%d statement(s) explained.\n\n", n)
+	}
 	if cfg.Warmup > 0 {
 		fmt.Fprintf(stdout, "Warming up for %d seconds...\n", r.warmup)
 	}
@@ -323,7 +340,11 @@ func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []str
 		res.Workload.Schema = d.Schema()
 	}
 	res.Repetition = r.repetition
-	res.Variant = result.Variant{Name: variantName(t, r.tde, colProof), TLS: t.TLS.Mode, TDE: r.tde, Colenc: colencName(colProof),
+	name := variantName(t, r.tde, colProof)
+	if r.variantName != "" {
+		name = r.variantName
+	}
+	res.Variant = result.Variant{Name: name, TLS: t.TLS.Mode, TDE: r.tde, Colenc: colencName(colProof),
 		Verified: result.Verification{OK: runErr == nil, TLS: proof, TDE: tdeProof, Colenc: colProof}}
 	if rt, ok := wl.(workload.Rater); ok {
 		counts := map[string]int64{}

@@ -123,6 +123,8 @@ type Dialect struct {
 	// Substring returns an expression for n bytes of a binary expression
 	// from byte from (1-based).
 	Substring func(expr string, from, n int) string
+	// Explain prefixes a statement to get the server's plan of it.
+	Explain string
 	// BytesLiteral writes bytes as a literal (for EXPLAIN of a statement
 	// with binary arguments).
 	BytesLiteral func(b []byte) string

@@ -38,6 +38,7 @@ func (Engine) Dialect() engine.Dialect {
 		SetIsolation:   "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL %s",
 		BinaryType:     func(int) string { return "BYTEA" },
 		OreType:        "ore",
+		Explain:        "EXPLAIN ",
 		OreSetup:       "CREATE EXTENSION IF NOT EXISTS encbench_ore",
 		Substring: func(expr string, from, n int) string {
 			return fmt.Sprintf("substring(%s::bytea from %d for %d)", expr, from, n)
