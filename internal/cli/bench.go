@@ -298,6 +298,9 @@ func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []str
 		if colProof, err = enc.ProveColumns(ctx, admin); err != nil {
 			return nil, fmt.Errorf("column encryption not proven: %w", err)
 		}
+		if pp, ok := wl.(workload.PredicatePlacer); ok && colProof != nil {
+			colProof.Predicate = pp.PredicatePlacement(t.Engine.Dialect())
+		}
 	}
 	reg := regime(ctx, t, admin, wl)
 	var proof result.TLSProof

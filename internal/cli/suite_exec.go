@@ -61,7 +61,7 @@ func (x *executor) planDoc() suite.Record {
 		}
 		first := x.plan.Suite.Workloads[0]
 		for _, w := range x.plan.Suite.Workloads {
-			if w.RunsOn(ls.target) {
+			if w.RunsOn(ls.target) && w.RunsIn(ls.Variant) {
 				first = w
 				break
 			}
@@ -140,12 +140,17 @@ func (x *executor) targetArgs(ls *liveSetup) []string {
 // colencArgs set the column encryption level, with keys kept in the suite
 // directory (created 0600 by the first prepare).
 func (x *executor) colencArgs(ls *liveSetup) []string {
+	keys := filepath.Join(x.dir, "keys")
+	keyArgs := []string{"--master-key-file", filepath.Join(keys, "master.json"), "--keyset", filepath.Join(keys, "keyset.json")}
+	if cs := ls.variant.ColumnSet; cs != "" {
+		set := x.plan.Suite.ColumnSets[cs]
+		args := append([]string{"--encrypt", set.EncryptFor(ls.target.Engine)}, keyArgs...)
+		return append(args, suite.Args(suite.Workload{Options: set.Options}.OptionStrings())...)
+	}
 	if ls.variant.Colenc == 0 {
 		return nil
 	}
-	keys := filepath.Join(x.dir, "keys")
-	return []string{"--encrypt-columns", strconv.Itoa(ls.variant.Colenc),
-		"--master-key-file", filepath.Join(keys, "master.json"), "--keyset", filepath.Join(keys, "keyset.json")}
+	return append([]string{"--encrypt-columns", strconv.Itoa(ls.variant.Colenc)}, keyArgs...)
 }
 
 func (x *executor) serverArgs(ls *liveSetup) []string {
@@ -213,6 +218,10 @@ func (x *executor) runArgs(ls *liveSetup, c suite.Cell) []string {
 	args = append(args, suite.Args(c.Options)...)
 	args = append(args, "--threads", strconv.Itoa(c.Threads), "--time", strconv.Itoa(s.Time),
 		"--warmup-time", strconv.Itoa(s.Warmup), "--repetition", strconv.Itoa(c.Repetition))
+	if ls.variant.ColumnSet != "" {
+		// Reports group by the suite's variant, whatever the engine's spec.
+		args = append(args, "--variant-name", c.Variant)
+	}
 	if x.clientCPUs != "" {
 		args = append(args, "--client-cpus", x.clientCPUs)
 	}
@@ -393,7 +402,7 @@ func (x *executor) prepare(ctx context.Context, ls *liveSetup) error {
 	defer log.Close()
 	var prepared []int
 	for _, w := range x.plan.Suite.Workloads {
-		if !w.RunsOn(ls.target) {
+		if !w.RunsOn(ls.target) || !w.RunsIn(ls.Variant) {
 			continue
 		}
 		b := &benchFlags{}

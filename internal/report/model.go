@@ -93,7 +93,7 @@ func Build(d *Data) *Model {
 	m.Servers = serverTable(cells, order)
 	m.Method = method(d, cells)
 	if m.Colenc = colencTable(d.Results); len(m.Colenc.Rows) > 0 {
-		m.Leakage = leakageTable()
+		m.Leakage = leakageTable(schemesUsed(d.Results))
 	}
 	m.Schema = schemas(d.Results)
 	for _, w := range order.Workloads {

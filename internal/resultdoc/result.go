@@ -105,7 +105,10 @@ type TDEProof struct {
 // column (and row) under the run's keyset.
 type ColencProof struct {
 	// Name is the variant this encryption is reported as (colencNN when empty).
-	Name            string         `json:"name,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Predicate says where the workload's predicate on an encrypted column
+	// ran: on the server, as an IN list, or in a client-side filter.
+	Predicate       string         `json:"predicate,omitempty"`
 	Level           int            `json:"level"`
 	Columns         []ColencColumn `json:"columns"`
 	BusinessColumns int            `json:"business_columns"`

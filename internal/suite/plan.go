@@ -98,7 +98,7 @@ func Expand(s Suite, o Overrides, supports Supports) (*Plan, error) {
 			}
 			for _, th := range threads {
 				for _, su := range p.Setups {
-					if t, _ := s.Target(su.Target); !w.RunsOn(t) {
+					if t, _ := s.Target(su.Target); !w.RunsOn(t) || !w.RunsIn(su.Variant) {
 						continue
 					}
 					id := fmt.Sprintf("%s__%s__t%d__r%d", su.ID, w.ID(), th, rep)

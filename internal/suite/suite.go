@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +47,29 @@ type Suite struct {
 	Notes []string `yaml:"notes" json:"notes,omitempty"`
 	// Reference is a published result the report sets beside the suite's.
 	Reference *Reference `yaml:"reference" json:"reference,omitempty"`
+	// ColumnSets name the column encryption of enc-* variants: the
+	// --encrypt of the enc_* workloads, per engine if they differ.
+	ColumnSets map[string]ColumnSet `yaml:"column_sets" json:"column_sets,omitempty"`
+}
+
+// ColumnSet is one enc-* variant: which columns the client encrypts, with
+// which schemes, and prepare options that go with it (an index or not).
+type ColumnSet struct {
+	Encrypt string `yaml:"encrypt" json:"encrypt"`
+	// Engines replace Encrypt on targets of an engine (a scheme the
+	// server cannot use, such as ore on MariaDB).
+	Engines map[string]string `yaml:"engines" json:"engines,omitempty"`
+	// Options are workload options of the variant, prepare and run.
+	Options map[string]any `yaml:"options" json:"options,omitempty"`
+	Note    string         `yaml:"note" json:"note,omitempty"`
+}
+
+// EncryptFor is the set's --encrypt on an engine.
+func (c ColumnSet) EncryptFor(engine string) string {
+	if e, ok := c.Engines[engine]; ok {
+		return e
+	}
+	return c.Encrypt
 }
 
 // Target is a sandbox (Engine set, DSN empty) or a server given by DSN.
@@ -72,6 +96,14 @@ type Workload struct {
 	// Threads, when set, replaces the suite's thread counts for this
 	// workload (the connect workload is sequential, like report R2).
 	Threads []int `yaml:"threads" json:"threads,omitempty"`
+	// Variants, when set, limits the workload to these variants (R4's
+	// non-key queries run only in the variants about k).
+	Variants []string `yaml:"variants" json:"variants,omitempty"`
+}
+
+// RunsIn says whether the workload runs in a variant.
+func (w Workload) RunsIn(variant string) bool {
+	return len(w.Variants) == 0 || slices.Contains(w.Variants, variant)
 }
 
 // ID is the label, or the name when there is none.
@@ -208,8 +240,14 @@ func (s *Suite) check() error {
 		seen[t.Name] = true
 	}
 	for _, v := range s.Variants {
-		if _, err := ParseVariant(v); err != nil {
+		pv, err := ParseVariant(v)
+		if err != nil {
 			return err
+		}
+		if pv.ColumnSet != "" {
+			if _, ok := s.ColumnSets[pv.ColumnSet]; !ok {
+				return fmt.Errorf("variant %s: no column set %q under column_sets", v, pv.ColumnSet)
+			}
 		}
 	}
 	ids := map[string]bool{}
@@ -221,6 +259,11 @@ func (s *Suite) check() error {
 			return fmt.Errorf("workload %s is listed twice: give the entries different labels", w.ID())
 		}
 		ids[w.ID()] = true
+		for _, v := range w.Variants {
+			if !slices.Contains(s.Variants, v) {
+				return fmt.Errorf("workload %s: variant %s is not among the suite's variants", w.ID(), v)
+			}
+		}
 		if w.Label != "" && !safeName(w.Label) {
 			return fmt.Errorf("workload label %q: use letters, digits, - and _", w.Label)
 		}
@@ -248,6 +291,21 @@ type Reference struct {
 	Source   string                     `yaml:"source" json:"source"`
 	Workload string                     `yaml:"workload" json:"workload"`
 	Loss     map[string]map[int]float64 `yaml:"loss" json:"loss"`
+	// ByWorkload holds losses of several workloads: workload -> variant ->
+	// threads -> loss %.
+	ByWorkload map[string]map[string]map[int]float64 `yaml:"by_workload" json:"by_workload,omitempty"`
+}
+
+// Losses lists the reference's (workload, variant -> threads -> loss).
+func (r *Reference) Losses() map[string]map[string]map[int]float64 {
+	out := map[string]map[string]map[int]float64{}
+	for w, l := range r.ByWorkload {
+		out[w] = l
+	}
+	if r.Workload != "" && len(r.Loss) > 0 {
+		out[r.Workload] = r.Loss
+	}
+	return out
 }
 
 // Variant is a parsed variant name.
@@ -258,6 +316,8 @@ type Variant struct {
 	TDE        bool
 	// Colenc is the share of columns encrypted in the client (colencNN).
 	Colenc int
+	// ColumnSet names the suite's column set of an enc-* variant.
+	ColumnSet string
 }
 
 // ParseVariant reads plain, tls, tls1.2, tls1.3, tde and their + joins.
@@ -277,7 +337,11 @@ func ParseVariant(name string) (Variant, error) {
 		case "colenc20", "colenc50", "colenc100":
 			v.Colenc, _ = strconv.Atoi(strings.TrimPrefix(layer, "colenc"))
 		default:
-			return v, fmt.Errorf("unknown variant %q: use plain, tls, tls1.2, tls1.3, tde, colenc20, colenc50, colenc100 or a + join such as tls+tde", name)
+			if strings.HasPrefix(layer, "enc-") && safeName(layer) {
+				v.ColumnSet = layer
+				continue
+			}
+			return v, fmt.Errorf("unknown variant %q: use plain, tls, tls1.2, tls1.3, tde, colenc20, colenc50, colenc100, enc-NAME (a column set) or a + join such as tls+tde", name)
 		}
 	}
 	return v, nil

@@ -227,3 +227,9 @@ type KeyUser interface {
 type Explainable interface {
 	ExplainSQL() bool
 }
+
+// PredicatePlacer is an encrypting workload that says where its predicate
+// runs on a server of this dialect (server, IN list, client-side filter).
+type PredicatePlacer interface {
+	PredicatePlacement(d engine.Dialect) string
+}

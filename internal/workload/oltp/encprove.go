@@ -120,6 +120,14 @@ func proveValue(enc *rowEncoder, i int, id int64, key, v []byte) error {
 	return nil
 }
 
+// PredicatePlacement says where the workload's predicate runs.
+func (w *Workload) PredicatePlacement(d engine.Dialect) string {
+	if !isEnc(w.name) {
+		return ""
+	}
+	return w.enc.spec.predicates(w.name, d.OreType)
+}
+
 // encSchema describes the enc tables for reports.
 func (w *Workload) encSchema(idx string) string {
 	o, e := w.opts, w.enc.spec
