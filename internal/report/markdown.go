@@ -37,7 +37,7 @@ func Markdown(w io.Writer, m *Model) error {
 	b.WriteString("\nServers, as each reported itself, and what the server saw of each variant:\n\n")
 	mdTable(&b, m.Servers)
 	if len(m.Colenc.Rows) > 0 {
-		b.WriteString("\n## Column encryption\n\nColumns encrypted in the client at each level (det: deterministic, rnd: randomized), and the check made before each run:\n\n")
+		b.WriteString("\n## Column encryption\n\nColumns encrypted in the client in each variant (schemes in the table below), where each workload's predicate ran, and the check made before each run:\n\n")
 		mdTable(&b, m.Colenc)
 		b.WriteString("\nWhat each scheme lets the database server learn:\n\n")
 		mdTable(&b, m.Leakage)

@@ -157,8 +157,13 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 			return err
 		})
 	}
+	// Workers close first: some put back what their events removed
+	// (enc_write_mix's deleted rows), outside the measured time.
 	closeAll := func() {
 		for _, s := range slots {
+			if s != nil && s.worker != nil {
+				_ = s.worker.Close()
+			}
 			if s != nil && s.conn != nil {
 				s.conn.Close()
 			}
