@@ -63,4 +63,4 @@ bench: deps build
 
 clean:
 	rm -rf bin $(RUN_DIR) tools/mongo-test-server/target
-	$(MAKE) --no-print-directory -C tools/pg-ore with_llvm=no clean
+	-$(MAKE) --no-print-directory -C tools/pg-ore with_llvm=no clean

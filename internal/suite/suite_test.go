@@ -145,6 +145,54 @@ func TestBuiltinSuitesParseAndExpand(t *testing.T) {
 	}
 }
 
+// colenc-sysbench runs R4's id workloads in the id variants and its k
+// workloads in the k variants only, with per-engine column sets.
+func TestColencSysbenchSuite(t *testing.T) {
+	list, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Suite
+	for _, x := range list {
+		if x.Name == "colenc-sysbench" {
+			s = x
+		}
+	}
+	p, err := Expand(s, NoOverrides(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 engines x 5 variants; per engine, thread count and repetition 5
+	// workloads x 3 variants.
+	if len(p.Setups) != 10 || len(p.Cells) != 2*4*3*15 {
+		t.Fatalf("%d setups, %d cells", len(p.Setups), len(p.Cells))
+	}
+	for _, c := range p.Cells {
+		k := strings.HasSuffix(c.Workload, "_k")
+		if (c.Variant == "enc-rest" || c.Variant == "enc-all") && k || (c.Variant == "enc-k" || c.Variant == "enc-k-index") && !k {
+			t.Fatalf("cell %s runs in the wrong variant", c.ID)
+		}
+	}
+	if got := s.ColumnSets["enc-all"].EncryptFor("mariadb"); !strings.HasPrefix(got, "id:det") {
+		t.Errorf("enc-all on mariadb: %s", got)
+	}
+	if got := s.ColumnSets["enc-all"].EncryptFor("postgres"); !strings.HasPrefix(got, "id:ore") {
+		t.Errorf("enc-all on postgres: %s", got)
+	}
+	if len(s.Reference.Losses()) != 5 {
+		t.Errorf("reference workloads: %v", s.Reference.Losses())
+	}
+	bad := []string{
+		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain, enc-x]\nworkloads: [{name: enc_point_select}]\nthreads: [1]\ntime: 1\nrepetitions: 1\n",
+		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: enc_point_select, variants: [enc-y]}]\nthreads: [1]\ntime: 1\nrepetitions: 1\n",
+	}
+	for _, b := range bad {
+		if _, err := Parse([]byte(b)); err == nil {
+			t.Errorf("accepted:\n%s", b)
+		}
+	}
+}
+
 func TestColencVariants(t *testing.T) {
 	for name, want := range map[string]int{"colenc20": 20, "colenc50": 50, "colenc100": 100, "tls+colenc50": 50, "plain": 0} {
 		v, err := ParseVariant(name)

@@ -1,0 +1,108 @@
+package oltp
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/encbench/encbench/internal/encryption/colenc"
+	"github.com/encbench/encbench/internal/engine"
+)
+
+func TestParseEncrypt(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                    "none",
+		"none":                "none",
+		"id,k,c,pad":          "id:det,k:rnd,c:rnd,pad:rnd",
+		"pad, c":              "c:rnd,pad:rnd",
+		"id:ore,k:ashe,c,pad": "id:ore,k:ashe,c:rnd,pad:rnd",
+		"k:ore,id:det,c:det":  "id:det,k:ore,c:det",
+		"k:det":               "k:det",
+	} {
+		e, err := parseEncrypt(in)
+		if err != nil || e.String() != want {
+			t.Errorf("parseEncrypt(%q) = %s, %v; want %s", in, e, err, want)
+		}
+	}
+	for _, bad := range []string{"id:rnd", "c:ore", "pad:ashe", "id:ashe", "x", "k,k", "k:aes"} {
+		if _, err := parseEncrypt(bad); err == nil {
+			t.Errorf("parseEncrypt(%q) accepted", bad)
+		}
+	}
+}
+
+// Where predicates run decides what the server sees and does: plaintext
+// and det equality and ore (with the server's type) on the server, det
+// ranges as IN lists, rnd and ore without the type in the client.
+func TestPredicateModes(t *testing.T) {
+	e, _ := parseEncrypt("id:ore,k:rnd,c,pad")
+	if e.mode(colID, true, "ore") != onServer || e.mode(colID, true, "") != inClient || e.mode(colK, false, "ore") != inClient {
+		t.Error("ore / rnd modes")
+	}
+	d, _ := parseEncrypt("id:det,k:det")
+	if d.mode(colID, false, "") != onServer || d.mode(colID, true, "") != inList || d.mode(colK, true, "ore") != inList {
+		t.Error("det modes")
+	}
+	if got := d.predicates("enc_range_sum_k", ""); !strings.Contains(got, "IN list") {
+		t.Errorf("predicates: %s", got)
+	}
+	if got := e.sqlType(colID, "", func(n int) string { return "VARBINARY" }); got != "VARBINARY" {
+		t.Errorf("ore id without a server type: %s", got)
+	}
+}
+
+// A row's values are bound to the row key read from the stored id, and
+// ashe k decrypts only with the row's integer id.
+func TestRowEncoderBindsRows(t *testing.T) {
+	dir := t.TempDir()
+	p := colenc.Paths{MasterKey: filepath.Join(dir, "m.json"), Keyset: filepath.Join(dir, "k.json")}
+	if _, err := colenc.Init(p); err != nil {
+		t.Fatal(err)
+	}
+	c, err := colenc.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []string{"id:ore,k:ashe,c,pad", "id:det,k:rnd,c:det,pad", "k,c,pad"} {
+		e, _ := parseEncrypt(spec)
+		r := newRowEncoder(e, c, 1)
+		row, err := r.row(7, 42, []byte("c-value"), []byte("pad-value"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var key []byte
+		if e[colID] == "" {
+			key = []byte("7")
+		} else if key, err = r.rowKey(row[colID].Str); err != nil {
+			t.Fatal(err)
+		}
+		// The lookup argument for id 7 finds the same key.
+		_, lookupKey, err := r.idLookup(7)
+		if err != nil || string(lookupKey) != string(key) {
+			t.Fatalf("%s: lookup key %x, stored key %x (%v)", spec, lookupKey, key, err)
+		}
+		if s, err := r.textOf(colC, key, row[colC].Str); err != nil || s != "c-value" {
+			t.Fatalf("%s: c = %q, %v", spec, s, err)
+		}
+		if e[colC] == colenc.Rnd {
+			_, otherKey, _ := r.idLookup(8)
+			if _, err := r.textOf(colC, otherKey, row[colC].Str); err == nil {
+				t.Fatalf("%s: c decrypted for another row", spec)
+			}
+		}
+		var k int64
+		if e[colK] == colenc.Ashe {
+			k, err = r.asheK(7, []byte(argText(row[colK])))
+		} else {
+			k, err = r.intOf(colK, key, row[colK].Str)
+		}
+		if err != nil || k != 42 {
+			t.Fatalf("%s: k = %d, %v", spec, k, err)
+		}
+	}
+}
+
+func argText(a engine.Arg) string {
+	return strconv.FormatInt(a.Int, 10)
+}
