@@ -311,8 +311,8 @@ func (r *runFlags) run(ctx context.Context, stdout, stderr io.Writer, args []str
 	fmt.Fprintf(stdout, "encbench: %s on %s (%s), %d threads, TLS %s\n\n", wl.Name(), info.Version, t.Redacted(), cfg.Threads, t.TLS.Mode)
 	if r.explain {
 		ex, ok := wl.(workload.Explainable)
-		if !ok || !ex.ExplainSQL() {
-			return nil, errs.Usage("--explain: %s does not run SQL statements", wl.Name())
+		if !ok || !ex.ExplainSQL() || t.Engine.Dialect().Explain == "" {
+			return nil, errs.Usage("--explain: %s on %s has no SQL plans to show", wl.Name(), t.Engine.Kind())
 		}
 		fmt.Fprintf(stdout, "Plans of the workload's statements (EXPLAIN, first execution of each):\n\n")
 		n, err := explain.Run(ctx, t, wl, cfg.Threads, stdout)

@@ -104,6 +104,7 @@ func TestEncSysbench(t *testing.T) {
 				}
 			}
 			wrongSpec(t, s, p)
+			rotatedKeys(t, s, p)
 			mustRun(t, "cleanup", "enc_point_select", "--dsn", s.info.DSN, "--tables", "1")
 			if tb := s.tables(t); tb["sbtest1"] || tb["sbtest_enc"] {
 				t.Errorf("cleanup left tables: %v", tb)
@@ -196,5 +197,25 @@ func wrongSpec(t *testing.T, s *server, p colenc.Paths) {
 		if code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") > 0 || strings.Contains(errOut, "goroutine") {
 			t.Errorf("%v: exit %d, stderr %q; want one usage line", args[1:4], code, errOut)
 		}
+	}
+}
+
+// rotatedKeys: after `keys rotate` the det, ore and ashe values prepare
+// stored no longer match new lookups; a run refuses the data, and prepare
+// again makes it run.
+func rotatedKeys(t *testing.T, s *server, p colenc.Paths) {
+	t.Helper()
+	dir := t.TempDir()
+	q := colenc.Paths{MasterKey: filepath.Join(dir, "master.json"), Keyset: filepath.Join(dir, "keyset.json")}
+	base := []string{"--dsn", s.info.DSN, "--tables", "1", "--table-size", "300", "--master-key-file", q.MasterKey, "--keyset", q.Keyset, "--encrypt", "id:det,c"}
+	mustRun(t, append([]string{"prepare", "enc_point_select", "--force"}, base...)...)
+	mustRun(t, "keys", "rotate", "--master-key-file", q.MasterKey, "--keyset", q.Keyset)
+	code, _, errOut := encbench(context.Background(), append([]string{"run", "enc_point_select", "--time", "1"}, base...)...)
+	if code != 2 || !strings.Contains(errOut, "keys rotate") {
+		t.Fatalf("run after rotation: exit %d, %q", code, errOut)
+	}
+	mustRun(t, append([]string{"prepare", "enc_point_select", "--force"}, base...)...)
+	if r := runJSON(t, append([]string{"enc_point_select", "--time", "1"}, base...)...); !r.Variant.Verified.OK {
+		t.Fatal("run after prepare again not verified")
 	}
 }

@@ -1,6 +1,7 @@
 package oltp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -199,6 +200,11 @@ func (w *Workload) checkEncConfig(ctx context.Context, c engine.Conn) error {
 	}
 	if v, err := cipher.Decrypt(keyCheck, nil, check); err != nil || v.S != "encbench" {
 		return errs.Usage("the enc tables were encrypted under another keyset than %s: use the keyset and master key prepare used, or prepare again", w.enc.keys.Keyset)
+	}
+	// det lookups, ore bounds and ashe masks come from the primary det key:
+	// after a rotation they no longer match what prepare stored.
+	if now, err := cipher.Encrypt(keyCheck, nil, colenc.Text("encbench")); err != nil || !bytes.Equal(now, check) {
+		return errs.Usage("the keyset's primary key changed since prepare (keys rotate): det, ore and ashe values depend on it; prepare again")
 	}
 	return nil
 }

@@ -172,3 +172,6 @@ func (w *Workload) isolationSQL(d engine.Dialect) string {
 
 // EncryptFlag names the option that chooses encrypted columns.
 func (w *Workload) EncryptFlag() string { return "encrypt-columns" }
+
+// ExplainSQL: TPC-C's statements are SQL (--explain).
+func (w *Workload) ExplainSQL() bool { return true }

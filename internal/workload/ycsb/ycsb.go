@@ -271,3 +271,7 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
 	return workload.Cleanup(ctx, env, []string{w.o.Table})
 }
+
+// ExplainSQL: on SQL engines YCSB's operations are prepared statements
+// (--explain); the engine's dialect says whether it can explain them.
+func (w *Workload) ExplainSQL() bool { return true }
