@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/encbench/encbench/internal/encryption/colenc"
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
@@ -107,29 +105,10 @@ func (w *Workload) prepareEnc(ctx context.Context, env workload.Env) error {
 			return fmt.Errorf("the ore scheme needs the encbench_ore extension on this server (run `make ore-ext`, which needs postgresql-server-dev-15): %w", err)
 		}
 	}
-	threads := min(env.Threads, w.opts.Tables)
-	g, gctx := errgroup.WithContext(ctx)
-	for t := 0; t < threads; t++ {
-		g.Go(func() error {
-			c, err := env.Connect(gctx)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			src := randgen.New(w.opts.Rand, uint64(1000+t))
-			for i := t + 1; i <= w.opts.Tables; i += threads {
-				fmt.Fprintf(env.Log, "Creating table 'sbtest%d' (encrypted: %s)...\n", i, w.enc.spec)
-				if err := workload.Own(gctx, c, w.name, []string{tableName(i)}); err != nil {
-					return err
-				}
-				if err := w.createEncTable(gctx, c, d, cipher, src, i, suffix, env); err != nil {
-					return fmt.Errorf("preparing sbtest%d: %w", i, err)
-				}
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	err = w.loadTables(ctx, env, fmt.Sprintf(" (encrypted: %s)", w.enc.spec), func(ctx context.Context, c engine.Conn, src *randgen.Source, n int) error {
+		return w.createEncTable(ctx, c, d, cipher, src, n, suffix, env)
+	})
+	if err != nil {
 		return err
 	}
 	// Written last: a run refuses tables whose prepare did not finish.

@@ -89,6 +89,14 @@ func (r *rowEncoder) bound(i int, v int64) (engine.Arg, error) {
 	return engine.Arg{Str: ct}, err
 }
 
+// bounds are the arguments of a range lo..hi on column i.
+func (r *rowEncoder) bounds(i int, lo, hi int64) (a, b engine.Arg, err error) {
+	if a, err = r.bound(i, lo); err == nil {
+		b, err = r.bound(i, hi)
+	}
+	return a, b, err
+}
+
 // store is the argument that stores v in column i of the row with key row.
 func (r *rowEncoder) store(i int, row []byte, v colenc.Value) (engine.Arg, error) {
 	if r.spec[i] == "" {
@@ -164,7 +172,6 @@ func (r *rowEncoder) textOf(i int, row, v []byte) (string, error) {
 	}
 	return x.S, nil
 }
-
 
 // asheK decrypts an ashe k read as text for the row with integer id.
 func (r *rowEncoder) asheK(id int64, v []byte) (int64, error) {

@@ -251,11 +251,7 @@ func (wk *encWorker) rangeSum(c *workload.Counters, tb *encTable) error {
 	wk.args = wk.args[:0]
 	switch wk.mode {
 	case onServer:
-		a, err := tb.enc.bound(col, lo)
-		if err != nil {
-			return err
-		}
-		b, err := tb.enc.bound(col, hi)
+		a, b, err := tb.enc.bounds(col, lo, hi)
 		if err != nil {
 			return err
 		}
@@ -296,11 +292,7 @@ func (wk *encWorker) rangeInClient(tb *encTable, col int, lo, hi int64) error {
 	}
 	var loTok, hiTok []byte
 	if wk.spec[col] == colenc.Ore {
-		a, err := tb.enc.bound(col, lo)
-		if err != nil {
-			return err
-		}
-		b, err := tb.enc.bound(col, hi)
+		a, b, err := tb.enc.bounds(col, lo, hi)
 		if err != nil {
 			return err
 		}

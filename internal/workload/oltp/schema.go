@@ -35,8 +35,7 @@ func (w *Workload) tableNames() []string {
 	return out
 }
 
-// Prepare creates and loads the tables in parallel: thread t takes tables
-// t+1, t+1+threads, ... exactly as oltp_common.lua's cmd_prepare.
+// Prepare creates and loads the tables (see loadTables).
 func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 	if isEnc(w.name) {
 		return w.prepareEnc(ctx, env)
@@ -51,6 +50,14 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 	if err != nil {
 		return err
 	}
+	return w.loadTables(ctx, env, "", func(ctx context.Context, c engine.Conn, src *randgen.Source, n int) error {
+		return w.createTable(ctx, c, d, src, n, suffix, env)
+	})
+}
+
+// loadTables creates and loads the tables in parallel: thread t takes
+// tables t+1, t+1+threads, ... exactly as oltp_common.lua's cmd_prepare.
+func (w *Workload) loadTables(ctx context.Context, env workload.Env, note string, create func(context.Context, engine.Conn, *randgen.Source, int) error) error {
 	threads := min(env.Threads, w.opts.Tables)
 	g, gctx := errgroup.WithContext(ctx)
 	for t := 0; t < threads; t++ {
@@ -62,11 +69,11 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 			defer c.Close()
 			src := randgen.New(w.opts.Rand, uint64(1000+t))
 			for i := t + 1; i <= w.opts.Tables; i += threads {
-				fmt.Fprintf(env.Log, "Creating table 'sbtest%d'...\n", i)
+				fmt.Fprintf(env.Log, "Creating table 'sbtest%d'%s...\n", i, note)
 				if err := workload.Own(gctx, c, w.name, []string{tableName(i)}); err != nil {
 					return err
 				}
-				if err := w.createTable(gctx, c, d, src, i, suffix, env); err != nil {
+				if err := create(gctx, c, src, i); err != nil {
 					return fmt.Errorf("preparing sbtest%d: %w", i, err)
 				}
 			}
