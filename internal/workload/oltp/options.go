@@ -92,7 +92,7 @@ func (f *Family) BindFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.RandomPoints, "random-points", 10, "Number of random points in the IN() clause in generated SELECTs (select_random_points)")
 	fs.IntVar(&o.NumberOfRanges, "number-of-ranges", 10, "Number of random BETWEEN ranges per SELECT (select_random_ranges)")
 	fs.IntVar(&o.Delta, "delta", 5, "Size of BETWEEN ranges (select_random_ranges)")
-	fs.StringVar(&o.Encrypt, "encrypt", "", "enc_* workloads: columns encrypted in the client, any of id,k,c,pad, each optionally column:scheme (rnd, det, ore); defaults id:det, others rnd; empty = plaintext")
+	fs.StringVar(&o.Encrypt, "encrypt", "", "enc_* workloads: columns encrypted in the client, any of id,k,c,pad, each optionally column:scheme (rnd, det, ore for id and k, ashe for k); defaults id:det, others rnd; empty = plaintext")
 	d := randgen.Defaults()
 	fs.StringVar(&o.Rand.Type, "rand-type", d.Type, "random numbers distribution {uniform,gaussian,special,pareto,zipfian}")
 	fs.IntVar(&o.Rand.SpecIter, "rand-spec-iter", d.SpecIter, "number of iterations used for numbers generation")
