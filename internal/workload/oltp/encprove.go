@@ -90,8 +90,6 @@ func proveValue(enc *rowEncoder, i int, id int64, key, v []byte) error {
 		_, err := enc.intOf(i, key, v)
 		return err
 	}
-	var x colenc.Value
-	var err error
 	if i == colC || i == colPad {
 		s, err := enc.textOf(i, key, v)
 		if err == nil && strings.Count(s, "-") < 4 {
@@ -110,12 +108,11 @@ func proveValue(enc *rowEncoder, i int, id int64, key, v []byte) error {
 	if err != nil {
 		return err
 	}
-	x = colenc.Int(n)
 	if i == colID && n != id {
 		return fmt.Errorf("id decrypts to %d twice differently", n)
 	}
 	if enc.spec[i] == colenc.Ore {
-		return enc.cipher.OreCheck(enc.cols[i], x.I, v)
+		return enc.cipher.OreCheck(enc.cols[i], n, v)
 	}
 	return nil
 }

@@ -21,6 +21,8 @@ type encTable struct {
 	readRows                     engine.Stmt // ashe sums with rows missing
 	lockK, setK, incK, setC, del engine.Stmt
 	insert                       engine.Stmt
+	// deleted are ids this worker deleted here and will insert again.
+	deleted []int64
 }
 
 type encWorker struct {
@@ -38,10 +40,9 @@ type encWorker struct {
 	padbuf  []byte
 	tid     int
 	threads int
-	// deleted are ids this worker deleted and will insert again; only
-	// ids = tid (mod threads) are deleted by this worker, so no two workers
-	// insert one id.
-	deleted [][]int64
+	// col is the column the workload's predicate is on (id or k).
+	col   int
+	event func(c *workload.Counters, tb *encTable) error
 }
 
 // rowKeyExpr selects what identifies a row without decryption.
@@ -62,7 +63,7 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 	}
 	e := w.enc.spec
 	wk := &encWorker{w: w, o: w.opts, spec: e, conn: conn, src: randgen.New(w.opts.Rand, uint64(id)),
-		tid: id % threads, threads: threads, deleted: make([][]int64, w.opts.Tables),
+		tid: id % threads, threads: threads,
 		cbuf: make([]byte, 0, len(cTemplate)), padbuf: make([]byte, 0, len(padTemplate))}
 	prep := func(format string, a ...any) engine.Stmt {
 		if err != nil {
@@ -78,7 +79,17 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 	if strings.HasSuffix(w.name, "_k") {
 		col = colK
 	}
-	wk.mode = e.mode(col, rng, d.OreType)
+	wk.mode, wk.col = e.mode(col, rng, d.OreType), col
+	switch w.name {
+	case "enc_point_select":
+		wk.event = wk.pointByID
+	case "enc_point_select_k":
+		wk.event = wk.pointByK
+	case "enc_range_sum", "enc_range_sum_k":
+		wk.event = wk.rangeSum
+	default:
+		wk.event = wk.writeMix
+	}
 	in := strings.TrimSuffix(strings.Repeat("?, ", w.opts.RangeSize), ", ")
 	for t := 1; t <= w.opts.Tables; t++ {
 		tb := encTable{enc: newRowEncoder(e, cipher, t)}
@@ -121,7 +132,8 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 		}
 		wk.tables = append(wk.tables, tb)
 	}
-	if w.name == "enc_write_mix" && tb0NeedsTx(e) {
+	// k=k+1 on a column the server cannot add to is a locked read-modify-write.
+	if w.name == "enc_write_mix" && e[colK] != "" && e[colK] != colenc.Ashe {
 		wk.begin, wk.commit = prep("%s", "BEGIN"), prep("%s", "COMMIT")
 	}
 	if err != nil {
@@ -131,21 +143,8 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 	return wk, nil
 }
 
-// tb0NeedsTx: k=k+1 on a column the server cannot add to is a locked
-// read-modify-write.
-func tb0NeedsTx(e encSpec) bool { return e[colK] != "" && e[colK] != colenc.Ashe }
-
 func (wk *encWorker) Event(c *workload.Counters) error {
-	tb := &wk.tables[int(wk.src.Uniform(1, uint32(wk.o.Tables)))-1]
-	switch wk.w.name {
-	case "enc_point_select":
-		return wk.pointByID(c, tb)
-	case "enc_point_select_k":
-		return wk.pointByK(c, tb)
-	case "enc_range_sum", "enc_range_sum_k":
-		return wk.rangeSum(c, tb)
-	}
-	return wk.writeMix(c, tb)
+	return wk.event(c, &wk.tables[int(wk.src.Uniform(1, uint32(wk.o.Tables)))-1])
 }
 
 func (wk *encWorker) id() int64 { return int64(wk.src.Default(1, uint32(wk.o.TableSize))) }
@@ -155,8 +154,8 @@ func (wk *encWorker) Abort() error { return wk.conn.Exec(context.Background(), "
 // Close puts back the rows this worker deleted, so the next run starts
 // from the table prepare made.
 func (wk *encWorker) Close() error {
-	for t, ids := range wk.deleted {
-		for _, id := range ids {
+	for t := range wk.tables {
+		for _, id := range wk.tables[t].deleted {
 			if err := wk.insertRow(&wk.tables[t], id); err != nil {
 				_ = wk.conn.Close()
 				return fmt.Errorf("re-inserting deleted row %d: %w", id, err)
@@ -241,10 +240,7 @@ func (wk *encWorker) matches(tb *encTable, key, stored, tok []byte, lo, hi int64
 // rangeSum: SELECT SUM(k) WHERE id|k BETWEEN lo AND lo+range_size-1; the
 // sum is the server's for plaintext k, the client's otherwise.
 func (wk *encWorker) rangeSum(c *workload.Counters, tb *encTable) error {
-	col := colID
-	if wk.w.name == "enc_range_sum_k" {
-		col = colK
-	}
+	col := wk.col
 	lo := wk.id()
 	hi := lo + int64(wk.o.RangeSize) - 1
 	c.Reads++
@@ -341,18 +337,17 @@ func (wk *encWorker) writeMix(c *workload.Counters, tb *encTable) error {
 		wk.args = append(wk.args[:0], cv, arg)
 		return tb.setC.Exec(wk.args)
 	}
-	n := wk.tableIndex(tb)
-	if ids := wk.deleted[n]; len(ids) > 0 && wk.src.Uniform(0, 1) == 0 {
+	if ids := tb.deleted; len(ids) > 0 && wk.src.Uniform(0, 1) == 0 {
 		id := ids[len(ids)-1]
 		if err := wk.insertRow(tb, id); err != nil {
 			return err
 		}
-		wk.deleted[n] = ids[:len(ids)-1]
+		tb.deleted = ids[:len(ids)-1]
 		c.Writes++
 		return nil
 	}
 	id := wk.ownID()
-	for _, d := range wk.deleted[n] {
+	for _, d := range tb.deleted {
 		if d == id {
 			return nil // already gone: the DELETE would find nothing
 		}
@@ -366,17 +361,8 @@ func (wk *encWorker) writeMix(c *workload.Counters, tb *encTable) error {
 	if err := tb.del.Exec(wk.args); err != nil {
 		return err
 	}
-	wk.deleted[n] = append(wk.deleted[n], id)
+	tb.deleted = append(tb.deleted, id)
 	return nil
-}
-
-func (wk *encWorker) tableIndex(tb *encTable) int {
-	for i := range wk.tables {
-		if &wk.tables[i] == tb {
-			return i
-		}
-	}
-	return 0
 }
 
 // ownID is a random id of this worker's residue class (mod threads).
