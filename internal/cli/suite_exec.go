@@ -67,7 +67,7 @@ func (x *executor) planDoc() suite.Record {
 			}
 		}
 		lines = append(lines, "encbench "+display(x.prepareArgs(ls, first.Name)))
-		c := suite.Cell{Workload: first.Name, Options: first.OptionStrings(), Threads: x.plan.Suite.Threads[0], Repetition: 1}
+		c := suite.Cell{Variant: ls.Variant, Workload: first.Name, Options: first.OptionStrings(), Threads: x.plan.Suite.Threads[0], Repetition: 1}
 		lines = append(lines, "encbench "+display(x.runArgs(ls, c)))
 		if ls.Sandbox {
 			lines = append(lines, "encbench sandbox down --dir "+ls.sandboxDir)
@@ -235,7 +235,7 @@ func (x *executor) runArgs(ls *liveSetup, c suite.Cell) []string {
 func display(args []string) string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = a
+		out[i] = shellWord(a)
 		if i > 0 && args[i-1] == "--dsn" {
 			if t, err := engine.ParseTarget(a, engine.TLSOptions{}); err == nil {
 				out[i] = "'" + t.Redacted() + "'"
@@ -246,6 +246,14 @@ func display(args []string) string {
 		out = append([]string{"run"}, out...)
 	}
 	return strings.Join(out, " ")
+}
+
+// shellWord quotes an argument a shell would split or drop.
+func shellWord(a string) string {
+	if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`;&|<>()*?[]{}~#!") {
+		return a
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 }
 
 func (x *executor) cellPath(c suite.Cell) string {
