@@ -3,7 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -96,16 +98,46 @@ func proveAtRest(ctx context.Context, t engine.Target, c engine.Conn, wl workloa
 func scanMarker(files []string, canary string) (*result.MarkerProof, error) {
 	m := &result.MarkerProof{Files: map[string]int{}}
 	needle := []byte(canary)
+	buf := make([]byte, markerChunk+len(needle))
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		n, err := countInFile(f, needle, buf)
 		if err != nil {
 			return m, fmt.Errorf("reading %s for the marker check (run as root or the server's user): %w", f, err)
 		}
-		n := bytes.Count(data, needle)
 		m.Files[filepath.Base(f)] = n
 		m.Occurrences += n
 	}
 	return m, nil
+}
+
+// markerChunk is how much of a raw file the marker scan holds at once: the
+// files include a redo log of hundreds of MB, which reading whole would
+// cost the client that much memory and its page faults just before it
+// measures.
+const markerChunk = 4 << 20
+
+// countInFile counts needle in the file, reading it in chunks through buf
+// and carrying len(needle)-1 bytes between chunks so no match is split.
+func countInFile(path string, needle, buf []byte) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	count, keep := 0, 0
+	for {
+		n, err := io.ReadFull(f, buf[keep:])
+		data := buf[:keep+n]
+		count += bytes.Count(data, needle)
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return count, nil
+		}
+		if err != nil {
+			return count, err
+		}
+		keep = min(len(needle)-1, len(data))
+		copy(buf, data[len(data)-keep:])
+	}
 }
 
 // regime reads data set size and buffer cache size from the server.
