@@ -113,6 +113,26 @@ func oreTail(ct []byte) ([]byte, error) {
 	return ct[oreMinValueLn:], nil
 }
 
+// OreTailFrom is the 0-based offset of a stored ore value's AEAD copy. A
+// reader that needs only the plaintext selects the value from there and
+// leaves the ORE part (about 700 bytes) on the server.
+const OreTailFrom = oreMinValueLn
+
+// DecryptOreTail decrypts the AEAD copy of an ore value of col read from
+// OreTailFrom on. The copy is bound to the column (not the row, like the
+// whole value); whether the ORE part beside it orders the same plaintext is OreCheck's
+// question, not this one's.
+func (c *Cipher) DecryptOreTail(col Column, row, tail []byte) (Value, error) {
+	if col.Scheme != Ore {
+		return Value{}, fmt.Errorf("column %s.%s is not ore", col.Table, col.Name)
+	}
+	pt, err := c.rnd.Decrypt(tail, ad(nil, col, row))
+	if err != nil {
+		return Value{}, fmt.Errorf("decrypting %s.%s: not a ciphertext of this column and row under this keyset", col.Table, col.Name)
+	}
+	return decode(pt)
+}
+
 // oreBody checks the header and returns the key id and the ORE part.
 func oreBody(b []byte) (uint32, []byte, error) {
 	if len(b) < oreHeaderLen || b[1] != oreVersion {

@@ -59,6 +59,32 @@ func TestOreValuesOrderAndDecrypt(t *testing.T) {
 	}
 }
 
+// A reader that selects only the AEAD copy gets the value back, bound to
+// the column like the whole stored value.
+func TestOreTailDecrypts(t *testing.T) {
+	_, c := newKeys(t)
+	row := []byte("row 7")
+	for _, v := range []int64{0, -5, 4711, math.MaxInt64} {
+		stored, err := c.Encrypt(sbK, row, Int(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tail := stored[OreTailFrom:]
+		if got, err := c.DecryptOreTail(sbK, row, tail); err != nil || got.I != v {
+			t.Fatalf("tail of %d: %v, %v", v, got, err)
+		}
+		if _, err := c.DecryptOreTail(Column{Table: "sbtest2", Name: "k", Scheme: Ore}, row, tail); err == nil {
+			t.Fatal("a tail decrypted as another table's column")
+		}
+		if _, err := c.DecryptOreTail(sbK, row, stored[OreTailFrom-1:]); err == nil {
+			t.Fatal("a tail read from the wrong offset decrypted")
+		}
+	}
+	if _, err := c.DecryptOreTail(Column{Table: "sbtest1", Name: "k", Scheme: Rnd}, row, nil); err == nil {
+		t.Fatal("DecryptOreTail took a rnd column")
+	}
+}
+
 // Rotation rule: the ORE key follows the primary det key, so values written
 // before a rotation do not compare with bounds made after it; the
 // comparison is refused (not silently wrong) until the column is written

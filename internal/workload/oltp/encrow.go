@@ -148,6 +148,16 @@ func (r *rowEncoder) intOf(i int, row, v []byte) (int64, error) {
 		return strconv.ParseInt(string(v), 10, 64)
 	}
 	x, err := r.cipher.Decrypt(r.cols[i], row, v)
+	return r.asInt(i, x, err)
+}
+
+// intOfOreTail reads an ore column's value selected from its AEAD copy on.
+func (r *rowEncoder) intOfOreTail(i int, row, tail []byte) (int64, error) {
+	x, err := r.cipher.DecryptOreTail(r.cols[i], row, tail)
+	return r.asInt(i, x, err)
+}
+
+func (r *rowEncoder) asInt(i int, x colenc.Value, err error) (int64, error) {
 	if err != nil {
 		return 0, err
 	}

@@ -41,9 +41,14 @@ type encWorker struct {
 	tid     int
 	threads int
 	// col is the column the workload's predicate is on (id or k).
-	col   int
+	col int
+	// kTail: range sums select only the AEAD copy of an ore k.
+	kTail bool
 	event func(c *workload.Counters, tb *encTable) error
 }
+
+// oreTailMax bounds the length of an ore value's AEAD copy in SUBSTRING.
+const oreTailMax = 4096
 
 // rowKeyExpr selects what identifies a row without decryption.
 func rowKeyExpr(e encSpec, d engine.Dialect) string {
@@ -114,6 +119,10 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 			case e[colK] == colenc.Ashe:
 				sel = "SELECT SUM(k), COUNT(*) FROM %[1]s"
 				tb.readRows = prep("SELECT id, k FROM %[1]s"+pred, name, key, sbColumns[col], in)
+			case e[colK] == colenc.Ore && wk.mode != inClient:
+				// the sum needs the value, not the ~700-byte ORE part
+				sel = "SELECT %[2]s, " + d.Substring("k", colenc.OreTailFrom+1, oreTailMax) + " FROM %[1]s"
+				wk.kTail = true
 			case wk.mode != inClient:
 				sel = "SELECT %[2]s, k FROM %[1]s"
 			}
@@ -272,7 +281,13 @@ func (wk *encWorker) rangeSum(c *workload.Counters, tb *encTable) error {
 	}
 	var sum int64
 	return tb.read.Query(wk.args, func(v [][]byte) error {
-		k, err := tb.enc.intOf(colK, v[0], v[1])
+		var k int64
+		var err error
+		if wk.kTail {
+			k, err = tb.enc.intOfOreTail(colK, v[0], v[1])
+		} else {
+			k, err = tb.enc.intOf(colK, v[0], v[1])
+		}
 		sum += k
 		return err
 	})
