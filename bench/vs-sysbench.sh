@@ -101,7 +101,7 @@ for e in $ENGINES; do
 done
 
 echo "encbench vs sysbench $(sysbench --version | awk '{print $2}'), $(date -u +%Y-%m-%d), $(nproc) CPUs ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), $PAIRS pairs x ${TIME}s, $TABLES tables x $TABLE_SIZE rows"
-echo "medians; ratio = encbench / sysbench; statements per transaction counted by the server"
+echo "medians; ratio = median over pairs of encbench / sysbench; statements per transaction counted by the server"
 echo "placement: clients on CPUs ${CLIENT_CPUS:-any}, servers on CPUs ${SERVER_CPUS:-any}"
 printf '\n| %-8s | %-17s | %3s | %9s | %9s | %5s | %8s | %8s | %5s | %8s | %8s | %5s | %9s | %9s |\n' \
   engine workload thr "sb TPS" "enc TPS" ratio "sb p95" "enc p95" ratio "sb cpu" "enc cpu" ratio "sb stmt" "enc stmt"
@@ -115,14 +115,18 @@ for e in $ENGINES; do
         run_one encbench "$e" "$wl" "$th" >>"$work/encbench.rows"
       done
       col() { awk -v c="$2" '{print $c}' "$work/$1.rows" | median; }
+      # ratio of each pair (adjacent runs share the machine's drift), then the median
+      pair_ratio() { paste -d' ' "$work/sysbench.rows" "$work/encbench.rows" |
+        awk -v c="$1" '{n=NF/2; print ($c>0 ? $(c+n)/$c : 0)}' | median; }
       sb_tps=$(col sysbench 1); en_tps=$(col encbench 1)
       sb_p95=$(col sysbench 2); en_p95=$(col encbench 2)
       sb_cpu=$(col sysbench 3); en_cpu=$(col encbench 3)
       sb_st=$(col sysbench 4); en_st=$(col encbench 4)
+      r_tps=$(pair_ratio 1); r_p95=$(pair_ratio 2); r_cpu=$(pair_ratio 3)
       awk -v e="$e" -v w="$wl" -v t="$th" -v a="$sb_tps" -v b="$en_tps" -v c="$sb_p95" -v d="$en_p95" \
-        -v f="$sb_cpu" -v g="$en_cpu" -v h="$sb_st" -v i="$en_st" 'BEGIN {
-          printf "| %-8s | %-17s | %3s | %9.0f | %9.0f | %5.2f | %8.2f | %8.2f | %5.2f | %8.3f | %8.3f | %5.2f | %9.2f | %9.2f |\n",
-            e, w, t, a, b, b/a, c, d, (c>0 ? d/c : 0), f, g, g/f, h, i }'
+        -v f="$sb_cpu" -v g="$en_cpu" -v h="$sb_st" -v i="$en_st" -v rt="$r_tps" -v rp="$r_p95" -v rc="$r_cpu" 'BEGIN {
+          printf "| %-8s | %-17s | %3s | %9.0f | %9.0f | %5.2f | %8.2f | %8.2f | %5.2f | %8.4f | %8.4f | %5.2f | %9.2f | %9.2f |\n",
+            e, w, t, a, b, rt, c, d, rp, f, g, rc, h, i }'
     done
   done
 done

@@ -125,7 +125,8 @@ type ColencColumn struct {
 	Scheme string `json:"scheme"`
 }
 
-// MarkerProof counts the marker in raw server files.
+// MarkerProof counts the marker in raw server files: for a plaintext
+// proof, the files read until the marker was seen; otherwise all of them.
 type MarkerProof struct {
 	Files       map[string]int `json:"files"`
 	Occurrences int            `json:"occurrences"`
