@@ -132,8 +132,8 @@ func referenceTable(ref *suite.Reference, cells []*Cell, order Order) Table {
 	for _, w := range workloads {
 		for _, v := range order.Variants {
 			byThreads, ok := losses[w][v]
-			if !ok {
-				continue
+			if !ok || !slices.ContainsFunc(cells, func(c *Cell) bool { return c.Workload == w && c.Variant == v }) {
+				continue // a suite cut down to some workloads shows only those
 			}
 			for _, th := range slices.Sorted(maps.Keys(byThreads)) {
 				row := []Text{{S: w}, {S: v}, {S: strconv.Itoa(th)}, {S: fmt.Sprintf("%.2f", byThreads[th]), Strong: true}}
