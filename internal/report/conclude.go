@@ -71,8 +71,9 @@ func variantConclusions(cs []*Cell, baseline string, order Order) []string {
 		sort.Slice(sig, func(i, j int) bool { return sig[i].Loss.Pct > sig[j].Loss.Pct })
 		top := sig[0]
 		span := fmt.Sprintf("%.1f%%", top.Loss.Pct)
-		if len(sig) > 1 {
-			span = fmt.Sprintf("between %.1f%% and %.1f%%", sig[len(sig)-1].Loss.Pct, top.Loss.Pct)
+		// two losses that print alike read as one figure
+		if low := fmt.Sprintf("%.1f%%", sig[len(sig)-1].Loss.Pct); low != span {
+			span = fmt.Sprintf("between %s and %s", low, span)
 		}
 		s := fmt.Sprintf("%s throughput is lower by %s in the %d of %d cells where the loss is significant; the largest loss is %.1f%% (95%% CI %.1f to %.1f) on %s.",
 			head, span, len(sig), compared, top.Loss.Pct, top.Loss.Low, top.Loss.High, where(top))
