@@ -2,7 +2,8 @@
 # Side-by-side check of encbench against sysbench 1.0.20 on the same local
 # sandboxes, runs alternating (sysbench, encbench, sysbench, ...) so machine
 # drift hits both tools alike. Prints medians of TPS, p95 latency, client CPU
-# seconds per 1,000 transactions and statements per transaction as counted by
+# seconds per 1,000 transactions, the server's CPU seconds per 1,000
+# transactions and statements per transaction as counted by
 # the server itself (MariaDB Com_* counters, PostgreSQL pg_stat_statements).
 #
 # Environment knobs: PAIRS (3), TIME (20), TABLES (4), TABLE_SIZE (100000),
@@ -58,6 +59,18 @@ server_statements() {
   esac
 }
 
+# server_cpu DIR: CPU seconds of the sandbox's server so far: the server
+# process (with its reaped children, PostgreSQL's ended backends) plus its
+# live children.
+server_cpu() {
+  local pid tick
+  pid=$(json_field "$1" pid); tick=$(getconf CLK_TCK)
+  { awk '{print $14+$15+$16+$17}' "/proc/$pid/stat"
+    # a backend may end between listing and reading
+    for c in $(cat "/proc/$pid/task/"*/children 2>/dev/null || true); do awk '{print $14+$15}' "/proc/$c/stat" 2>/dev/null || true; done
+  } | awk -v t="$tick" '{s+=$1} END {printf "%.2f\n", s/t}'
+}
+
 sysbench_args() {
   local engine=$1 dir=$2
   case $engine in
@@ -66,11 +79,12 @@ sysbench_args() {
   esac
 }
 
-# run_one TOOL ENGINE WORKLOAD THREADS -> "tps p95 cpu_per_1000 stmts_per_txn"
+# run_one TOOL ENGINE WORKLOAD THREADS -> "tps p95 cpu_per_1000 stmts_per_txn server_cpu_per_1000"
 run_one() {
   local tool=$1 engine=$2 wl=$3 th=$4 dir=$work/$2 out=$work/out.txt tm=$work/time.txt
-  local before after
+  local before after srv_before srv_after
   before=$(server_statements "$engine" "$dir")
+  srv_before=$(server_cpu "$dir")
   case $tool in
     sysbench)
       # libpq would otherwise negotiate TLS whenever a server offers it.
@@ -80,14 +94,16 @@ run_one() {
       /usr/bin/time -f "%U %S" -o "$tm" "${client_pin[@]}" "$enc" run "$wl" --sandbox "$dir" \
         --tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$th" --time="$TIME" >"$out" 2>&1 ;;
   esac
+  sleep 0.5 # lets the ended backends be reaped, so their CPU is the server's
+  srv_after=$(server_cpu "$dir")
   after=$(server_statements "$engine" "$dir")
   local txns tps p95 cpu
   txns=$(awk '/transactions:/ {print $2; exit}' "$out")
   tps=$(awk '/transactions:/ {gsub(/\(/,"",$3); print $3; exit}' "$out")
   p95=$(awk '/95th percentile:/ {print $3; exit}' "$out")
   cpu=$(awk '{print $1+$2}' "$tm")
-  awk -v tps="$tps" -v p95="$p95" -v cpu="$cpu" -v txns="$txns" -v d="$((after - before))" \
-    'BEGIN {printf "%s %s %.4f %.3f\n", tps, p95, cpu/txns*1000, d/txns}'
+  awk -v tps="$tps" -v p95="$p95" -v cpu="$cpu" -v txns="$txns" -v d="$((after - before))" -v s0="$srv_before" -v s1="$srv_after" \
+    'BEGIN {printf "%s %s %.4f %.3f %.4f\n", tps, p95, cpu/txns*1000, d/txns, (s1-s0)/txns*1000}'
 }
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }
@@ -103,9 +119,9 @@ done
 echo "encbench vs sysbench $(sysbench --version | awk '{print $2}'), $(date -u +%Y-%m-%d), $(nproc) CPUs ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), $PAIRS pairs x ${TIME}s, $TABLES tables x $TABLE_SIZE rows"
 echo "medians; ratio = median over pairs of encbench / sysbench; statements per transaction counted by the server"
 echo "placement: clients on CPUs ${CLIENT_CPUS:-any}, servers on CPUs ${SERVER_CPUS:-any}"
-printf '\n| %-8s | %-17s | %3s | %9s | %9s | %5s | %8s | %8s | %5s | %8s | %8s | %5s | %9s | %9s |\n' \
-  engine workload thr "sb TPS" "enc TPS" ratio "sb p95" "enc p95" ratio "sb cpu" "enc cpu" ratio "sb stmt" "enc stmt"
-printf '|%s|\n' "----------|-------------------|-----|-----------|-----------|-------|----------|----------|-------|----------|----------|-------|-----------|-----------"
+printf '\n| %-8s | %-17s | %3s | %9s | %9s | %5s | %8s | %8s | %5s | %8s | %8s | %5s | %9s | %9s | %8s | %8s |\n' \
+  engine workload thr "sb TPS" "enc TPS" ratio "sb p95" "enc p95" ratio "sb cpu" "enc cpu" ratio "sb stmt" "enc stmt" "sb srv" "enc srv"
+printf '|%s|\n' "----------|-------------------|-----|-----------|-----------|-------|----------|----------|-------|----------|----------|-------|-----------|-----------|----------|----------"
 for e in $ENGINES; do
   for wl in $WORKLOADS; do
     for th in $THREADS; do
@@ -122,13 +138,14 @@ for e in $ENGINES; do
       sb_p95=$(col sysbench 2); en_p95=$(col encbench 2)
       sb_cpu=$(col sysbench 3); en_cpu=$(col encbench 3)
       sb_st=$(col sysbench 4); en_st=$(col encbench 4)
+      sb_srv=$(col sysbench 5); en_srv=$(col encbench 5)
       r_tps=$(pair_ratio 1); r_p95=$(pair_ratio 2); r_cpu=$(pair_ratio 3)
       awk -v e="$e" -v w="$wl" -v t="$th" -v a="$sb_tps" -v b="$en_tps" -v c="$sb_p95" -v d="$en_p95" \
-        -v f="$sb_cpu" -v g="$en_cpu" -v h="$sb_st" -v i="$en_st" -v rt="$r_tps" -v rp="$r_p95" -v rc="$r_cpu" 'BEGIN {
-          printf "| %-8s | %-17s | %3s | %9.0f | %9.0f | %5.2f | %8.2f | %8.2f | %5.2f | %8.4f | %8.4f | %5.2f | %9.2f | %9.2f |\n",
-            e, w, t, a, b, rt, c, d, rp, f, g, rc, h, i }'
+        -v f="$sb_cpu" -v g="$en_cpu" -v h="$sb_st" -v i="$en_st" -v j="$sb_srv" -v k="$en_srv" -v rt="$r_tps" -v rp="$r_p95" -v rc="$r_cpu" 'BEGIN {
+          printf "| %-8s | %-17s | %3s | %9.0f | %9.0f | %5.2f | %8.2f | %8.2f | %5.2f | %8.4f | %8.4f | %5.2f | %9.2f | %9.2f | %8.4f | %8.4f |\n",
+            e, w, t, a, b, rt, c, d, rp, f, g, rc, h, i, j, k }'
     done
   done
 done
 echo
-echo "cpu = client CPU seconds (user+sys of the tool's process) per 1,000 transactions"
+echo "cpu = client CPU seconds (user+sys of the tool's process) per 1,000 transactions; srv = the server's CPU seconds per 1,000 transactions"

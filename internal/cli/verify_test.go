@@ -32,3 +32,24 @@ func TestCountInFileAcrossChunks(t *testing.T) {
 		t.Fatal("a missing file counted")
 	}
 }
+
+// A plaintext proof stops at the first file that shows the marker; an
+// encryption proof reads every file.
+func TestScanMarkerStopsOnlyForPlaintext(t *testing.T) {
+	dir := t.TempDir()
+	canary := "encbench-marker-7f3a"
+	first, second := filepath.Join(dir, "table.ibd"), filepath.Join(dir, "redo")
+	for path, body := range map[string]string{first: "x" + canary + "x", second: canary + canary} {
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := scanMarker([]string{first, second}, canary, true)
+	if err != nil || m.Occurrences != 1 || len(m.Files) != 1 {
+		t.Fatalf("until found: %+v, %v; want the first file only", m, err)
+	}
+	m, err = scanMarker([]string{first, second}, canary, false)
+	if err != nil || m.Occurrences != 3 || m.Files["redo"] != 2 {
+		t.Fatalf("all files: %+v, %v; want 3 occurrences, 2 in redo", m, err)
+	}
+}

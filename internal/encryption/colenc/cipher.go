@@ -86,24 +86,36 @@ func (c *Cipher) Encrypt(col Column, row []byte, v Value) ([]byte, error) {
 
 // Decrypt checks and decrypts a ciphertext of col.
 func (c *Cipher) Decrypt(col Column, row, ct []byte) (Value, error) {
+	if col.Scheme == Ore {
+		tail, err := oreTail(ct)
+		if err != nil {
+			return Value{}, notCiphertextOf(col)
+		}
+		ct = tail
+	}
+	return c.open(col, row, ct)
+}
+
+// open checks and decrypts an AEAD ciphertext of col (for ore, the AEAD
+// copy stored after the ORE part).
+func (c *Cipher) open(col Column, row, ct []byte) (Value, error) {
 	a := ad(nil, col, row)
 	var pt []byte
 	var err error
 	switch col.Scheme {
-	case Rnd:
+	case Rnd, Ore:
 		pt, err = c.rnd.Decrypt(ct, a)
 	case Det:
 		pt, err = c.det.DecryptDeterministically(ct, a)
-	case Ore:
-		var tail []byte
-		if tail, err = oreTail(ct); err == nil {
-			pt, err = c.rnd.Decrypt(tail, a)
-		}
 	default:
 		return Value{}, fmt.Errorf("column %s.%s has no scheme", col.Table, col.Name)
 	}
 	if err != nil {
-		return Value{}, fmt.Errorf("decrypting %s.%s: not a ciphertext of this column and row under this keyset", col.Table, col.Name)
+		return Value{}, notCiphertextOf(col)
 	}
 	return decode(pt)
+}
+
+func notCiphertextOf(col Column) error {
+	return fmt.Errorf("decrypting %s.%s: not a ciphertext of this column and row under this keyset", col.Table, col.Name)
 }

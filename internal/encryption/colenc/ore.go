@@ -120,17 +120,13 @@ const OreTailFrom = oreMinValueLn
 
 // DecryptOreTail decrypts the AEAD copy of an ore value of col read from
 // OreTailFrom on. The copy is bound to the column (not the row, like the
-// whole value); whether the ORE part beside it orders the same plaintext is OreCheck's
-// question, not this one's.
+// whole value); whether the ORE part beside it orders the same plaintext
+// is OreCheck's question, not this one's.
 func (c *Cipher) DecryptOreTail(col Column, row, tail []byte) (Value, error) {
 	if col.Scheme != Ore {
 		return Value{}, fmt.Errorf("column %s.%s is not ore", col.Table, col.Name)
 	}
-	pt, err := c.rnd.Decrypt(tail, ad(nil, col, row))
-	if err != nil {
-		return Value{}, fmt.Errorf("decrypting %s.%s: not a ciphertext of this column and row under this keyset", col.Table, col.Name)
-	}
-	return decode(pt)
+	return c.open(col, row, tail)
 }
 
 // oreBody checks the header and returns the key id and the ORE part.

@@ -21,6 +21,9 @@ type encTable struct {
 	readRows                     engine.Stmt // ashe sums with rows missing
 	lockK, setK, incK, setC, del engine.Stmt
 	insert                       engine.Stmt
+	// sumK reads a k that read returned for a client-side sum: whole, or,
+	// for ore, only its AEAD copy.
+	sumK func(row, v []byte) (int64, error)
 	// deleted are ids this worker deleted here and will insert again.
 	deleted []int64
 }
@@ -41,9 +44,7 @@ type encWorker struct {
 	tid     int
 	threads int
 	// col is the column the workload's predicate is on (id or k).
-	col int
-	// kTail: range sums select only the AEAD copy of an ore k.
-	kTail bool
+	col   int
 	event func(c *workload.Counters, tb *encTable) error
 }
 
@@ -97,7 +98,8 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 	}
 	in := strings.TrimSuffix(strings.Repeat("?, ", w.opts.RangeSize), ", ")
 	for t := 1; t <= w.opts.Tables; t++ {
-		tb := encTable{enc: newRowEncoder(e, cipher, t)}
+		enc := newRowEncoder(e, cipher, t)
+		tb := encTable{enc: enc, sumK: func(row, v []byte) (int64, error) { return enc.intOf(colK, row, v) }}
 		name := tableName(t)
 		switch w.name {
 		case "enc_point_select":
@@ -122,7 +124,7 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 			case e[colK] == colenc.Ore && wk.mode != inClient:
 				// the sum needs the value, not the ~700-byte ORE part
 				sel = "SELECT %[2]s, " + d.Substring("k", colenc.OreTailFrom+1, oreTailMax) + " FROM %[1]s"
-				wk.kTail = true
+				tb.sumK = func(row, v []byte) (int64, error) { return enc.intOfOreTail(colK, row, v) }
 			case wk.mode != inClient:
 				sel = "SELECT %[2]s, k FROM %[1]s"
 			}
@@ -281,13 +283,7 @@ func (wk *encWorker) rangeSum(c *workload.Counters, tb *encTable) error {
 	}
 	var sum int64
 	return tb.read.Query(wk.args, func(v [][]byte) error {
-		var k int64
-		var err error
-		if wk.kTail {
-			k, err = tb.enc.intOfOreTail(colK, v[0], v[1])
-		} else {
-			k, err = tb.enc.intOf(colK, v[0], v[1])
-		}
+		k, err := tb.sumK(v[0], v[1])
 		sum += k
 		return err
 	})
