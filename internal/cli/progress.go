@@ -51,7 +51,7 @@ func newProgress(out io.Writer, total, done int) *progress {
 	return pr
 }
 
-func (pr *progress) cellStart(c suite.Cell) {
+func (pr *progress) CellStart(c suite.Cell) {
 	pr.mu.Lock()
 	pr.current = fmt.Sprintf("%s %s %dthr r%d", c.Setup, c.WorkloadID(), c.Threads, c.Repetition)
 	pr.tps = math.NaN()
@@ -61,7 +61,7 @@ func (pr *progress) cellStart(c suite.Cell) {
 
 // live gets the running cell's interval TPS; it runs on the runner's
 // collector goroutine, once per second.
-func (pr *progress) live(tps float64) {
+func (pr *progress) Live(tps float64) {
 	pr.mu.Lock()
 	pr.tps = tps
 	pr.mu.Unlock()
@@ -95,7 +95,7 @@ func (pr *progress) eta() string {
 	return elapsedString(left)
 }
 
-func (pr *progress) cellDone(c suite.Cell, res *result.Result, err error) {
+func (pr *progress) CellDone(c suite.Cell, res *result.Result, err error) {
 	pr.mu.Lock()
 	pr.measured = append(pr.measured, time.Since(pr.cellT0))
 	pr.done++
@@ -116,7 +116,7 @@ func (pr *progress) cellDone(c suite.Cell, res *result.Result, err error) {
 	fmt.Fprintln(pr.out, line)
 }
 
-func (pr *progress) close() {
+func (pr *progress) Close() {
 	if pr.p != nil {
 		pr.bar.Abort(false)
 		pr.p.Wait()

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/version"
 
 	// Engines and workloads register themselves.
@@ -67,7 +68,10 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return errs.Usage("%v (see --help)", err)
 	})
-	root.AddCommand(newPrepare(), newRun(), newCleanup(), newCheck(), newSandbox(), newSuite(), newReport(), newCompare(), newKeys(), newVersion())
+	for _, phase := range spec.Commands {
+		root.AddCommand(newPhase(phase))
+	}
+	root.AddCommand(newSandbox(), newSuite(), newReport(), newCompare(), newKeys(), newVersion())
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)
 	}
@@ -75,8 +79,8 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 }
 
 // underscoresToDashes accepts sysbench's --table_size spelling too.
-func underscoresToDashes(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-	return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
+func underscoresToDashes(fs *pflag.FlagSet, name string) pflag.NormalizedName {
+	return spec.NormalizeName(fs, name)
 }
 
 func wrapArgs(check cobra.PositionalArgs) cobra.PositionalArgs {

@@ -13,19 +13,21 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/orchestrator"
 	"github.com/encbench/encbench/internal/report"
 	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/suite"
+	"github.com/encbench/encbench/internal/variant"
+	"github.com/encbench/encbench/internal/workload"
 )
 
 // Files a suite directory holds besides its cells.
 const (
-	suiteFile     = "suite.yaml"
-	overridesFile = "overrides.json"
-	planFile      = "plan.json"
-	cellsDir      = "cells"
-	logsDir       = "logs"
-	sandboxesDir  = "sandboxes"
+	suiteFile     = orchestrator.SuiteFile
+	overridesFile = orchestrator.OverridesFile
+	planFile      = orchestrator.PlanFile
+	cellsDir      = orchestrator.CellsDir
+	logsDir       = orchestrator.LogsDir
 )
 
 type suiteFlags struct {
@@ -132,29 +134,32 @@ func (f *suiteFlags) run(cmd *cobra.Command, nameOrFile string) error {
 	if err != nil {
 		return errs.Usage("%v", err)
 	}
-	x := &executor{plan: plan, dir: dir, stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), command: commandLine(cmd, nameOrFile, dir)}
+	out := cmd.OutOrStdout()
+	x := &orchestrator.SuiteRun{Plan: plan, Dir: dir, Stdout: out, Stderr: cmd.ErrOrStderr(),
+		Command: commandLine(cmd, nameOrFile, dir), Registry: workload.Default(),
+		NewProgress: func(total, done int) orchestrator.Progress { return newProgress(out, total, done) }}
 	if f.resume {
 		// The report shows how the suite was started, not how it resumed.
 		if old, err := os.ReadFile(filepath.Join(dir, planFile)); err == nil {
 			var rec suite.Record
 			if json.Unmarshal(old, &rec) == nil && rec.Command != "" {
-				x.command = rec.Command
+				x.Command = rec.Command
 			}
 		}
 	}
-	if err := x.check(); err != nil {
+	if err := x.Check(); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(dir, planFile), x.planDoc()); err != nil {
+	if err := orchestrator.WriteJSON(filepath.Join(dir, planFile), x.Record()); err != nil {
 		return err
 	}
-	runErr := x.execute(cmd.Context())
-	if !f.noReport && x.finished > 0 && cmd.Context().Err() == nil {
+	runErr := x.Execute(cmd.Context())
+	if !f.noReport && x.Finished > 0 && cmd.Context().Err() == nil {
 		paths, err := report.Write(dir)
 		if err != nil {
 			return fmt.Errorf("writing the report: %w", err)
 		}
-		fmt.Fprintf(x.stdout, "\nreport: %s\n", strings.Join(paths, "  "))
+		fmt.Fprintf(out, "\nreport: %s\n", strings.Join(paths, "  "))
 	}
 	return runErr
 }
@@ -216,7 +221,7 @@ func (f *suiteFlags) loadOrStore(cmd *cobra.Command, dir, nameOrFile string) ([]
 	if err := os.WriteFile(filepath.Join(dir, suiteFile), text, 0o600); err != nil {
 		return nil, o, fmt.Errorf("storing the suite: %w", err)
 	}
-	if err := writeJSON(filepath.Join(dir, overridesFile), o); err != nil {
+	if err := orchestrator.WriteJSON(filepath.Join(dir, overridesFile), o); err != nil {
 		return nil, o, err
 	}
 	return text, o, nil
@@ -238,26 +243,11 @@ func commandLine(cmd *cobra.Command, nameOrFile, dir string) string {
 	return strings.Join(parts, " ")
 }
 
-func sandboxSupports(engine string, v suite.Variant) error {
-	err := sandbox.Check(sandbox.Options{Engine: engine, Variant: v.Layers(), TLSVersion: v.TLSVersion})
+func sandboxSupports(engine string, v variant.Variant) error {
+	err := sandbox.Check(sandbox.Options{Engine: engine, Variant: v.Server(), TLSVersion: v.TLSVersion})
 	if err != nil {
 		msg, _, _ := strings.Cut(err.Error(), ":")
 		return errors.New(msg)
-	}
-	return nil
-}
-
-func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", filepath.Base(path), err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }

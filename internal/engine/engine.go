@@ -6,7 +6,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -174,13 +176,26 @@ type registry struct {
 // engine packages; it is written only during package initialisation.
 var engines = &registry{engines: map[string]Engine{}}
 
-// Register makes an engine available for its DSN schemes.
+// Register makes an engine available for its DSN schemes. A scheme taken
+// already is a programming error found at start-up, so it panics.
 func Register(e Engine) {
-	engines.mu.Lock()
-	defer engines.mu.Unlock()
-	for _, s := range e.Schemes() {
-		engines.engines[s] = e
+	if err := engines.add(e); err != nil {
+		panic(err)
 	}
+}
+
+func (r *registry) add(e Engine) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range e.Schemes() {
+		if old, ok := r.engines[s]; ok {
+			return fmt.Errorf("DSN scheme %q of engine %s is registered already by engine %s", s, e.Kind(), old.Kind())
+		}
+	}
+	for _, s := range e.Schemes() {
+		r.engines[s] = e
+	}
+	return nil
 }
 
 // Schemes lists every registered DSN scheme.
@@ -195,14 +210,68 @@ func Schemes() []string {
 	return out
 }
 
-// ParseTarget parses a DSN, finds its engine and validates it.
-func ParseTarget(dsn string, tls TLSOptions) (Target, error) {
-	if dsn == "" {
-		return Target{}, errs.Usage("no DSN given: pass --dsn postgres://user@host:port/db or mysql://user@host:port/db")
+// NativeDSN is an engine whose users also write DSNs in a form of their
+// own (libpq's key=value, go-sql-driver's user@tcp(host)/db) or keep them
+// in the environment (PG*): it turns them into its URL form.
+type NativeDSN interface {
+	// FromNative reads s ("" means: from the environment); ok is false
+	// when s is not in the engine's form.
+	FromNative(s string) (u *url.URL, ok bool, err error)
+}
+
+// parseDSN reads a URL DSN or an engine's native form.
+func parseDSN(dsn string) (*url.URL, error) {
+	if strings.Contains(dsn, "://") {
+		u, err := url.Parse(dsn)
+		if err != nil || u.Scheme == "" {
+			return nil, errs.Usage("cannot parse DSN %s: expected scheme://user:password@host:port/database (percent-encode special characters in the password)", RedactDSN(dsn))
+		}
+		if u.User == nil && strings.Contains(u.Path, "@") {
+			return nil, errs.Usage("cannot parse DSN %s: the part before '@' has a '/', so it reads as a path; percent-encode '/' in the password as %%2F", RedactDSN(dsn))
+		}
+		return u, nil
 	}
-	u, err := url.Parse(dsn)
-	if err != nil || u.Scheme == "" {
-		return Target{}, errs.Usage("cannot parse DSN %q: expected scheme://user:password@host:port/database", redactString(dsn))
+	for _, e := range registered() {
+		n, ok := e.(NativeDSN)
+		if !ok {
+			continue
+		}
+		u, ok, err := n.FromNative(dsn)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return u, nil
+		}
+	}
+	if dsn == "" {
+		return nil, errs.Usage("no server given: pass --sandbox DIR (see encbench sandbox up) or --dsn, for example postgres://user@host:port/db, 'host=... dbname=...' or mysql://user@host:port/db")
+	}
+	return nil, errs.Usage("cannot parse DSN %s: use scheme://user:password@host:port/database, a libpq 'host=... dbname=...' string or user:password@tcp(host:port)/database", RedactDSN(dsn))
+}
+
+// registered lists each registered engine once, in scheme order.
+func registered() []Engine {
+	engines.mu.RLock()
+	defer engines.mu.RUnlock()
+	var out []Engine
+	seen := map[string]bool{}
+	for _, s := range slices.Sorted(maps.Keys(engines.engines)) {
+		e := engines.engines[s]
+		if !seen[e.Kind()] {
+			seen[e.Kind()] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// ParseTarget parses a DSN in any accepted form, finds its engine and
+// validates it.
+func ParseTarget(dsn string, tls TLSOptions) (Target, error) {
+	u, err := parseDSN(dsn)
+	if err != nil {
+		return Target{}, err
 	}
 	engines.mu.RLock()
 	e, ok := engines.engines[u.Scheme]
@@ -285,17 +354,25 @@ func Redact(u *url.URL) string {
 	return c.String()
 }
 
-func redactString(dsn string) string {
-	at := strings.LastIndex(dsn, "@")
-	sep := strings.Index(dsn, "://")
-	if at < 0 || sep < 0 || at < sep {
-		return dsn
+// RedactDSN is a DSN safe to print in any form: parsed, without its
+// password; unparseable, only its scheme.
+func RedactDSN(dsn string) string {
+	if strings.Contains(dsn, "://") {
+		u, err := url.Parse(dsn)
+		if err == nil && u.Scheme != "" && !(u.User == nil && strings.Contains(u.Path, "@")) {
+			return Redact(u)
+		}
+		scheme, _, _ := strings.Cut(dsn, "://")
+		return scheme + "://(unreadable, not shown)"
 	}
-	userinfo := dsn[sep+3 : at]
-	if i := strings.Index(userinfo, ":"); i >= 0 {
-		return dsn[:sep+3] + userinfo[:i] + ":xxxxx" + dsn[at:]
+	for _, e := range registered() {
+		if n, ok := e.(NativeDSN); ok && dsn != "" {
+			if u, ok, err := n.FromNative(dsn); ok && err == nil {
+				return Redact(u)
+			}
+		}
 	}
-	return dsn
+	return "(unreadable DSN, not shown)"
 }
 
 // ConnectError wraps a connection failure with a hint on how to fix it.

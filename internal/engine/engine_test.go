@@ -36,7 +36,7 @@ func TestParseTargetRejectsBadInputAsUsage(t *testing.T) {
 		tls  engine.TLSOptions
 		want string
 	}{
-		{"", off, "no DSN"},
+		{"", off, "no server given"},
 		{"oracle://u@h/db", off, "unknown DSN scheme"},
 		{"127.0.0.1:5432", off, "cannot parse DSN"},
 		{"postgres://u@h/db", engine.TLSOptions{Mode: "prefer"}, "unknown --tls mode"},
@@ -116,5 +116,78 @@ func TestMongoTLSFromURI(t *testing.T) {
 	}
 	if _, err := engine.ParseTarget("mongodb://127.0.0.1/db?tls=maybe", engine.TLSOptions{}); err == nil {
 		t.Fatal("tls=maybe accepted")
+	}
+}
+
+func TestParseTargetReadsNativeForms(t *testing.T) {
+	t.Setenv("PGHOST", "")
+	t.Setenv("PGDATABASE", "")
+	t.Setenv("PGPASSWORD", "")
+	cases := []struct{ dsn, kind, redacted string }{
+		{"host=db1 user=bench password=S3CRET dbname=x", "postgres", "postgres://bench:xxxxx@db1/x"},
+		{"host=db1 port=5433 user=bench dbname='my db' application_name='a \\'b'", "postgres", "postgres://bench@db1:5433/my%20db?application_name=a+%27b"},
+		{"host=/var/run/postgresql dbname=x", "postgres", "postgres:///x?host=%2Fvar%2Frun%2Fpostgresql"},
+		{"bench:S3CRET@tcp(127.0.0.1:3306)/sbtest", "mysql", "mysql://bench:xxxxx@127.0.0.1:3306/sbtest"},
+		{"bench@unix(/run/mysqld/mysqld.sock)/sbtest", "mysql", "mysql://bench@/sbtest?socket=%2Frun%2Fmysqld%2Fmysqld.sock"},
+	}
+	for _, c := range cases {
+		tg, err := engine.ParseTarget(c.dsn, off)
+		if err != nil {
+			t.Fatalf("%s: %v", c.dsn, err)
+		}
+		if tg.Engine.Kind() != c.kind || tg.Redacted() != c.redacted {
+			t.Errorf("%s: %s %s, want %s %s", c.dsn, tg.Engine.Kind(), tg.Redacted(), c.kind, c.redacted)
+		}
+		if strings.Contains(engine.RedactDSN(c.dsn), "S3CRET") {
+			t.Errorf("RedactDSN(%q) shows the password", c.dsn)
+		}
+	}
+}
+
+func TestParseTargetReadsPGEnvironment(t *testing.T) {
+	t.Setenv("PGHOST", "db9")
+	t.Setenv("PGUSER", "env_user")
+	t.Setenv("PGDATABASE", "envdb")
+	t.Setenv("PGPASSWORD", "S3CRET")
+	tg, err := engine.ParseTarget("", off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Redacted() != "postgres://env_user:xxxxx@db9/envdb" {
+		t.Errorf("from the environment: %s", tg.Redacted())
+	}
+	tg, err = engine.ParseTarget("dbname=other", off)
+	if err != nil || tg.Redacted() != "postgres://env_user:xxxxx@db9/other" {
+		t.Errorf("keyword form over the environment: %v %v", tg.Redacted(), err)
+	}
+}
+
+func TestBadDSNsNeverEchoThePassword(t *testing.T) {
+	for _, dsn := range []string{
+		"host=db1 user=bench password=S3CRET dbname='x",
+		"postgres://bench:12345/S3CRET@db/x",
+		"host db1 password=S3CRET",
+		"bench:S3CRET@db1",
+	} {
+		_, err := engine.ParseTarget(dsn, off)
+		if err == nil {
+			t.Errorf("%q was accepted", dsn)
+			continue
+		}
+		if strings.Contains(err.Error(), "S3CRET") || strings.Contains(engine.RedactDSN(dsn), "S3CRET") {
+			t.Errorf("%q: the error or redacted form shows the password: %v / %s", dsn, err, engine.RedactDSN(dsn))
+		}
+		if errs.ExitCode(err) != 2 {
+			t.Errorf("%q: exit code %d, want 2", dsn, errs.ExitCode(err))
+		}
+	}
+}
+
+func TestNoDSNNamesSandbox(t *testing.T) {
+	t.Setenv("PGHOST", "")
+	t.Setenv("PGDATABASE", "")
+	_, err := engine.ParseTarget("", off)
+	if err == nil || !strings.Contains(err.Error(), "--sandbox") || !strings.Contains(err.Error(), "--dsn") {
+		t.Errorf("no DSN: %v", err)
 	}
 }

@@ -32,10 +32,13 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, threads int
 		return 0, err
 	}
 	d := t.Engine.Dialect()
+	// The explaining pass owns c: whatever the worker does with it, it is
+	// closed here.
+	defer c.Close()
 	rec := &conn{Conn: c, ctx: ctx, d: d, out: out}
-	w, err := wl.NewWorker(ctx, rec, d, 0, threads)
+	t.Worker = false
+	w, err := wl.NewWorker(ctx, workload.WorkerEnv{Conn: rec, Dialect: d, Target: t, ID: 0, Threads: threads})
 	if err != nil {
-		c.Close()
 		return 0, err
 	}
 	deadline := time.Now().Add(maxTime)

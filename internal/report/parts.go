@@ -9,23 +9,16 @@ import (
 	"github.com/encbench/encbench/internal/stats"
 )
 
-// partOrder puts the connect workload's parts in the order they happen;
-// other parts (YCSB operations) follow in name order.
-var partOrder = []string{"connect", "tls_handshake", "first_query", "connect_first_query", "reused_query"}
-
-var partLabels = map[string]string{
-	"connect": "connect (new client, ready)", "tls_handshake": "  of which TLS handshake",
-	"first_query": "first query on the new connection", "connect_first_query": "connect + first query",
-	"reused_query": "query on a reused connection",
-}
-
 // PartsTable is the R2-style table of one target and thread count: the
 // mean time of each event part per variant, and its ratio to the baseline.
 type PartsTable struct {
-	Title    string
-	Target   string
-	Threads  int
-	Parts    []string
+	Title   string
+	Target  string
+	Threads int
+	Parts   []string
+	Labels  map[string]string
+	// Roles map a part role (connect, handshake, steady, ...) to its part.
+	Roles    map[string]string
 	Variants []string
 	// Means[variant][part] in ms, from the means of each repetition.
 	Means map[string]map[string]stats.Summary
@@ -33,28 +26,58 @@ type PartsTable struct {
 	Table Table
 }
 
-func partsOf(rs []*result.Result) []string {
-	var names []string
+// declared are the event parts the results' workloads declare, in their
+// order; parts a result timed but did not declare follow in name order.
+func declared(rs []*result.Result) []result.Part {
+	var out []result.Part
+	has := func(n string) bool {
+		return slices.ContainsFunc(out, func(p result.Part) bool { return p.Name == n })
+	}
 	for _, r := range rs {
-		for n := range r.Items {
-			if !slices.Contains(names, n) {
-				names = append(names, n)
+		for _, p := range r.Workload.Parts {
+			if !has(p.Name) {
+				out = append(out, p)
 			}
 		}
 	}
-	slices.SortFunc(names, func(a, b string) int {
-		ia, ib := slices.Index(partOrder, a), slices.Index(partOrder, b)
-		switch {
-		case ia >= 0 && ib >= 0:
-			return ia - ib
-		case ia >= 0:
-			return -1
-		case ib >= 0:
-			return 1
+	var extra []string
+	for _, r := range rs {
+		for n := range r.Items {
+			if !has(n) && !slices.Contains(extra, n) {
+				extra = append(extra, n)
+			}
 		}
-		return strings.Compare(a, b)
-	})
+	}
+	slices.Sort(extra)
+	for _, n := range extra {
+		out = append(out, result.Part{Name: n, Label: n})
+	}
+	return out
+}
+
+// partsOf names the parts the results timed, in declared order.
+func partsOf(rs []*result.Result) []string {
+	var names []string
+	for _, p := range declared(rs) {
+		for _, r := range rs {
+			if _, ok := r.Items[p.Name]; ok {
+				names = append(names, p.Name)
+				break
+			}
+		}
+	}
 	return names
+}
+
+// partRoles maps a role (workload.Role*) to the part that plays it.
+func partRoles(rs []*result.Result) map[string]string {
+	out := map[string]string{}
+	for _, p := range declared(rs) {
+		if p.Role != "" {
+			out[p.Role] = p.Name
+		}
+	}
+	return out
 }
 
 // partsTables builds one table per target and thread count of a section
@@ -102,6 +125,11 @@ func partsTables(cells []*Cell, order Order, baseline string) []PartsTable {
 			}
 		}
 		pt.Parts = partsOf(rs)
+		pt.Roles = partRoles(rs)
+		pt.Labels = map[string]string{}
+		for _, p := range declared(rs) {
+			pt.Labels[p.Name] = p.Label
+		}
 		pt.Title = fmt.Sprintf("%s, %s: mean time of each part (ms)", k.target, threadsText(k.threads))
 		pt.Table = pt.table(baseline)
 		out = append(out, pt)
@@ -119,7 +147,7 @@ func (pt PartsTable) table(baseline string) Table {
 	}
 	for _, part := range pt.Parts {
 		label := part
-		if l, ok := partLabels[part]; ok {
+		if l := pt.Labels[part]; l != "" {
 			label = l
 		}
 		row := []Text{{S: label}}
@@ -141,7 +169,7 @@ func (pt PartsTable) table(baseline string) Table {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	if slices.Contains(pt.Parts, "tls_handshake") {
+	if h := pt.Roles["handshake"]; h != "" && slices.Contains(pt.Parts, h) {
 		row := []Text{{S: "TLS: handshakes / resumed / version"}}
 		for _, v := range pt.Variants {
 			n := pt.Notes[v]
@@ -171,7 +199,9 @@ func partsConclusions(tables []PartsTable, baseline string, cells []*Cell) []str
 	var out []string
 	for _, pt := range tables {
 		b := pt.Means[baseline]
-		if b == nil || !slices.Contains(pt.Parts, "reused_query") {
+		conn, steadyPart := pt.Roles["connect"], pt.Roles["steady"]
+		hs, cfPart := pt.Roles["handshake"], pt.Roles["connect_first_query"]
+		if b == nil || conn == "" || steadyPart == "" || !slices.Contains(pt.Parts, steadyPart) {
 			continue
 		}
 		for _, v := range pt.Variants {
@@ -179,24 +209,24 @@ func partsConclusions(tables []PartsTable, baseline string, cells []*Cell) []str
 				continue
 			}
 			m := pt.Means[v]
-			con, rq := m["connect"], m["reused_query"]
-			if con.N == 0 || b["connect"].Mean <= 0 || b["reused_query"].Mean <= 0 {
+			con, rq := m[conn], m[steadyPart]
+			if con.N == 0 || b[conn].Mean <= 0 || b[steadyPart].Mean <= 0 {
 				continue
 			}
 			s := fmt.Sprintf("%s, %s against %s (%s): a new connection takes %.2fx as long (%.3f -> %.3f ms)",
-				pt.Target, v, baseline, threadsText(pt.Threads), con.Mean/b["connect"].Mean, b["connect"].Mean, con.Mean)
-			if h, ok := m["tls_handshake"]; ok && con.Mean > 0 {
+				pt.Target, v, baseline, threadsText(pt.Threads), con.Mean/b[conn].Mean, b[conn].Mean, con.Mean)
+			if h, ok := m[hs]; ok && hs != "" && con.Mean > 0 {
 				s += fmt.Sprintf(", of which the TLS handshake is %.0f%%", 100*h.Mean/con.Mean)
 			}
-			if cf, ok := m["connect_first_query"]; ok && b["connect_first_query"].Mean > 0 {
-				s += fmt.Sprintf("; connect + first query %.2fx", cf.Mean/b["connect_first_query"].Mean)
+			if cf, ok := m[cfPart]; ok && cfPart != "" && b[cfPart].Mean > 0 {
+				s += fmt.Sprintf("; connect + first query %.2fx", cf.Mean/b[cfPart].Mean)
 			}
-			steady := fmt.Sprintf("; a query on a reused connection %.2fx (%.3f -> %.3f ms)", rq.Mean/b["reused_query"].Mean, b["reused_query"].Mean, rq.Mean)
-			if l, err := stats.LossPct(itemMeans(cells, pt, baseline, "reused_query"), itemMeans(cells, pt, v, "reused_query")); err == nil && !l.Significant {
+			steady := fmt.Sprintf("; a query on a reused connection %.2fx (%.3f -> %.3f ms)", rq.Mean/b[steadyPart].Mean, b[steadyPart].Mean, rq.Mean)
+			if l, err := stats.LossPct(itemMeans(cells, pt, baseline, steadyPart), itemMeans(cells, pt, v, steadyPart)); err == nil && !l.Significant {
 				steady += ", a difference the repetitions cannot tell from noise"
 			}
 			s += steady + "."
-			if con.Mean/b["connect"].Mean >= 1.5 && rq.Mean/b["reused_query"].Mean < 1.25 {
+			if con.Mean/b[conn].Mean >= 1.5 && rq.Mean/b[steadyPart].Mean < 1.25 {
 				s += " TLS costs at connection set-up, not per query: pooling connections avoids most of it."
 			}
 			if n := pt.Notes[v]; n["tls_handshakes"] > 0 {

@@ -110,8 +110,9 @@ func items(w io.Writer, r *result.Result) {
 		it := r.Items[n]
 		fmt.Fprintf(w, "    %-22s %8d %9.4f %9.3f %9.3f %9.3f\n", n, it.N, it.Mean, it.P50, it.P95, it.P99)
 	}
-	if h, ok := r.Items["tls_handshake"]; ok {
-		if c, ok := r.Items["connect"]; ok && c.Mean > 0 {
+	roles := partRoles([]*result.Result{r})
+	if h, ok := r.Items[roles["handshake"]]; ok {
+		if c, ok := r.Items[roles["connect"]]; ok && c.Mean > 0 {
 			fmt.Fprintf(w, "    TLS handshake share of connect time: %.0f%%\n", 100*h.Mean/c.Mean)
 		}
 	}

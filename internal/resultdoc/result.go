@@ -156,6 +156,17 @@ type Workload struct {
 	Label  string         `json:"label,omitempty"`
 	Params map[string]any `json:"params"`
 	Schema string         `json:"schema,omitempty"`
+	// Parts are the event's timed parts (see Items), in the order the
+	// workload declares them, with their labels.
+	Parts []Part `json:"parts,omitempty"`
+}
+
+// Part is one timed part of a workload's events; Role (connect,
+// handshake, connect_first_query, steady) says what it stands for.
+type Part struct {
+	Name  string `json:"name"`
+	Label string `json:"label"`
+	Role  string `json:"role,omitempty"`
 }
 
 type Totals struct {

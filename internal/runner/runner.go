@@ -129,12 +129,9 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 		defer runtime.GOMAXPROCS(prev)
 	}
 	t.Worker = true
-	if tu, ok := wl.(workload.TargetUser); ok {
-		tu.UseTarget(t)
-	}
 	var itemNames []string
-	if it, ok := wl.(workload.Itemized); ok {
-		itemNames = it.ItemNames()
+	for _, p := range wl.Capabilities().Parts {
+		itemNames = append(itemNames, p.Name)
 	}
 	d := t.Engine.Dialect()
 	g, gctx := errgroup.WithContext(ctx)
@@ -153,7 +150,7 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 			if sessions[i], err = c.TLSState(gctx); err != nil {
 				return err
 			}
-			s.worker, err = wl.NewWorker(gctx, c, d, i, cfg.Threads)
+			s.worker, err = wl.NewWorker(gctx, workload.WorkerEnv{Conn: c, Dialect: d, Target: t, ID: i, Threads: cfg.Threads})
 			return err
 		})
 	}
@@ -527,13 +524,17 @@ func (r *run) replaceConn(id int, s *slot) error {
 	if err != nil {
 		return err
 	}
-	w, err := r.wl.NewWorker(ctx, c, r.t.Engine.Dialect(), id, r.cfg.Threads)
+	w, err := r.wl.NewWorker(ctx, r.workerEnv(c, id))
 	if err != nil {
 		c.Close()
 		return err
 	}
 	s.conn, s.worker = c, w
 	return nil
+}
+
+func (r *run) workerEnv(c engine.Conn, id int) workload.WorkerEnv {
+	return workload.WorkerEnv{Conn: c, Dialect: r.t.Engine.Dialect(), Target: r.t, ID: id, Threads: r.cfg.Threads}
 }
 
 func (r *run) reconnect(id int, s *slot) error {
@@ -544,7 +545,7 @@ func (r *run) reconnect(id int, s *slot) error {
 	for attempt := 0; attempt < 5; attempt++ {
 		c, err := r.t.Engine.Connect(ctx, r.t)
 		if err == nil {
-			w, werr := r.wl.NewWorker(ctx, c, r.t.Engine.Dialect(), id, r.cfg.Threads)
+			w, werr := r.wl.NewWorker(ctx, r.workerEnv(c, id))
 			if werr == nil {
 				s.conn, s.worker = c, w
 				return nil

@@ -27,6 +27,7 @@ import (
 	"github.com/encbench/encbench/internal/encryption/tdekeys"
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/tlsconf"
+	"github.com/encbench/encbench/internal/variant"
 )
 
 // Options are what `sandbox up` accepts.
@@ -67,18 +68,18 @@ func (o Options) pinned(name string, args ...string) []string {
 }
 
 // tls and tde say which layers the variant turns on.
-func (o Options) tls() bool { return strings.Contains(o.Variant, "tls") }
-func (o Options) tde() bool { return strings.Contains(o.Variant, "tde") }
+func (o Options) tls() bool { v, _ := variant.Parse(o.Variant); return v.TLS }
+func (o Options) tde() bool { v, _ := variant.Parse(o.Variant); return v.TDE }
 
 func (o *Options) validate() error {
 	if o.Variant == "" {
 		o.Variant = "plain"
 	}
-	switch o.Variant {
-	case "plain", "tls", "tde", "tls+tde":
-	default:
-		return errs.Usage("unknown --variant %q: use plain, tls, tde or tls+tde", o.Variant)
+	v, err := variant.Parse(o.Variant)
+	if err != nil || v.Encrypts() || v.TLSVersion != "" {
+		return errs.Usage("unknown --variant %q: a server's layers are plain, tls, tde or tls+tde (pin a version with --tls-version)", o.Variant)
 	}
+	o.Variant = v.String()
 	if o.CertAlgorithm == "" {
 		o.CertAlgorithm = certs.ECDSAP256
 	}
@@ -525,4 +526,10 @@ func Check(o Options) error {
 		return err
 	}
 	return p.Check(o)
+}
+
+// TDE says whether the sandbox stores tables encrypted at rest.
+func (i *Info) TDE() bool {
+	v, err := variant.Parse(i.Variant)
+	return err == nil && v.TDE
 }

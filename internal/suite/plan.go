@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/encbench/encbench/internal/variant"
 )
 
 // Overrides are the command line's changes to a suite. Negative or nil
@@ -64,7 +66,7 @@ func (c Cell) WorkloadID() string {
 }
 
 // Supports says whether a sandbox engine can run a variant; nil when it can.
-type Supports func(engine string, v Variant) error
+type Supports func(engine string, v variant.Variant) error
 
 // Expand applies the overrides and expands the matrix. Repetitions are
 // the outer loop, so every variant's repetition r runs before any r+1:
@@ -76,7 +78,7 @@ func Expand(s Suite, o Overrides, supports Supports) (*Plan, error) {
 	p := &Plan{Suite: s, Baseline: s.Variants[0]}
 	for _, t := range s.Targets {
 		for _, name := range s.Variants {
-			v, _ := ParseVariant(name)
+			v, _ := variant.Parse(name)
 			if t.DSN == "" && supports != nil {
 				if err := supports(t.Engine, v); err != nil {
 					p.Skipped = append(p.Skipped, fmt.Sprintf("%s %s: %v", t.Name, name, err))

@@ -5,18 +5,22 @@ package suite
 
 import (
 	"bytes"
+	"maps"
 	"embed"
 	"fmt"
 	"os"
 	"path"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/parser"
 
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/spec"
+	"github.com/encbench/encbench/internal/variant"
+	"github.com/encbench/encbench/internal/workload"
 )
 
 // Suite is one suite file.
@@ -50,6 +54,9 @@ type Suite struct {
 	// ColumnSets name the column encryption of enc-* variants: the
 	// --encrypt of the enc_* workloads, per engine if they differ.
 	ColumnSets map[string]ColumnSet `yaml:"column_sets" json:"column_sets,omitempty"`
+
+	// source is the YAML text, for line numbers in errors.
+	source []byte
 }
 
 // ColumnSet is one enc-* variant: which columns the client encrypts, with
@@ -197,6 +204,7 @@ func Parse(data []byte) (*Suite, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("%s", firstLine(yaml.FormatError(err, false, false)))
 	}
+	s.source = data
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -240,9 +248,9 @@ func (s *Suite) check() error {
 		seen[t.Name] = true
 	}
 	for _, v := range s.Variants {
-		pv, err := ParseVariant(v)
+		pv, err := variant.Parse(v)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s%v", s.at(fmt.Sprintf("$.variants[%d]", slices.Index(s.Variants, v))), err)
 		}
 		if pv.ColumnSet != "" {
 			if _, ok := s.ColumnSets[pv.ColumnSet]; !ok {
@@ -308,54 +316,55 @@ func (r *Reference) Losses() map[string]map[string]map[int]float64 {
 	return out
 }
 
-// Variant is a parsed variant name.
-type Variant struct {
-	Name       string
-	TLS        bool
-	TLSVersion string
-	TDE        bool
-	// Colenc is the share of columns encrypted in the client (colencNN).
-	Colenc int
-	// ColumnSet names the suite's column set of an enc-* variant.
-	ColumnSet string
+// at is "line N: " for a YAML path of the suite's source, or "" when the
+// path is not found (a built-in default, an override).
+func (s Suite) at(path string) string {
+	if len(s.source) == 0 {
+		return ""
+	}
+	p, err := yaml.PathString(path)
+	if err != nil {
+		return ""
+	}
+	f, err := parser.ParseBytes(s.source, 0)
+	if err != nil {
+		return ""
+	}
+	n, err := p.FilterFile(f)
+	if err != nil || n == nil || n.GetToken() == nil {
+		return ""
+	}
+	return fmt.Sprintf("line %d: ", n.GetToken().Position.Line)
 }
 
-// ParseVariant reads plain, tls, tls1.2, tls1.3, tde and their + joins.
-func ParseVariant(name string) (Variant, error) {
-	v := Variant{Name: name}
-	if name == "plain" {
-		return v, nil
-	}
-	for _, layer := range strings.Split(name, "+") {
-		switch layer {
-		case "tls":
-			v.TLS = true
-		case "tls1.2", "tls1.3":
-			v.TLS, v.TLSVersion = true, strings.TrimPrefix(layer, "tls")
-		case "tde":
-			v.TDE = true
-		case "colenc20", "colenc50", "colenc100":
-			v.Colenc, _ = strconv.Atoi(strings.TrimPrefix(layer, "colenc"))
-		default:
-			if strings.HasPrefix(layer, "enc-") && safeName(layer) {
-				v.ColumnSet = layer
-				continue
+// CheckOptions checks each workload entry against the workloads in reg:
+// the name must be known and every option must apply to that workload,
+// as on the command line; data options must apply to some workload.
+func (s Suite) CheckOptions(reg *workload.Registry) error {
+	used := map[string]bool{}
+	for i, w := range s.Workloads {
+		fam, err := reg.Lookup(w.Name)
+		if err != nil {
+			return fmt.Errorf("%s%v", s.at(fmt.Sprintf("$.workloads[%d].name", i)), err)
+		}
+		sp := spec.New(spec.Run, w.Name, fam)
+		for _, k := range slices.Sorted(maps.Keys(w.Options)) {
+			at := s.at(fmt.Sprintf("$.workloads[%d].options.%s", i, k))
+			if !sp.Has(k) {
+				return fmt.Errorf("%s%v", at, workload.NotApplicable(k, w.Name, reg.Owners()[spec.Normalize(k)]))
 			}
-			return v, fmt.Errorf("unknown variant %q: use plain, tls, tls1.2, tls1.3, tde, colenc20, colenc50, colenc100, enc-NAME (a column set) or a + join such as tls+tde", name)
+			if err := sp.Set(k, fmt.Sprint(w.Options[k])); err != nil {
+				return fmt.Errorf("%sworkload %s, option %s: %v", at, w.ID(), k, err)
+			}
+		}
+		for k := range s.Data {
+			used[k] = used[k] || sp.Has(k)
 		}
 	}
-	return v, nil
-}
-
-// Layers is the sandbox variant (plain, tls, tde, tls+tde).
-func (v Variant) Layers() string {
-	switch {
-	case v.TLS && v.TDE:
-		return "tls+tde"
-	case v.TLS:
-		return "tls"
-	case v.TDE:
-		return "tde"
+	for _, k := range slices.Sorted(maps.Keys(used)) {
+		if !used[k] {
+			return fmt.Errorf("%sdata option %s applies to none of the suite's workloads", s.at("$.data."+k), k)
+		}
 	}
-	return "plain"
+	return nil
 }

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"errors"
+	"github.com/encbench/encbench/internal/variant"
 	"strings"
 	"testing"
 )
@@ -24,7 +25,7 @@ scales:
   big: {data: {tables: 16}, threads: [64]}
 `
 
-func noTDEOnPostgres(engine string, v Variant) error {
+func noTDEOnPostgres(engine string, v variant.Variant) error {
 	if engine == "postgres" && v.TDE {
 		return errors.New("no TDE")
 	}
@@ -193,21 +194,6 @@ func TestColencSysbenchSuite(t *testing.T) {
 	}
 }
 
-func TestColencVariants(t *testing.T) {
-	for name, want := range map[string]int{"colenc20": 20, "colenc50": 50, "colenc100": 100, "tls+colenc50": 50, "plain": 0} {
-		v, err := ParseVariant(name)
-		if err != nil || v.Colenc != want {
-			t.Errorf("%s: %+v, %v", name, v, err)
-		}
-		if v.Layers() != map[bool]string{true: "tls", false: "plain"}[v.TLS] {
-			t.Errorf("%s: sandbox layers %q: column encryption needs no server change", name, v.Layers())
-		}
-	}
-	if _, err := ParseVariant("colenc30"); err == nil {
-		t.Error("colenc30 accepted")
-	}
-}
-
 func TestPlacement(t *testing.T) {
 	cases := []struct {
 		spec   string
@@ -222,15 +208,5 @@ func TestPlacement(t *testing.T) {
 		if got := Placement(c.spec, c.server, c.n); got != c.want {
 			t.Errorf("Placement(%q, %v, %d) = %q, want %q", c.spec, c.server, c.n, got, c.want)
 		}
-	}
-}
-
-func TestVariants(t *testing.T) {
-	v, err := ParseVariant("tls1.3+tde")
-	if err != nil || !v.TLS || !v.TDE || v.TLSVersion != "1.3" || v.Layers() != "tls+tde" {
-		t.Fatalf("%+v %v", v, err)
-	}
-	if _, err := ParseVariant("tls+"); err == nil {
-		t.Fatal("bad variant accepted")
 	}
 }

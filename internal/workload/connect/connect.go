@@ -19,7 +19,7 @@ import (
 	"github.com/encbench/encbench/internal/workload"
 )
 
-func init() { workload.Register(func() workload.Family { return &Family{} }) }
+func init() { workload.Register(Family{}) }
 
 // Name is the workload's name.
 const Name = "connect"
@@ -27,37 +27,61 @@ const Name = "connect"
 // table is created by prepare; the first query reads one of its rows.
 const table = "encbench_connect"
 
-// Item names, in the order events fill them.
-var itemNames = []string{"connect", "first_query", "connect_first_query", "reused_query", "tls_handshake"}
+// The event's parts, in the order events fill them and reports show them
+// (the handshake is part of the connect).
+const (
+	partConnect = iota
+	partTLSHandshake
+	partFirstQuery
+	partConnectFirstQuery
+	partReusedQuery
+	partCount
+)
 
-// Family holds the connect workload's options.
-type Family struct {
-	rows       int
-	resumption bool
-	reps       int64
+var parts = []workload.Part{
+	partConnect:           {Name: "connect", Label: "connect (new client, ready)", Role: workload.RoleConnect},
+	partTLSHandshake:      {Name: "tls_handshake", Label: "  of which TLS handshake", Role: workload.RoleHandshake},
+	partFirstQuery:        {Name: "first_query", Label: "first query on the new connection"},
+	partConnectFirstQuery: {Name: "connect_first_query", Label: "connect + first query", Role: workload.RoleConnectFirst},
+	partReusedQuery:       {Name: "reused_query", Label: "query on a reused connection", Role: workload.RoleSteady},
 }
 
-func (f *Family) Names() map[string]string {
+// Family is the connect workload alone.
+type Family struct{}
+
+func (Family) Name() string { return Name }
+
+func (Family) Workloads() map[string]string {
 	return map[string]string{Name: "new connection + first query + close, then the same query on a reused connection (report R2)"}
 }
 
-func (f *Family) BindFlags(fs *pflag.FlagSet) {
-	fs.IntVar(&f.rows, "connect-rows", 1000, "rows in encbench_connect; each first query reads one by primary key")
-	fs.BoolVar(&f.resumption, "tls-resumption", false, "offer TLS session resumption (Go's client session cache) on new connections")
-	fs.Int64Var(&f.reps, "connections", 5000, "connections the connect workload opens when neither --events nor --time is given")
+// Options are the connect workload's flags.
+type Options struct {
+	Rows       int
+	Resumption bool
+	Reps       int64
 }
 
-func (f *Family) New(name string) (workload.Workload, error) {
+func (Family) NewOptions() workload.Options { return &Options{} }
+
+func (o *Options) Bind(fs *pflag.FlagSet, _ string) {
+	fs.IntVar(&o.Rows, "connect-rows", 1000, "rows in encbench_connect; each first query reads one by primary key")
+	fs.BoolVar(&o.Resumption, "tls-resumption", false, "offer TLS session resumption (Go's client session cache) on new connections")
+	fs.Int64Var(&o.Reps, "connections", 5000, "connections the connect workload opens when neither --events nor --time is given")
+}
+
+func (Family) New(name string, opts workload.Options) (workload.Workload, error) {
 	if name != Name {
 		return nil, errs.Usage("unknown workload %q", name)
 	}
-	if f.rows < 1 {
+	o := opts.(*Options)
+	if o.Rows < 1 {
 		return nil, errs.Usage("--connect-rows must be at least 1")
 	}
-	if f.reps < 1 {
+	if o.Reps < 1 {
 		return nil, errs.Usage("--connections must be at least 1")
 	}
-	return &Workload{rows: f.rows, resumption: f.resumption, reps: f.reps}, nil
+	return &Workload{rows: o.Rows, resumption: o.Resumption, reps: o.Reps}, nil
 }
 
 // Workload is the connect workload with its options fixed.
@@ -65,15 +89,17 @@ type Workload struct {
 	rows       int
 	resumption bool
 	reps       int64
-	target     engine.Target
 }
 
-func (w *Workload) Name() string              { return Name }
-func (w *Workload) Tables() []string          { return []string{table} }
-func (w *Workload) Validate(int) error        { return nil }
-func (w *Workload) ItemNames() []string       { return itemNames }
-func (w *Workload) DefaultEvents() int64      { return w.reps }
-func (w *Workload) UseTarget(t engine.Target) { w.target = t }
+func (w *Workload) Name() string       { return Name }
+func (w *Workload) Tables() []string   { return []string{table} }
+func (w *Workload) Validate(int) error { return nil }
+
+// Capabilities: the parts of a connection's life are timed on their own;
+// a run is a number of connections by default.
+func (w *Workload) Capabilities() workload.Capabilities {
+	return workload.Capabilities{Parts: parts, DefaultEvents: w.reps}
+}
 func (w *Workload) Params() map[string]any {
 	return map[string]any{"connect_rows": w.rows, "tls_resumption": w.resumption, "connections": w.reps}
 }
@@ -152,15 +178,16 @@ func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
 	return workload.Cleanup(ctx, env, []string{table})
 }
 
-func (w *Workload) NewWorker(ctx context.Context, conn engine.Conn, _ engine.Dialect, id, _ int) (workload.Worker, error) {
-	if w.target.Engine == nil {
+func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workload.Worker, error) {
+	conn, id := env.Conn, env.ID
+	if env.Target.Engine == nil {
 		return nil, fmt.Errorf("connect workload has no target to open connections to")
 	}
 	probe := &engine.TLSProbe{}
 	if w.resumption {
 		probe.SessionCache = tls.NewLRUClientSessionCache(4)
 	}
-	t := w.target
+	t := env.Target
 	t.Probe = probe
 	return &worker{w: w, conn: conn, target: t, probe: probe, tls: t.TLS.Mode != engine.TLSDisable,
 		rng: rand.New(rand.NewPCG(uint64(id)+1, 0x5eed)), notes: map[string]int64{}}, nil
@@ -173,7 +200,7 @@ type worker struct {
 	probe  *engine.TLSProbe
 	tls    bool
 	rng    *rand.Rand
-	items  [5]time.Duration
+	items  [partCount]time.Duration
 	notes  map[string]int64
 	sql    []byte
 }
@@ -219,11 +246,12 @@ func (k *worker) Event(c *workload.Counters) error {
 	}
 	t4 := time.Now()
 	c.Reads += 2
-	k.items = [5]time.Duration{t1.Sub(t0), t2.Sub(t1), t2.Sub(t0), t4.Sub(t3), 0}
-	c.Items = k.items[:4]
+	// A zero part (no handshake) did not happen in this event.
+	k.items = [partCount]time.Duration{partConnect: t1.Sub(t0), partFirstQuery: t2.Sub(t1),
+		partConnectFirstQuery: t2.Sub(t0), partReusedQuery: t4.Sub(t3)}
+	c.Items = k.items[:]
 	if h := k.probe.Last(); k.tls && !h.Handshook.IsZero() && !h.Dialed.IsZero() {
-		k.items[4] = h.Handshook.Sub(h.Dialed)
-		c.Items = k.items[:5]
+		k.items[partTLSHandshake] = h.Handshook.Sub(h.Dialed)
 		k.notes["tls_handshakes"]++
 		if h.Resumed {
 			k.notes["tls_resumed"]++

@@ -44,12 +44,6 @@ type encState struct {
 
 func isEnc(name string) bool { _, ok := encDescriptions[name]; return ok }
 
-// UseKeys takes the key paths from the command line.
-func (w *Workload) UseKeys(p colenc.Paths) { w.enc.keys = p }
-
-// ExplainSQL: every oltp workload's statements are plain SQL.
-func (w *Workload) ExplainSQL() bool { return true }
-
 func (w *Workload) cipher() (*colenc.Cipher, error) {
 	if !w.enc.spec.any() {
 		return nil, nil

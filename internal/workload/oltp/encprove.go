@@ -12,14 +12,20 @@ import (
 
 const encProofRows = 5
 
-// EncryptFlag names the option that chooses encrypted columns.
-func (w *Workload) EncryptFlag() string { return "encrypt" }
-
 // ProveColumns checks the tables were prepared as --encrypt says (spec,
 // size, keyset) and reads rows of every table raw: each encrypted value must
 // decrypt as a ciphertext of its column and row, ore values must carry the
 // left part of what they decrypt to, plaintext values must read as plaintext.
-func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn) (*result.ColencProof, error) {
+// The proof also says where the predicate runs on a server of dialect d.
+func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, d engine.Dialect) (*result.ColencProof, error) {
+	p, err := w.proveColumns(ctx, c)
+	if p != nil {
+		p.Predicate = w.enc.spec.predicates(w.name, d.OreType)
+	}
+	return p, err
+}
+
+func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*result.ColencProof, error) {
 	if !isEnc(w.name) {
 		return nil, nil
 	}
@@ -115,14 +121,6 @@ func proveValue(enc *rowEncoder, i int, id int64, key, v []byte) error {
 		return enc.cipher.OreCheck(enc.cols[i], n, v)
 	}
 	return nil
-}
-
-// PredicatePlacement says where the workload's predicate runs.
-func (w *Workload) PredicatePlacement(d engine.Dialect) string {
-	if !isEnc(w.name) {
-		return ""
-	}
-	return w.enc.spec.predicates(w.name, d.OreType)
 }
 
 // encSchema describes the enc tables for reports.

@@ -56,9 +56,9 @@ func TestUniqueSequenceNeverRepeats(t *testing.T) {
 }
 
 func TestPointSelectUsesOneStatementPerEvent(t *testing.T) {
-	f := &Family{opts: testOptions()}
-	f.opts.PointSelects = 10
-	w, err := f.New("oltp_point_select")
+	o := testOptions()
+	o.PointSelects = 10
+	w, err := Family{}.New("oltp_point_select", &o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,12 +8,13 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/encbench/encbench/internal/encryption/colenc"
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/randgen"
 	"github.com/encbench/encbench/internal/workload"
 )
 
-func init() { workload.Register(func() workload.Family { return &Family{} }) }
+func init() { workload.Register(Family{}) }
 
 // Options are oltp_common.lua's options plus the two select_random_* ones.
 type Options struct {
@@ -39,12 +40,15 @@ type Options struct {
 	// Encrypt is --encrypt of the enc_* workloads.
 	Encrypt string `json:"encrypt"`
 	Rand    randgen.Options
+	Keys    colenc.Paths
 }
 
-// Family is the sysbench OLTP family.
-type Family struct {
-	opts Options
-}
+// Family is the sysbench OLTP family, with report R4's enc_* workloads.
+type Family struct{}
+
+func (Family) Name() string { return "oltp" }
+
+func (Family) NewOptions() workload.Options { return &Options{} }
 
 var descriptions = map[string]string{
 	"oltp_point_select":     "1 primary-key SELECT per event",
@@ -59,7 +63,7 @@ var descriptions = map[string]string{
 	"select_random_ranges":  "SELECT count(k) ... WHERE 10 OR-ed k BETWEEN ranges",
 }
 
-func (f *Family) Names() map[string]string {
+func (Family) Workloads() map[string]string {
 	out := make(map[string]string, len(descriptions)+len(encDescriptions))
 	for n, d := range descriptions {
 		out[n] = d
@@ -70,9 +74,9 @@ func (f *Family) Names() map[string]string {
 	return out
 }
 
-// BindFlags registers sysbench's option names and defaults.
-func (f *Family) BindFlags(fs *pflag.FlagSet) {
-	o := &f.opts
+// Bind registers sysbench's option names and defaults; the select_random_*
+// options only for their scripts, --encrypt and the keys only for enc_*.
+func (o *Options) Bind(fs *pflag.FlagSet, name string) {
 	fs.IntVar(&o.Tables, "tables", 1, "Number of tables")
 	fs.IntVar(&o.TableSize, "table-size", 10000, "Number of rows per table")
 	fs.IntVar(&o.RangeSize, "range-size", 100, "Range size for range SELECT queries")
@@ -89,10 +93,17 @@ func (f *Family) BindFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.SkipTrx, "skip-trx", false, "Don't start explicit transactions and execute all queries in the AUTOCOMMIT mode")
 	fs.BoolVar(&o.Secondary, "secondary", false, "Use a secondary index in place of the PRIMARY KEY")
 	fs.BoolVar(&o.CreateSecondary, "create-secondary", true, "Create a secondary index in addition to the PRIMARY KEY")
-	fs.IntVar(&o.RandomPoints, "random-points", 10, "Number of random points in the IN() clause in generated SELECTs (select_random_points)")
-	fs.IntVar(&o.NumberOfRanges, "number-of-ranges", 10, "Number of random BETWEEN ranges per SELECT (select_random_ranges)")
-	fs.IntVar(&o.Delta, "delta", 5, "Size of BETWEEN ranges (select_random_ranges)")
-	fs.StringVar(&o.Encrypt, "encrypt", "", "enc_* workloads: columns encrypted in the client, any of id,k,c,pad, each optionally column:scheme (rnd, det, ore for id and k, ashe for k); defaults id:det, others rnd; empty = plaintext")
+	o.RandomPoints, o.NumberOfRanges, o.Delta = 10, 10, 5
+	switch {
+	case name == "select_random_points":
+		fs.IntVar(&o.RandomPoints, "random-points", 10, "Number of random points in the IN() clause in generated SELECTs")
+	case name == "select_random_ranges":
+		fs.IntVar(&o.NumberOfRanges, "number-of-ranges", 10, "Number of random BETWEEN ranges per SELECT")
+		fs.IntVar(&o.Delta, "delta", 5, "Size of BETWEEN ranges")
+	case isEnc(name):
+		fs.StringVar(&o.Encrypt, "encrypt", "", "columns encrypted in the client, any of id,k,c,pad, each optionally column:scheme (rnd, det, ore for id and k, ashe for k); defaults id:det, others rnd; empty = plaintext")
+		colenc.BindFlags(fs, &o.Keys)
+	}
 	d := randgen.Defaults()
 	fs.StringVar(&o.Rand.Type, "rand-type", d.Type, "random numbers distribution {uniform,gaussian,special,pareto,zipfian}")
 	fs.IntVar(&o.Rand.SpecIter, "rand-spec-iter", d.SpecIter, "number of iterations used for numbers generation")
@@ -103,19 +114,17 @@ func (f *Family) BindFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.Rand.ZipfianExp, "rand-zipfian-exp", d.ZipfianExp, "shape parameter (exponent, theta) for the Zipfian distribution")
 }
 
-func (f *Family) New(name string) (workload.Workload, error) {
+func (Family) New(name string, opts workload.Options) (workload.Workload, error) {
 	_, sysbench := descriptions[name]
 	if !sysbench && !isEnc(name) {
 		return nil, errs.Usage("unknown oltp workload %q", name)
 	}
-	o := f.opts
+	o := *opts.(*Options)
 	if name == "oltp_point_select" {
 		o.PointSelects = 1 // oltp_point_select.lua overrides it
 	}
 	w := &Workload{name: name, opts: o, unique: newUniqueSeq(rand.Uint32(), rand.Uint32())}
-	if sysbench && o.Encrypt != "" {
-		return nil, errs.Usage("--encrypt applies to the enc_* workloads (enc_point_select, ...), not %s", name)
-	}
+	w.enc.keys = o.Keys
 	spec, err := parseEncrypt(o.Encrypt)
 	if err != nil {
 		return nil, err
@@ -133,6 +142,17 @@ type Workload struct {
 }
 
 func (w *Workload) Name() string { return w.name }
+
+// Capabilities: every oltp workload is SQL to explain; enc_* encrypt
+// columns chosen by --encrypt and prove it.
+func (w *Workload) Capabilities() workload.Capabilities {
+	c := workload.Capabilities{ExplainSQL: true}
+	if isEnc(w.name) {
+		c.EncryptOption = "encrypt"
+		c.ProveColumns = w.ProveColumns
+	}
+	return c
+}
 
 func (w *Workload) Params() map[string]any {
 	o := w.opts

@@ -69,7 +69,8 @@ type worker struct {
 }
 
 // NewWorker prepares what the script prepares in thread_init.
-func (w *Workload) NewWorker(ctx context.Context, conn engine.Conn, d engine.Dialect, id, threads int) (workload.Worker, error) {
+func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workload.Worker, error) {
+	conn, d, id, threads := env.Conn, env.Dialect, env.ID, env.Threads
 	if isEnc(w.name) {
 		return w.newEncWorker(ctx, conn, d, id, threads)
 	}

@@ -17,7 +17,7 @@ const proofRows = 5
 // encrypted column's values must decrypt as ciphertexts of that column and
 // row under the keyset, and each plaintext column's values must read as
 // plaintext of their type.
-func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn) (*result.ColencProof, error) {
+func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, _ engine.Dialect) (*result.ColencProof, error) {
 	return w.prove(ctx, c, func(*table) int { return proofRows })
 }
 

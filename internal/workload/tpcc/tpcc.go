@@ -20,7 +20,7 @@ import (
 	"github.com/encbench/encbench/internal/workload"
 )
 
-func init() { workload.Register(func() workload.Family { return &Family{} }) }
+func init() { workload.Register(Family{}) }
 
 // Options are the workload's flags.
 type Options struct {
@@ -31,32 +31,35 @@ type Options struct {
 	Keys       colenc.Paths
 }
 
-// Family binds the TPC-C options.
-type Family struct{ o Options }
+// Family is TPC-C, one workload.
+type Family struct{}
 
 const name = "tpcc"
 
-func (f *Family) Names() map[string]string {
+func (Family) Name() string { return name }
+
+func (Family) Workloads() map[string]string {
 	return map[string]string{name: "TPC-C: NewOrder 45%, Payment 43%, OrderStatus, Delivery, StockLevel 4% each; tpmC; --encrypt-columns 0|20|50|100"}
 }
 
-func (f *Family) BindFlags(fs *pflag.FlagSet) {
-	fs.IntVar(&f.o.Warehouses, "warehouses", 1, "TPC-C: number of warehouses (scale factor)")
-	fs.IntVar(&f.o.Level, "encrypt-columns", 0, "TPC-C: share of business columns encrypted in the client: 0, 20 (identifiers and customer personal data), 50 (+ prices, amounts, dates, quantities) or 100")
-	fs.StringVar(&f.o.Isolation, "isolation", "default", "TPC-C: transaction isolation: default (the server's), read-committed, repeatable-read or serializable")
-	fs.BoolVar(&f.o.ThinkTime, "think-time", false, "TPC-C: wait the specification's keying and think times between transactions (off: terminals run flat out)")
-}
+func (Family) NewOptions() workload.Options { return &Options{} }
 
-// UseKeys takes the column encryption key paths the command line bound.
-func (w *Workload) UseKeys(p colenc.Paths) { w.o.Keys = p }
+// Bind registers TPC-C's options, with the column encryption keys.
+func (o *Options) Bind(fs *pflag.FlagSet, _ string) {
+	fs.IntVar(&o.Warehouses, "warehouses", 1, "number of warehouses (scale factor)")
+	fs.IntVar(&o.Level, "encrypt-columns", 0, "share of business columns encrypted in the client: 0, 20 (identifiers and customer personal data), 50 (+ prices, amounts, dates, quantities) or 100")
+	fs.StringVar(&o.Isolation, "isolation", "default", "transaction isolation: default (the server's), read-committed, repeatable-read or serializable")
+	fs.BoolVar(&o.ThinkTime, "think-time", false, "wait the specification's keying and think times between transactions (off: terminals run flat out)")
+	colenc.BindFlags(fs, &o.Keys)
+}
 
 var isolations = map[string]string{"default": "", "read-committed": "READ COMMITTED", "repeatable-read": "REPEATABLE READ", "serializable": "SERIALIZABLE"}
 
-func (f *Family) New(n string) (workload.Workload, error) {
+func (Family) New(n string, opts workload.Options) (workload.Workload, error) {
 	if n != name {
 		return nil, errs.Usage("unknown workload %q", n)
 	}
-	o := f.o
+	o := *opts.(*Options)
 	if o.Warehouses < 1 {
 		return nil, errs.Usage("--warehouses must be at least 1")
 	}
@@ -108,7 +111,18 @@ const (
 
 var txNames = [txCount]string{"new_order", "payment", "order_status", "delivery", "stock_level"}
 
-func (w *Workload) ItemNames() []string { return txNames[:] }
+var txLabels = [txCount]string{"NewOrder", "Payment", "OrderStatus", "Delivery", "StockLevel"}
+
+// Capabilities: TPC-C times each transaction type, checks 3.3.2, encrypts
+// columns by share and derives tpmC.
+func (w *Workload) Capabilities() workload.Capabilities {
+	parts := make([]workload.Part, txCount)
+	for i := range parts {
+		parts[i] = workload.Part{Name: txNames[i], Label: txLabels[i]}
+	}
+	return workload.Capabilities{Parts: parts, ExplainSQL: true, EncryptOption: "encrypt-columns",
+		Check: w.Check, ProveColumns: w.ProveColumns, Rates: w.Rates}
+}
 
 func (w *Workload) Params() map[string]any {
 	cols, business := w.s.encrypted(w.o.Level)
@@ -169,9 +183,3 @@ func (w *Workload) isolationSQL(d engine.Dialect) string {
 	}
 	return fmt.Sprintf(d.SetIsolation, lvl)
 }
-
-// EncryptFlag names the option that chooses encrypted columns.
-func (w *Workload) EncryptFlag() string { return "encrypt-columns" }
-
-// ExplainSQL: TPC-C's statements are SQL (--explain).
-func (w *Workload) ExplainSQL() bool { return true }

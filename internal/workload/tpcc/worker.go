@@ -54,7 +54,8 @@ type worker struct {
 }
 
 // NewWorker prepares the terminal's statements for the level's encryption.
-func (w *Workload) NewWorker(ctx context.Context, conn engine.Conn, d engine.Dialect, id, threads int) (workload.Worker, error) {
+func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workload.Worker, error) {
+	conn, d, id := env.Conn, env.Dialect, env.ID
 	cipher, err := w.keys()
 	if err != nil {
 		return nil, err

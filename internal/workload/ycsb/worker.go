@@ -125,7 +125,8 @@ type worker struct {
 	ctx     context.Context
 }
 
-func (w *Workload) NewWorker(ctx context.Context, conn engine.Conn, _ engine.Dialect, id, _ int) (workload.Worker, error) {
+func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workload.Worker, error) {
+	conn, id := env.Conn, env.ID
 	if err := w.countRecords(ctx, conn); err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/encbench/encbench/internal/workload"
 )
 
-func init() { workload.Register(func() workload.Family { return &Family{} }) }
+func init() { workload.Register(Family{}) }
 
 // mix is a core workload's operation proportions and request distribution.
 type mix struct {
@@ -57,10 +57,15 @@ type Options struct {
 	Table          string  `json:"table"`
 }
 
-// Family holds the options bound to flags; -1 means "the workload's own".
-type Family struct{ o Options }
+// Family is YCSB's core workloads.
+type Family struct{}
 
-func (f *Family) Names() map[string]string {
+func (Family) Name() string { return "ycsb" }
+
+// NewOptions: a proportion of -1 means "the core workload's own".
+func (Family) NewOptions() workload.Options { return &Options{} }
+
+func (Family) Workloads() map[string]string {
 	out := map[string]string{}
 	for n, m := range mixes {
 		out[n] = "YCSB core workload " + strings.ToUpper(n[5:]) + ": " + m.desc
@@ -68,31 +73,32 @@ func (f *Family) Names() map[string]string {
 	return out
 }
 
-func (f *Family) BindFlags(fs *pflag.FlagSet) {
-	fs.Int64Var(&f.o.RecordCount, "recordcount", 1000, "YCSB: records loaded by prepare")
-	fs.Int64Var(&f.o.OperationCount, "operationcount", 1000, "YCSB: operations a run performs when neither --events nor --time is given")
-	fs.IntVar(&f.o.FieldCount, "fieldcount", 10, "YCSB: fields per record")
-	fs.IntVar(&f.o.FieldLength, "fieldlength", 100, "YCSB: bytes per field")
-	fs.Float64Var(&f.o.Read, "readproportion", -1, "YCSB: share of reads (default: the core workload's)")
-	fs.Float64Var(&f.o.Update, "updateproportion", -1, "YCSB: share of updates")
-	fs.Float64Var(&f.o.Insert, "insertproportion", -1, "YCSB: share of inserts")
-	fs.Float64Var(&f.o.Scan, "scanproportion", -1, "YCSB: share of scans")
-	fs.Float64Var(&f.o.RMW, "readmodifywriteproportion", -1, "YCSB: share of read-modify-writes")
-	fs.StringVar(&f.o.Distribution, "requestdistribution", "", "YCSB: zipfian, uniform or latest (default: the core workload's)")
-	fs.IntVar(&f.o.MaxScanLength, "maxscanlength", 100, "YCSB: longest scan")
-	fs.StringVar(&f.o.ScanLengthDist, "scanlengthdistribution", "uniform", "YCSB: uniform or zipfian scan lengths")
-	fs.StringVar(&f.o.InsertOrder, "insertorder", "hashed", "YCSB: hashed (keys spread by FNV hash) or ordered")
-	fs.BoolVar(&f.o.ReadAllFields, "readallfields", true, "YCSB: reads return every field")
-	fs.BoolVar(&f.o.WriteAllFields, "writeallfields", false, "YCSB: updates write every field, not one")
-	fs.StringVar(&f.o.Table, "ycsb-table", "usertable", "YCSB: table or collection name")
+// Bind registers YCSB's property names.
+func (o *Options) Bind(fs *pflag.FlagSet, _ string) {
+	fs.Int64Var(&o.RecordCount, "recordcount", 1000, "records loaded by prepare")
+	fs.Int64Var(&o.OperationCount, "operationcount", 1000, "operations a run performs when neither --events nor --time is given")
+	fs.IntVar(&o.FieldCount, "fieldcount", 10, "fields per record")
+	fs.IntVar(&o.FieldLength, "fieldlength", 100, "bytes per field")
+	fs.Float64Var(&o.Read, "readproportion", -1, "share of reads (default: the core workload's)")
+	fs.Float64Var(&o.Update, "updateproportion", -1, "share of updates")
+	fs.Float64Var(&o.Insert, "insertproportion", -1, "share of inserts")
+	fs.Float64Var(&o.Scan, "scanproportion", -1, "share of scans")
+	fs.Float64Var(&o.RMW, "readmodifywriteproportion", -1, "share of read-modify-writes")
+	fs.StringVar(&o.Distribution, "requestdistribution", "", "zipfian, uniform or latest (default: the core workload's)")
+	fs.IntVar(&o.MaxScanLength, "maxscanlength", 100, "longest scan")
+	fs.StringVar(&o.ScanLengthDist, "scanlengthdistribution", "uniform", "uniform or zipfian scan lengths")
+	fs.StringVar(&o.InsertOrder, "insertorder", "hashed", "hashed (keys spread by FNV hash) or ordered")
+	fs.BoolVar(&o.ReadAllFields, "readallfields", true, "reads return every field")
+	fs.BoolVar(&o.WriteAllFields, "writeallfields", false, "updates write every field, not one")
+	fs.StringVar(&o.Table, "ycsb-table", "usertable", "table or collection name")
 }
 
-func (f *Family) New(name string) (workload.Workload, error) {
+func (Family) New(name string, opts workload.Options) (workload.Workload, error) {
 	m, ok := mixes[name]
 	if !ok {
 		return nil, errs.Usage("unknown workload %q", name)
 	}
-	o := f.o
+	o := *opts.(*Options)
 	pick := func(v *float64, def float64) {
 		if *v < 0 {
 			*v = def
@@ -176,11 +182,19 @@ func (w *Workload) countRecords(ctx context.Context, c engine.Conn) error {
 // Item names, one per operation type, as YCSB reports them.
 var itemNames = []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"}
 
-func (w *Workload) Name() string         { return w.name }
-func (w *Workload) Tables() []string     { return []string{w.o.Table} }
-func (w *Workload) Validate(int) error   { return nil }
-func (w *Workload) ItemNames() []string  { return itemNames }
-func (w *Workload) DefaultEvents() int64 { return w.o.OperationCount }
+func (w *Workload) Name() string       { return w.name }
+func (w *Workload) Tables() []string   { return []string{w.o.Table} }
+func (w *Workload) Validate(int) error { return nil }
+
+// Capabilities: each operation type is timed on its own; a run does
+// operationcount operations by default; SQL engines can EXPLAIN them.
+func (w *Workload) Capabilities() workload.Capabilities {
+	parts := make([]workload.Part, len(itemNames))
+	for i, n := range itemNames {
+		parts[i] = workload.Part{Name: n, Label: strings.ToLower(n)}
+	}
+	return workload.Capabilities{Parts: parts, DefaultEvents: w.o.OperationCount, ExplainSQL: true}
+}
 
 func (w *Workload) Params() map[string]any {
 	o := w.o
@@ -271,7 +285,3 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
 	return workload.Cleanup(ctx, env, []string{w.o.Table})
 }
-
-// ExplainSQL: on SQL engines YCSB's operations are prepared statements
-// (--explain); the engine's dialect says whether it can explain them.
-func (w *Workload) ExplainSQL() bool { return true }

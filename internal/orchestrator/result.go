@@ -1,4 +1,4 @@
-package runner
+package orchestrator
 
 import (
 	"math"
@@ -11,12 +11,13 @@ import (
 
 	"github.com/encbench/encbench/internal/measure"
 	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/runner"
 	"github.com/encbench/encbench/internal/version"
 )
 
-// Result turns an outcome into the result document; the caller fills in
+// assemble turns a runner outcome into the result document; Run fills in
 // target, engine, variant and workload.
-func (o *Outcome) Result(cfg Config, started time.Time) *result.Result {
+func assemble(o *runner.Outcome, cfg runner.Config, started time.Time) *result.Result {
 	secs := o.Elapsed.Seconds()
 	q := o.Reads + o.Writes + o.Others
 	r := &result.Result{
@@ -98,7 +99,7 @@ func (o *Outcome) Result(cfg Config, started time.Time) *result.Result {
 	return r
 }
 
-func fairness(o *Outcome) result.Fairness {
+func fairness(o *runner.Outcome) result.Fairness {
 	n := float64(len(o.WorkerEvents))
 	if n == 0 {
 		return result.Fairness{}

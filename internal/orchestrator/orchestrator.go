@@ -1,0 +1,116 @@
+// Package orchestrator carries out encbench's phases: it takes a spec,
+// resolves its target and workload, and prepares, runs, cleans up or
+// checks, returning the result document. The CLI and the suite executor
+// both build specs and call it; nothing here parses a command line.
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/sandbox"
+	"github.com/encbench/encbench/internal/spec"
+	"github.com/encbench/encbench/internal/workload"
+)
+
+// Resolved is a spec made concrete: its server and its workload.
+type Resolved struct {
+	Spec     spec.Spec
+	Target   engine.Target
+	Workload workload.Workload
+	// Sandbox is set when the target is a local sandbox.
+	Sandbox *sandbox.Info
+	// TDE: the tables are (to be) stored encrypted at rest.
+	TDE bool
+}
+
+// Resolve finds the spec's workload in reg and its server.
+func Resolve(s spec.Spec, reg *workload.Registry, warn io.Writer) (*Resolved, error) {
+	fam, err := reg.Lookup(s.Workload)
+	if err != nil {
+		return nil, err
+	}
+	if s.Options == nil {
+		s.Options = fam.NewOptions()
+	}
+	wl, err := fam.New(s.Workload, s.Options)
+	if err != nil {
+		return nil, err
+	}
+	if err := wl.Validate(s.Threads); err != nil {
+		return nil, err
+	}
+	r := &Resolved{Spec: s, Workload: wl, TDE: s.TDE}
+	dsn := s.Target.DSN
+	if s.Target.Sandbox != "" {
+		if dsn != "" {
+			return nil, errs.Usage("give either --dsn or --sandbox, not both")
+		}
+		info, err := sandbox.Load(s.Target.Sandbox)
+		if err != nil {
+			return nil, err
+		}
+		dsn, r.Sandbox = info.DSN, info
+		// A TDE sandbox's tables are stored encrypted without being asked.
+		r.TDE = r.TDE || info.TDE()
+		if r.Spec.Target.ServerPID == 0 {
+			r.Spec.Target.ServerPID = info.PID
+		}
+	}
+	r.Target, err = engine.ParseTarget(dsn, s.Target.TLS)
+	if err != nil {
+		return nil, err
+	}
+	if r.Target.TLS.Mode == engine.TLSRequire && warn != nil {
+		fmt.Fprintln(warn, "encbench: warning: --tls require encrypts but does not verify the server; use verify-full with --tls-ca for a server you do not control")
+	}
+	return r, nil
+}
+
+func (r *Resolved) env(log io.Writer) workload.Env {
+	return workload.Env{Target: r.Target, Threads: r.Spec.Threads, Force: r.Spec.Force, TDE: r.TDE, Log: log}
+}
+
+// Prepare creates and loads the workload's tables.
+func Prepare(ctx context.Context, s spec.Spec, reg *workload.Registry, log io.Writer) error {
+	r, err := Resolve(s, reg, log)
+	if err != nil {
+		return err
+	}
+	if err := r.Workload.Prepare(ctx, r.env(log)); err != nil {
+		return fmt.Errorf("prepare failed: %w", err)
+	}
+	return nil
+}
+
+// Cleanup drops the workload's tables (only those encbench created).
+func Cleanup(ctx context.Context, s spec.Spec, reg *workload.Registry, log io.Writer) error {
+	r, err := Resolve(s, reg, log)
+	if err != nil {
+		return err
+	}
+	if err := r.Workload.Cleanup(ctx, r.env(log)); err != nil {
+		return fmt.Errorf("cleanup failed: %w", err)
+	}
+	return nil
+}
+
+// Check verifies the workload's consistency conditions on the server.
+func Check(ctx context.Context, s spec.Spec, reg *workload.Registry, log io.Writer) ([]workload.CheckResult, error) {
+	r, err := Resolve(s, reg, log)
+	if err != nil {
+		return nil, err
+	}
+	check := r.Workload.Capabilities().Check
+	if check == nil {
+		return nil, errs.Usage("workload %s has no consistency conditions to check (tpcc has)", s.Workload)
+	}
+	res, err := check(ctx, r.env(log))
+	if err != nil {
+		return nil, fmt.Errorf("check failed: %w", err)
+	}
+	return res, nil
+}

@@ -1,0 +1,258 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/explain"
+	"github.com/encbench/encbench/internal/measure"
+	"github.com/encbench/encbench/internal/report"
+	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/runner"
+	"github.com/encbench/encbench/internal/spec"
+	"github.com/encbench/encbench/internal/variant"
+	"github.com/encbench/encbench/internal/workload"
+)
+
+// Output is where a run writes: its progress and summary to Stdout,
+// notices to Stderr; OnInterval sees every interval (a suite's display).
+type Output struct {
+	Stdout, Stderr io.Writer
+	OnInterval     func(runner.Interval)
+}
+
+// runnerConfig turns the spec's runner settings into the runner's.
+func runnerConfig(s spec.Spec, out io.Writer) (runner.Config, error) {
+	r := s.Runner
+	switch {
+	case r.Time < 0 || r.Events < 0 || r.Warmup < 0 || r.Rate < 0 || r.ReportInterval < 0:
+		return runner.Config{}, errs.Usage("--time, --events, --warmup-time, --rate and --report-interval must not be negative")
+	case r.Time == 0 && r.Events == 0:
+		return runner.Config{}, errs.Usage("--time=0 needs --events: the run would never end")
+	case r.Percentile <= 0 || r.Percentile > 100:
+		return runner.Config{}, errs.Usage("--percentile must be in (0, 100]")
+	case s.Threads < 1:
+		return runner.Config{}, errs.Usage("--threads must be at least 1")
+	}
+	cpus, err := ParseCPUList(r.ClientCPUs)
+	if err != nil {
+		return runner.Config{}, err
+	}
+	pid := s.Target.ServerPID
+	if s.Target.ServerProcess != "" && pid == 0 {
+		if pid, err = measure.FindProcess(s.Target.ServerProcess); err != nil {
+			return runner.Config{}, errs.Usage("--server-process: %v", err)
+		}
+	}
+	return runner.Config{
+		ClientCPUs:      cpus,
+		Threads:         s.Threads,
+		Time:            time.Duration(r.Time) * time.Second,
+		Events:          r.Events,
+		Warmup:          time.Duration(r.Warmup) * time.Second,
+		Rate:            r.Rate,
+		ReportInterval:  time.Duration(r.ReportInterval) * time.Second,
+		Percentile:      r.Percentile,
+		MaxReconnects:   r.MaxReconnects,
+		Out:             out,
+		ServerPID:       pid,
+		ReconnectPerTxn: r.ReconnectPerTxn,
+	}, nil
+}
+
+// Run proves the spec's encryption layers from the server, measures the
+// workload and returns the result document (written to s.JSON if set).
+// A result comes back with an error too when the run measured something
+// but failed or was interrupted.
+func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*result.Result, error) {
+	rs, err := Resolve(s, reg, o.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	s = rs.Spec
+	t, wl := rs.Target, rs.Workload
+	caps := wl.Capabilities()
+	cfg, err := runnerConfig(s, o.Stdout)
+	if err != nil {
+		return nil, err
+	}
+	cfg.OnInterval = o.OnInterval
+	admin, err := t.Engine.Connect(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	defer admin.Close()
+	info, err := t.Engine.ServerInfo(ctx, admin)
+	if err != nil {
+		return nil, err
+	}
+	tdeProof, err := proveAtRest(ctx, t, admin, wl, rs.Sandbox, rs.TDE)
+	if err != nil {
+		return nil, err
+	}
+	var colProof *result.ColencProof
+	if caps.ProveColumns != nil {
+		if colProof, err = caps.ProveColumns(ctx, admin, t.Engine.Dialect()); err != nil {
+			return nil, fmt.Errorf("column encryption not proven: %w", err)
+		}
+	}
+	reg2 := regime(ctx, t, admin, wl)
+	var proof result.TLSProof
+	cfg.CheckSessions = func(sessions []engine.SessionTLS) error {
+		proof = tlsProof(t, sessions)
+		return checkTLS(t, proof)
+	}
+	fmt.Fprintf(o.Stdout, "encbench: %s on %s (%s), %d threads, TLS %s\n\n", wl.Name(), info.Version, t.Redacted(), cfg.Threads, t.TLS.Mode)
+	if s.Explain {
+		if err := explainFirst(ctx, t, wl, cfg.Threads, o.Stdout); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Warmup > 0 {
+		fmt.Fprintf(o.Stdout, "Warming up for %d seconds...\n", s.Runner.Warmup)
+	}
+	started := time.Now()
+	out, runErr := runner.Run(ctx, t, wl, cfg)
+	if out == nil || out.Hist == nil || out.Elapsed == 0 {
+		if runErr == nil {
+			runErr = fmt.Errorf("run produced no measurements")
+		}
+		return nil, runErr
+	}
+	res := assemble(out, cfg, started)
+	res.Target = t.Redacted()
+	res.Command = s.Display()
+	res.Engine = result.Engine{Kind: t.Engine.Kind(), Version: info.Version, Settings: info.Settings}
+	res.Workload = result.Workload{Name: wl.Name(), Params: wl.Params(), Schema: wl.Schema()}
+	for _, p := range caps.Parts {
+		res.Workload.Parts = append(res.Workload.Parts, result.Part{Name: p.Name, Label: p.Label, Role: p.Role})
+	}
+	if s.Runner.ReconnectPerTxn {
+		res.Workload.Params["reconnect_per_txn"] = true
+	}
+	res.Repetition = s.Runner.Repetition
+	name := variant.Observed(t.TLS.Mode != engine.TLSDisable, rs.TDE, colencName(colProof))
+	if s.VariantName != "" {
+		name = s.VariantName
+	}
+	res.Variant = result.Variant{Name: name, TLS: t.TLS.Mode, TDE: rs.TDE, Colenc: colencName(colProof),
+		Verified: result.Verification{OK: runErr == nil, TLS: proof, TDE: tdeProof, Colenc: colProof}}
+	if caps.Rates != nil {
+		counts := map[string]int64{}
+		for name, it := range res.Items {
+			counts[name] = it.N
+		}
+		res.Rates = caps.Rates(counts, res.DurationS)
+	}
+	res.Regime = reg2
+	if rs.Sandbox != nil {
+		res.CPU.ServerCPUs = rs.Sandbox.ServerCPUs
+		if d := measure.Disk(rs.Sandbox.DataDir); d != "" {
+			res.Environment.Disk = d
+		}
+	}
+	fmt.Fprintln(o.Stdout)
+	report.Summary(o.Stdout, res)
+	if s.JSON != "" {
+		if err := result.WriteFile(s.JSON, res); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(o.Stderr, "encbench: result written to %s\n", s.JSON)
+	}
+	if runErr != nil {
+		return res, fmt.Errorf("run failed: %w", runErr)
+	}
+	if res.Partial {
+		return res, fmt.Errorf("interrupted: the result covers %.1f s and is marked partial", res.DurationS)
+	}
+	return res, nil
+}
+
+func explainFirst(ctx context.Context, t engine.Target, wl workload.Workload, threads int, out io.Writer) error {
+	if !wl.Capabilities().ExplainSQL || t.Engine.Dialect().Explain == "" {
+		return errs.Usage("--explain: %s on %s has no SQL plans to show", wl.Name(), t.Engine.Kind())
+	}
+	fmt.Fprintf(out, "Plans of the workload's statements (EXPLAIN, first execution of each):\n\n")
+	n, err := explain.Run(ctx, t, wl, threads, out)
+	if err != nil {
+		return fmt.Errorf("--explain: %w", err)
+	}
+	fmt.Fprintf(out, "%d statement(s) explained.\n\n", n)
+	return nil
+}
+
+// colencName is the column encryption layer's name: "colenc50" or "none".
+func colencName(p *result.ColencProof) string {
+	if p == nil || p.Level == 0 {
+		return "none"
+	}
+	if p.Name != "" {
+		return p.Name
+	}
+	return "colenc" + strconv.Itoa(p.Level)
+}
+
+func tlsProof(t engine.Target, sessions []engine.SessionTLS) result.TLSProof {
+	p := result.TLSProof{Source: t.Engine.Dialect().TLSProofSource, Connections: len(sessions),
+		Versions: map[string]int{}, Ciphers: map[string]int{}}
+	for _, s := range sessions {
+		if s.Encrypted {
+			p.TLSConnections++
+			p.Versions[s.Version]++
+			p.Ciphers[s.Cipher]++
+		}
+	}
+	return p
+}
+
+// checkTLS fails a run whose connections are not what --tls promised.
+func checkTLS(t engine.Target, p result.TLSProof) error {
+	if t.TLS.Mode == engine.TLSDisable && p.TLSConnections > 0 {
+		return fmt.Errorf("TLS was meant to be off, but the server (%s) reports %d of %d connections encrypted (%s): not reported as plain",
+			p.Source, p.TLSConnections, p.Connections, sortedKeys(p.Versions))
+	}
+	if t.TLS.Mode != engine.TLSDisable && p.TLSConnections != p.Connections {
+		return fmt.Errorf("TLS was meant to be on, but the server (%s) reports only %d of %d connections encrypted", p.Source, p.TLSConnections, p.Connections)
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]int) string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+// ParseCPUList reads CPU lists such as "0,1" or "0-3,6".
+func ParseCPUList(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := a, error(nil)
+		if isRange {
+			b, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || a < 0 || b < a || b >= runtime.NumCPU() {
+			return nil, errs.Usage("bad --client-cpus %q: give CPUs 0-%d as a list like 0,1 or 0-1", s, runtime.NumCPU()-1)
+		}
+		for c := a; c <= b; c++ {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,230 @@
+// Package spec is the typed description of one encbench command on one
+// workload: the target, its encryption layers, the workload with its
+// family's typed options, and the runner's settings. The command line
+// binds into a Spec, a suite builds Specs directly, and a Spec renders the
+// command line that reproduces it.
+package spec
+
+import (
+	"reflect"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/workload"
+)
+
+// Command is the phase a spec is for.
+type Command string
+
+// The phases that take a workload.
+const (
+	Prepare Command = "prepare"
+	Run     Command = "run"
+	Cleanup Command = "cleanup"
+	Check   Command = "check"
+)
+
+// Commands lists the phases in the order a user meets them.
+var Commands = []Command{Prepare, Run, Cleanup, Check}
+
+// Spec is one phase of one workload against one target.
+type Spec struct {
+	Command  Command
+	Workload string
+	// Options are the workload family's own typed options.
+	Options workload.Options
+	Target  Target
+	// TDE: prepare stores the tables encrypted at rest; run proves they are.
+	TDE     bool
+	Threads int
+	// Force lets prepare replace tables encbench did not create.
+	Force  bool
+	Runner Runner
+	// Explain prints the server's plan of each statement before a run.
+	Explain bool
+	// JSON is where run writes its result document.
+	JSON string
+	// VariantName is what reports group the run under; empty: named from
+	// the layers the run proved.
+	VariantName string
+}
+
+// Target is the server: a sandbox directory or a DSN, with TLS choices.
+type Target struct {
+	DSN     string
+	Sandbox string
+	TLS     engine.TLSOptions
+	// ServerPID or ServerProcess name a local server whose CPU is measured
+	// (sandboxes: automatic).
+	ServerPID     int
+	ServerProcess string
+}
+
+// Runner is sysbench's general options plus encbench's own.
+type Runner struct {
+	// Time, Warmup and ReportInterval are seconds.
+	Time            int
+	Events          int64
+	Warmup          int
+	Rate            float64
+	ReportInterval  int
+	Percentile      float64
+	MaxReconnects   int
+	Repetition      int
+	ClientCPUs      string
+	ReconnectPerTxn bool
+}
+
+// New returns the spec of a phase of a workload with every default set.
+func New(cmd Command, name string, fam workload.Family) Spec {
+	s := Spec{Command: cmd, Workload: name, Options: fam.NewOptions()}
+	Bind(newFlagSet(), &s)
+	return s
+}
+
+// Bind registers the phase's flags, and the workload's, on fs, pointing
+// into s; registering sets every field to its default.
+func Bind(fs *pflag.FlagSet, s *Spec) {
+	fs.SortFlags = false
+	fs.StringVar(&s.Target.DSN, "dsn", "", "server to test: postgres://user:pass@host:port/db, a libpq 'host=... dbname=...' string, mysql://user:pass@host:port/db, user:pass@tcp(host:port)/db, or mongodb://...")
+	fs.StringVar(&s.Target.Sandbox, "sandbox", "", "use the sandbox running in this directory instead of --dsn")
+	t := &s.Target.TLS
+	fs.StringVar(&t.Mode, "tls", "", "transport encryption: disable (default unless the DSN has sslmode), require (no verification), verify-ca, verify-full, or on (= verify-full)")
+	fs.StringVar(&t.Version, "tls-version", "", "pin the TLS protocol version: 1.2 or 1.3")
+	fs.StringVar(&t.Cipher, "tls-cipher", "", "TLS 1.2 cipher suite (OpenSSL name, for example ECDHE-ECDSA-AES128-GCM-SHA256)")
+	fs.StringVar(&t.CAFile, "tls-ca", "", "CA certificate (PEM) that signed the server's certificate")
+	fs.StringVar(&t.CertFile, "tls-cert", "", "client certificate (PEM)")
+	fs.StringVar(&t.KeyFile, "tls-key", "", "client private key (PEM)")
+	fs.IntVar(&s.Threads, "threads", 1, "number of threads to use")
+	switch s.Command {
+	case Prepare:
+		fs.BoolVar(&s.Force, "force", false, "replace existing tables of the workload, even ones encbench did not create")
+		fs.BoolVar(&s.TDE, "tde", false, "store the tables encrypted at rest, in the server's own syntax (MariaDB ENCRYPTED=YES, MySQL ENCRYPTION='Y', pg_tde USING tde_heap)")
+	case Run:
+		bindRun(fs, s)
+	}
+	if s.Options != nil {
+		s.Options.Bind(fs, s.Workload)
+	}
+}
+
+func bindRun(fs *pflag.FlagSet, s *Spec) {
+	r := &s.Runner
+	fs.IntVar(&r.Time, "time", 10, "limit for total execution time in seconds (0: no limit)")
+	fs.Int64Var(&r.Events, "events", 0, "limit for total number of events (0: no limit)")
+	fs.IntVar(&r.Warmup, "warmup-time", 0, "execute events for this many seconds with statistics disabled before the measured run")
+	fs.Float64Var(&r.Rate, "rate", 0, "average transactions rate (0: unlimited); latency then counts from each event's intended start")
+	fs.IntVar(&r.ReportInterval, "report-interval", 0, "report intermediate statistics every N seconds (0: off)")
+	fs.Float64Var(&r.Percentile, "percentile", 95, "percentile to show in intermediate reports")
+	fs.IntVar(&r.MaxReconnects, "max-reconnects", 3, "reconnect attempts a worker makes after losing its connection in one event")
+	fs.BoolVar(&r.ReconnectPerTxn, "reconnect-per-txn", false, "open a new connection (and prepare again) for every transaction, like pgbench -C; its time counts in the latency")
+	fs.StringVar(&r.ClientCPUs, "client-cpus", "", "pin worker threads to these CPUs, round robin (a list like 0,1 or 0-3)")
+	fs.IntVar(&r.Repetition, "repetition", 1, "repetition number recorded in the result")
+	fs.BoolVar(&s.TDE, "tde", false, "the tables are encrypted at rest: prove it from the server before measuring (automatic for TDE sandboxes)")
+	fs.IntVar(&s.Target.ServerPID, "server-pid", 0, "pid of a local server whose process tree's CPU to measure (sandboxes: automatic)")
+	fs.StringVar(&s.Target.ServerProcess, "server-process", "", "name of a local server process (for example mariadbd or postgres) whose tree's CPU to measure")
+	fs.BoolVar(&s.Explain, "explain", false, "print the server's plan (EXPLAIN) of each statement of the workload once, before measuring")
+	fs.StringVar(&s.VariantName, "variant-name", "", "name reports group this run under (default: from the encryption layers, such as plain, tls, colenc50)")
+	fs.StringVar(&s.JSON, "json", "", "write the result document (encbench/result/v1) to this file")
+}
+
+// Args is the command line that reproduces the spec: the phase, the
+// workload, then every flag whose value differs from its default, in the
+// order the flags are defined.
+func (s Spec) Args() []string {
+	fs, _ := s.flags()
+	args := []string{string(s.Command), s.Workload}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if v := f.Value.String(); v != f.DefValue {
+			args = append(args, "--"+f.Name+"="+v)
+		}
+	})
+	return args
+}
+
+// Display is Args as a shell line safe to print: DSN passwords redacted,
+// arguments quoted where a shell would split them.
+func (s Spec) Display() string {
+	args := s.Args()
+	out := make([]string, 0, len(args)+1)
+	out = append(out, "encbench")
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--dsn="); ok {
+			a = "--dsn=" + engine.RedactDSN(v)
+		}
+		out = append(out, ShellWord(a))
+	}
+	return strings.Join(out, " ")
+}
+
+// Changed lists the flags of the spec that differ from their defaults.
+func (s Spec) Changed() map[string]string {
+	fs, _ := s.flags()
+	out := map[string]string{}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if v := f.Value.String(); v != f.DefValue {
+			out[f.Name] = v
+		}
+	})
+	return out
+}
+
+// flags binds a copy of s holding s's values: the flag set's defaults are
+// the phase's, its values are s's.
+func (s Spec) flags() (*pflag.FlagSet, *Spec) {
+	c := s
+	if s.Options != nil {
+		c.Options = cloneOptions(s.Options)
+	}
+	fs := newFlagSet()
+	Bind(fs, &c) // resets c to the defaults
+	opts := c.Options
+	c = s
+	c.Options = opts
+	if opts != nil {
+		reflect.ValueOf(opts).Elem().Set(reflect.ValueOf(s.Options).Elem())
+	}
+	return fs, &c
+}
+
+// cloneOptions returns a new value of the options' type (a pointer to a
+// struct, as every family's NewOptions returns).
+func cloneOptions(o workload.Options) workload.Options {
+	v := reflect.New(reflect.TypeOf(o).Elem())
+	v.Elem().Set(reflect.ValueOf(o).Elem())
+	return v.Interface().(workload.Options)
+}
+
+// Clone is a deep copy: the options are not shared.
+func (s Spec) Clone() Spec {
+	if s.Options != nil {
+		s.Options = cloneOptions(s.Options)
+	}
+	return s
+}
+
+// Set sets one flag of the spec by name, as the command line would.
+func (s *Spec) Set(name, value string) error {
+	fs, c := s.flags()
+	if err := fs.Set(name, value); err != nil {
+		return err
+	}
+	*s = *c
+	return nil
+}
+
+// Has says whether the spec's phase and workload take a flag.
+func (s Spec) Has(name string) bool {
+	fs, _ := s.flags()
+	return fs.Lookup(name) != nil
+}
+
+// ShellWord quotes an argument a shell would split or drop.
+func ShellWord(a string) string {
+	if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`;&|<>()*?[]{}~#!") {
+		return a
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}

@@ -1,0 +1,36 @@
+package variant
+
+import "testing"
+
+func TestParseRoundTrip(t *testing.T) {
+	for _, name := range []string{"plain", "tls", "tls1.2", "tls1.3", "tde", "tls+tde", "tls1.3+tde", "colenc50", "tls+colenc100", "enc-all", "tde+enc-k-index"} {
+		v, err := Parse(name)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", name, err)
+		}
+		if v.String() != name {
+			t.Errorf("Parse(%q).String() = %q", name, v.String())
+		}
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	for _, name := range []string{"", "ssl", "tls+tls1.3", "colenc30", "colenc", "enc-a b", "tde+tde", "colenc50+enc-all"} {
+		if _, err := Parse(name); err == nil {
+			t.Errorf("Parse(%q) accepted", name)
+		}
+	}
+}
+
+func TestServerAndObserved(t *testing.T) {
+	v, _ := Parse("tls1.2+tde+colenc20")
+	if v.Server() != "tls+tde" || !v.Encrypts() {
+		t.Errorf("Server() = %q, Encrypts() = %v", v.Server(), v.Encrypts())
+	}
+	if got := Observed(false, false, "none"); got != "plain" {
+		t.Errorf("Observed plain = %q", got)
+	}
+	if got := Observed(true, true, "colenc50"); got != "tls+tde+colenc50" {
+		t.Errorf("Observed = %q", got)
+	}
+}
