@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -190,4 +191,18 @@ func TestNoDSNNamesSandbox(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--sandbox") || !strings.Contains(err.Error(), "--dsn") {
 		t.Errorf("no DSN: %v", err)
 	}
+}
+
+type dupEngine struct{ engine.Engine }
+
+func (dupEngine) Kind() string      { return "dup" }
+func (dupEngine) Schemes() []string { return []string{"postgres"} }
+
+func TestRegisterRefusesATakenScheme(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), `"postgres"`) {
+			t.Errorf("registering a second postgres engine: %v", r)
+		}
+	}()
+	engine.Register(dupEngine{})
 }

@@ -192,6 +192,7 @@ type run struct {
 	t         engine.Target
 	wl        workload.Workload
 	stop      atomic.Bool
+	measuring atomic.Bool
 	remaining atomic.Int64
 	failure   atomic.Pointer[error]
 	sched     chan time.Time
@@ -254,6 +255,7 @@ func (r *run) execute(ctx context.Context) (*Outcome, error) {
 			s.st.mu.Unlock()
 		}
 		measuring = true
+		r.measuring.Store(true)
 	}
 	if measuring {
 		startMeasuring()
@@ -272,7 +274,12 @@ func (r *run) execute(ctx context.Context) (*Outcome, error) {
 		go func() { defer wwg.Done(); r.work(i, s) }()
 	}
 	go func() { wwg.Wait(); close(workersDone) }()
-	warmupEnd := begin.Add(cfg.Warmup)
+	var warmupEnd <-chan time.Time
+	if !measuring {
+		wt := time.NewTimer(cfg.Warmup)
+		defer wt.Stop()
+		warmupEnd = wt.C
+	}
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
 	var deadline <-chan time.Time
@@ -292,12 +299,12 @@ loop:
 			break loop
 		case <-workersDone:
 			break loop
+		case <-warmupEnd:
+			startMeasuring()
+			lastTick = time.Now()
+			ticker.Reset(tick)
 		case now := <-ticker.C:
 			if !measuring {
-				if !now.Before(warmupEnd) {
-					startMeasuring()
-					lastTick = time.Now()
-				}
 				continue
 			}
 			iv := r.collect(out)
@@ -402,8 +409,10 @@ func (r *run) work(id int, s *slot) {
 	first := true
 	lastYield := time.Now()
 	for !r.stop.Load() {
+		// Warmup events are neither counted against --events nor recorded.
 		// The shared counter is touched only when events are limited.
-		if r.cfg.Events > 0 && r.remaining.Add(-1) < 0 {
+		measured := r.measuring.Load()
+		if measured && r.cfg.Events > 0 && r.remaining.Add(-1) < 0 {
 			return
 		}
 		var start time.Time
@@ -445,6 +454,9 @@ func (r *run) work(id int, s *slot) {
 		if end.Sub(lastYield) >= yieldEvery {
 			runtime.Gosched()
 			lastYield = end
+		}
+		if !measured && err == nil {
+			continue
 		}
 		st := &s.st
 		st.mu.Lock()

@@ -5,9 +5,9 @@ package suite
 
 import (
 	"bytes"
-	"maps"
 	"embed"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"slices"

@@ -1,0 +1,276 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/url"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/workload"
+)
+
+// fakeEngine hands out in-memory connections and counts them; no database
+// is involved: these tests are about the runner's own rules.
+type fakeEngine struct {
+	opened, closed atomic.Int64
+	failConnect    atomic.Bool
+}
+
+var errLost = errors.New("connection lost")
+
+func (e *fakeEngine) Kind() string                               { return "fake" }
+func (e *fakeEngine) Schemes() []string                          { return []string{"fake"} }
+func (e *fakeEngine) Dialect() engine.Dialect                    { return engine.Dialect{Name: "fake"} }
+func (e *fakeEngine) Validate(*url.URL, engine.TLSOptions) error { return nil }
+func (e *fakeEngine) ServerInfo(context.Context, engine.Conn) (engine.ServerInfo, error) {
+	return engine.ServerInfo{Version: "fake 1"}, nil
+}
+func (e *fakeEngine) ClassifyError(err error) engine.ErrorClass {
+	if errors.Is(err, errLost) {
+		return engine.ErrConnLost
+	}
+	return engine.ErrFatal
+}
+func (e *fakeEngine) Connect(context.Context, engine.Target) (engine.Conn, error) {
+	if e.failConnect.Load() {
+		return nil, errors.New("refused")
+	}
+	e.opened.Add(1)
+	return &fakeConn{e: e}, nil
+}
+
+type fakeConn struct {
+	e      *fakeEngine
+	closed atomic.Bool
+}
+
+func (c *fakeConn) Exec(context.Context, string) error                   { return nil }
+func (c *fakeConn) Query(context.Context, string) ([][]string, error)    { return nil, nil }
+func (c *fakeConn) Prepare(context.Context, string) (engine.Stmt, error) { return nil, nil }
+func (c *fakeConn) TLSState(context.Context) (engine.SessionTLS, error) {
+	return engine.SessionTLS{}, nil
+}
+func (c *fakeConn) Close() error {
+	if c.closed.CompareAndSwap(false, true) {
+		c.e.closed.Add(1)
+	}
+	return nil
+}
+
+// fakeWorkload's events sleep for eventTime and time two parts.
+type fakeWorkload struct {
+	eventTime time.Duration
+	events    atomic.Int64 // every event, warmup included
+	loseEvery int64        // every n-th event loses its connection
+	mu        sync.Mutex
+	workers   []*fakeWorker
+}
+
+func (w *fakeWorkload) Name() string { return "fake" }
+func (w *fakeWorkload) Capabilities() workload.Capabilities {
+	return workload.Capabilities{Parts: []workload.Part{{Name: "first", Label: "first half"}, {Name: "second", Label: "second half"}}}
+}
+func (w *fakeWorkload) Tables() []string                            { return nil }
+func (w *fakeWorkload) Params() map[string]any                      { return nil }
+func (w *fakeWorkload) Schema() string                              { return "" }
+func (w *fakeWorkload) Validate(int) error                          { return nil }
+func (w *fakeWorkload) Prepare(context.Context, workload.Env) error { return nil }
+func (w *fakeWorkload) Cleanup(context.Context, workload.Env) error { return nil }
+func (w *fakeWorkload) NewWorker(_ context.Context, env workload.WorkerEnv) (workload.Worker, error) {
+	k := &fakeWorker{w: w, conn: env.Conn}
+	w.mu.Lock()
+	w.workers = append(w.workers, k)
+	w.mu.Unlock()
+	return k, nil
+}
+
+type fakeWorker struct {
+	w      *fakeWorkload
+	conn   engine.Conn
+	closed int
+	items  [2]time.Duration
+}
+
+func (k *fakeWorker) Event(c *workload.Counters) error {
+	n := k.w.events.Add(1)
+	if k.w.loseEvery > 0 && n%k.w.loseEvery == 0 {
+		return errLost
+	}
+	if k.w.eventTime > 0 {
+		time.Sleep(k.w.eventTime)
+	}
+	c.Reads++
+	k.items = [2]time.Duration{time.Microsecond, 2 * time.Microsecond}
+	c.Items = k.items[:]
+	return nil
+}
+func (k *fakeWorker) Abort() error { return nil }
+func (k *fakeWorker) Close() error { k.closed++; return nil }
+
+func target(e *fakeEngine) engine.Target { return engine.Target{Engine: e} }
+
+func TestEventLimitIsExact(t *testing.T) {
+	e, w := &fakeEngine{}, &fakeWorkload{}
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 4, Events: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for _, n := range out.WorkerEvents {
+		sum += n
+	}
+	if out.Txns != 1000 || sum != 1000 || out.Reads != 1000 || out.Hist.TotalCount() != 1000 {
+		t.Errorf("1000 events: txns %d, per worker %d, reads %d, histogram %d", out.Txns, sum, out.Reads, out.Hist.TotalCount())
+	}
+	if out.Items["first"].TotalCount() != 1000 || out.Items["second"].TotalCount() != 1000 {
+		t.Errorf("declared parts were not timed: %v", out.Items)
+	}
+}
+
+func TestTimeLimitEndsTheRun(t *testing.T) {
+	e, w := &fakeEngine{}, &fakeWorkload{eventTime: time.Millisecond}
+	start := time.Now()
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 2, Time: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Elapsed < 300*time.Millisecond || time.Since(start) > 3*time.Second {
+		t.Errorf("a 300 ms run measured %v and took %v", out.Elapsed, time.Since(start))
+	}
+	if out.Txns == 0 || out.Partial {
+		t.Errorf("txns %d partial %v", out.Txns, out.Partial)
+	}
+}
+
+// Warmup events are run and dropped; they do not count against --events.
+func TestWarmupDoesNotConsumeEvents(t *testing.T) {
+	e, w := &fakeEngine{}, &fakeWorkload{eventTime: 200 * time.Microsecond}
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 2, Events: 300, Warmup: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Txns != 300 {
+		t.Errorf("measured %d events, want the 300 of --events", out.Txns)
+	}
+	if w.events.Load() <= 300 {
+		t.Errorf("only %d events ran in all: the warmup ran none", w.events.Load())
+	}
+}
+
+// In rate mode events start on a Poisson schedule, and a server slower
+// than the schedule shows as latency from each event's intended start.
+func TestRateScheduleAndNoCoordinatedOmission(t *testing.T) {
+	e, w := &fakeEngine{}, &fakeWorkload{eventTime: 20 * time.Millisecond}
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 1, Time: time.Second, Rate: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One worker at 20 ms per event serves at most 50 of the 200 per second.
+	if out.Txns > 60 {
+		t.Errorf("%d events in 1 s from a worker that takes 20 ms each", out.Txns)
+	}
+	if p99 := time.Duration(out.Hist.ValueAtQuantile(99)) * time.Microsecond; p99 < 200*time.Millisecond {
+		t.Errorf("p99 %v: latency does not count the queueing behind the schedule", p99)
+	}
+	e2, fast := &fakeEngine{}, &fakeWorkload{}
+	out, err = Run(context.Background(), target(e2), fast, Config{Threads: 2, Time: time.Second, Rate: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 300 arrivals expected: a Poisson count's 5-sigma band is about +-87.
+	if out.Txns < 200 || out.Txns > 400 {
+		t.Errorf("rate 300/s for 1 s gave %d events", out.Txns)
+	}
+}
+
+var intervalLine = regexp.MustCompile(`^\[ \d+s \] thds: 2 tps: [0-9.]+ qps: [0-9.]+ \(r/w/o: [0-9.]+/0\.00/0\.00\) lat \(ms,95%\): [0-9.]+ err/s: 0\.00 reconn/s: 0\.00$`)
+
+func TestIntervalLines(t *testing.T) {
+	e, w := &fakeEngine{}, &fakeWorkload{eventTime: 100 * time.Microsecond}
+	var buf bytes.Buffer
+	var seen atomic.Int64
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 2, Time: 2 * time.Second, ReportInterval: time.Second,
+		Percentile: 95, Out: &buf, OnInterval: func(Interval) { seen.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
+	if len(lines) < 2 || len(out.Intervals) < 2 || seen.Load() != int64(len(out.Intervals)) {
+		t.Fatalf("%d lines, %d intervals, %d seen:\n%s", len(lines), len(out.Intervals), seen.Load(), buf.String())
+	}
+	for _, l := range lines {
+		if !intervalLine.Match(l) {
+			t.Errorf("interval line %q is not sysbench's layout", l)
+		}
+	}
+	if out.Intervals[0].At.Round(100*time.Millisecond) != time.Second || out.Intervals[1].At.Round(100*time.Millisecond) != 2*time.Second {
+		t.Errorf("interval times %v, %v", out.Intervals[0].At, out.Intervals[1].At)
+	}
+}
+
+// Every worker is closed once and every connection it used is closed,
+// including those replaced after a lost connection.
+func TestWorkersAndConnectionsAreClosed(t *testing.T) {
+	e, w := &fakeEngine{}, &fakeWorkload{loseEvery: 50}
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 3, Events: 600, MaxReconnects: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Reconnects == 0 || out.Errors == 0 {
+		t.Errorf("lost connections: %d reconnects, %d errors", out.Reconnects, out.Errors)
+	}
+	if e.opened.Load() != e.closed.Load() {
+		t.Errorf("%d connections opened, %d closed", e.opened.Load(), e.closed.Load())
+	}
+	// Workers replaced after a lost connection are not closed by the
+	// runner (their connection was gone); the last of each slot is.
+	closed := 0
+	for _, k := range w.workers {
+		closed += k.closed
+		if k.closed > 1 {
+			t.Errorf("a worker was closed %d times", k.closed)
+		}
+	}
+	if closed < 3 {
+		t.Errorf("%d workers closed, want at least one per thread", closed)
+	}
+}
+
+func TestFailedSessionCheckStopsBeforeMeasuring(t *testing.T) {
+	e, w := &fakeEngine{}, &fakeWorkload{}
+	_, err := Run(context.Background(), target(e), w, Config{Threads: 2, Events: 100,
+		CheckSessions: func([]engine.SessionTLS) error { return errors.New("not proven") }})
+	if err == nil || w.events.Load() != 0 {
+		t.Errorf("err %v, %d events ran", err, w.events.Load())
+	}
+	if e.opened.Load() != e.closed.Load() {
+		t.Errorf("%d connections opened, %d closed", e.opened.Load(), e.closed.Load())
+	}
+}
+
+func TestCancelledRunIsPartial(t *testing.T) {
+	e, w := &fakeEngine{}, &fakeWorkload{eventTime: time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	out, err := Run(ctx, target(e), w, Config{Threads: 2, Time: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Partial || out.Elapsed > 5*time.Second {
+		t.Errorf("partial %v after %v", out.Partial, out.Elapsed)
+	}
+}
+
+func TestConnectFailureIsReported(t *testing.T) {
+	e, w := &fakeEngine{}, &fakeWorkload{}
+	e.failConnect.Store(true)
+	if _, err := Run(context.Background(), target(e), w, Config{Threads: 2, Events: 10}); err == nil {
+		t.Error("a run whose connections were refused succeeded")
+	}
+}
