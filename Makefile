@@ -49,6 +49,7 @@ run: deps build ore-ext
 
 vet:
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
 	@test -z "$$(gofmt -l cmd internal)" || { gofmt -l cmd internal; echo "gofmt needed"; exit 1; }
 
 # The MongoDB wire-protocol test server for the integration tests.

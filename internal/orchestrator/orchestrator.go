@@ -34,7 +34,7 @@ func Resolve(s spec.Spec, reg *workload.Registry, warn io.Writer) (*Resolved, er
 		return nil, err
 	}
 	if s.Options == nil {
-		s.Options = fam.NewOptions()
+		s.Options = workload.DefaultOptions(fam, s.Workload)
 	}
 	wl, err := fam.New(s.Workload, s.Options)
 	if err != nil {

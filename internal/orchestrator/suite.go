@@ -164,7 +164,7 @@ func (x *SuiteRun) applyColumns(s *spec.Spec, ls *liveSetup) error {
 		return nil
 	}
 	fam, _ := x.Registry.Lookup(s.Workload)
-	wl, err := fam.New(s.Workload, fam.NewOptions())
+	wl, err := fam.New(s.Workload, workload.DefaultOptions(fam, s.Workload))
 	if err != nil {
 		return err
 	}

@@ -17,12 +17,6 @@ type Chart struct {
 	Script  template.HTML
 }
 
-type series struct {
-	name   string
-	target string
-	value  func(*Cell) (float64, bool)
-}
-
 // sectionCharts draws TPS, latency, CPU and loss by threads, one line or
 // bar per target and variant.
 func sectionCharts(idx int, s Section, m *Model) ([]Chart, error) {

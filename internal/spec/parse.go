@@ -116,7 +116,7 @@ func scan(cmd Command, args []string, reg *workload.Registry) (name string, help
 		if owners == nil {
 			owners = reg.Owners()
 		}
-		err = workload.NotApplicable(fl.Name, name, owners[fl.Name])
+		err = errs.Usage("%v (see encbench %s %s --help)", workload.NotApplicable(fl.Name, name, owners[fl.Name]), cmd, name)
 	})
 	return name, false, err
 }

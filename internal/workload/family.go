@@ -29,7 +29,8 @@ type Family interface {
 	Name() string
 	// Workloads lists the family's workloads with a one-line description.
 	Workloads() map[string]string
-	// NewOptions returns options holding their defaults.
+	// NewOptions returns a new options value; binding it to flags sets
+	// its defaults (DefaultOptions).
 	NewOptions() Options
 	// New builds the named workload from options of NewOptions' type.
 	New(name string, o Options) (Workload, error)
@@ -186,6 +187,14 @@ func (r *Registry) Describe() string {
 	return strings.Join(lines, "\n")
 }
 
+// DefaultOptions are a workload's options with every default set (binding
+// the options to flags is what sets them).
+func DefaultOptions(f Family, workload string) Options {
+	o := f.NewOptions()
+	o.Bind(pflag.NewFlagSet(workload, pflag.ContinueOnError), workload)
+	return o
+}
+
 // FlagSet returns a flag set holding exactly the flags of one workload,
 // bound to o (which must come from the workload's family).
 func FlagSet(o Options, workload string) *pflag.FlagSet {
@@ -209,5 +218,5 @@ func (r *Registry) Owners() map[string][]string {
 
 // NotApplicable is the usage error for a flag of other workloads.
 func NotApplicable(flag, workload string, owners []string) error {
-	return errs.Usage("--%s does not apply to %s: it is an option of %s (see encbench run %s --help)", flag, workload, strings.Join(owners, ", "), workload)
+	return errs.Usage("--%s does not apply to %s: it is an option of %s", flag, workload, strings.Join(owners, ", "))
 }

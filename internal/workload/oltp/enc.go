@@ -3,7 +3,6 @@ package oltp
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -242,6 +241,3 @@ func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d engine.D
 	}
 	return nil
 }
-
-// errNoRow is an event whose row was not there (deleted by enc_write_mix).
-var errNoRow = errors.New("no row")
