@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,20 +12,10 @@ import (
 
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/orchestrator"
-	"github.com/encbench/encbench/internal/report"
 	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/suite"
 	"github.com/encbench/encbench/internal/variant"
 	"github.com/encbench/encbench/internal/workload"
-)
-
-// Files a suite directory holds besides its cells.
-const (
-	suiteFile     = orchestrator.SuiteFile
-	overridesFile = orchestrator.OverridesFile
-	planFile      = orchestrator.PlanFile
-	cellsDir      = orchestrator.CellsDir
-	logsDir       = orchestrator.LogsDir
 )
 
 type suiteFlags struct {
@@ -118,113 +106,24 @@ func (f *suiteFlags) run(cmd *cobra.Command, nameOrFile string) error {
 	if f.out == "" {
 		return errs.Usage("no output directory: pass --out DIR")
 	}
-	dir, err := filepath.Abs(f.out)
-	if err != nil {
-		return errs.Usage("bad --out %q: %v", f.out, err)
-	}
-	text, o, err := f.loadOrStore(cmd, dir, nameOrFile)
-	if err != nil {
-		return err
-	}
-	s, err := suite.Parse(text)
-	if err != nil {
-		return errs.Usage("%s: %v", nameOrFile, err)
-	}
-	plan, err := suite.Expand(*s, o, sandboxSupports)
-	if err != nil {
-		return errs.Usage("%v", err)
-	}
-	out := cmd.OutOrStdout()
-	x := &orchestrator.SuiteRun{Plan: plan, Dir: dir, Stdout: out, Stderr: cmd.ErrOrStderr(),
-		Command: commandLine(cmd, nameOrFile, dir), Registry: workload.Default(),
-		NewProgress: func(total, done int) orchestrator.Progress { return newProgress(out, total, done) }}
-	if f.resume {
-		// The report shows how the suite was started, not how it resumed.
-		if old, err := os.ReadFile(filepath.Join(dir, planFile)); err == nil {
-			var rec suite.Record
-			if json.Unmarshal(old, &rec) == nil && rec.Command != "" {
-				x.Command = rec.Command
-			}
-		}
-	}
-	if err := x.Check(); err != nil {
-		return err
-	}
-	if err := orchestrator.WriteJSON(filepath.Join(dir, planFile), x.Record()); err != nil {
-		return err
-	}
-	runErr := x.Execute(cmd.Context())
-	if !f.noReport && x.Finished > 0 && cmd.Context().Err() == nil {
-		paths, err := report.Write(dir)
-		if err != nil {
-			return fmt.Errorf("writing the report: %w", err)
-		}
-		fmt.Fprintf(out, "\nreport: %s\n", strings.Join(paths, "  "))
-	}
-	return runErr
-}
-
-// loadOrStore returns the suite text and overrides: from the command line
-// for a new suite (and stores them in dir), from dir when resuming.
-func (f *suiteFlags) loadOrStore(cmd *cobra.Command, dir, nameOrFile string) ([]byte, suite.Overrides, error) {
 	if f.resume {
 		for _, name := range []string{"time", "warmup-time", "repetitions", "threads", "engines", "client-cpus", "server-cpus", "scale"} {
 			if cmd.Flags().Changed(name) {
-				return nil, suite.Overrides{}, errs.Usage("--resume continues the stored plan; --%s cannot change it (start a new --out instead)", name)
+				return errs.Usage("--resume continues the stored plan; --%s cannot change it (start a new --out instead)", name)
 			}
 		}
-		text, err := os.ReadFile(filepath.Join(dir, suiteFile))
-		if err != nil {
-			return nil, suite.Overrides{}, errs.Usage("nothing to resume in %s (no %s): run without --resume", dir, suiteFile)
-		}
-		var o suite.Overrides
-		data, err := os.ReadFile(filepath.Join(dir, overridesFile))
-		if err == nil {
-			err = json.Unmarshal(data, &o)
-		}
-		if err != nil {
-			return nil, suite.Overrides{}, fmt.Errorf("reading %s: %w", filepath.Join(dir, overridesFile), err)
-		}
-		if s, err := suite.Parse(text); err == nil && s.Name != nameOrFile && filepath.Base(nameOrFile) != s.Name+".yaml" {
-			fmt.Fprintf(cmd.ErrOrStderr(), "encbench: resuming suite %s stored in %s (the stored plan wins over %s)\n", s.Name, dir, nameOrFile)
-		}
-		return text, o, nil
 	}
-	_, text, err := suite.Load(nameOrFile)
+	abs, err := filepath.Abs(f.out)
 	if err != nil {
-		return nil, suite.Overrides{}, err
+		return errs.Usage("bad --out %q: %v", f.out, err)
 	}
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		if _, err := os.Stat(filepath.Join(dir, suiteFile)); err == nil {
-			return nil, suite.Overrides{}, errs.Usage("%s holds a suite already: add --resume to continue it, or give a new --out", dir)
-		}
-		return nil, suite.Overrides{}, errs.Usage("%s is not empty: give a new or empty --out directory", dir)
-	}
-	o := f.overrides(cmd)
-	// Expand once here so a bad override fails before anything is written.
-	s, err := suite.Parse(text)
-	if err != nil {
-		return nil, o, errs.Usage("%s: %v", nameOrFile, err)
-	}
-	if _, err := suite.Expand(*s, o, nil); err != nil {
-		return nil, o, errs.Usage("%v", err)
-	}
-	for _, d := range []string{dir, filepath.Join(dir, cellsDir), filepath.Join(dir, logsDir)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, o, fmt.Errorf("creating %s: %w", d, err)
-		}
-	}
-	// Sandbox servers run as their own users and must reach their dirs.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		return nil, o, fmt.Errorf("setting mode of %s: %w", dir, err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, suiteFile), text, 0o600); err != nil {
-		return nil, o, fmt.Errorf("storing the suite: %w", err)
-	}
-	if err := orchestrator.WriteJSON(filepath.Join(dir, overridesFile), o); err != nil {
-		return nil, o, err
-	}
-	return text, o, nil
+	out := cmd.OutOrStdout()
+	return orchestrator.RunSuite(cmd.Context(), orchestrator.SuiteOptions{
+		NameOrFile: nameOrFile, Out: f.out, Resume: f.resume, Overrides: f.overrides(cmd), NoReport: f.noReport,
+		Command: commandLine(cmd, nameOrFile, abs), Registry: workload.Default(), Supports: sandboxSupports,
+		Stdout: out, Stderr: cmd.ErrOrStderr(),
+		NewProgress: func(total, done int) orchestrator.Progress { return newProgress(out, total, done) },
+	})
 }
 
 // commandLine is the suite command as a user would type it again.

@@ -1,0 +1,137 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/report"
+	"github.com/encbench/encbench/internal/suite"
+	"github.com/encbench/encbench/internal/workload"
+)
+
+// SuiteOptions are what `encbench suite run` was given.
+type SuiteOptions struct {
+	NameOrFile string
+	// Out is the suite directory: new, or an interrupted suite's with Resume.
+	Out       string
+	Resume    bool
+	Overrides suite.Overrides
+	NoReport  bool
+	// Command is the command line as the user typed it (plan.json, report).
+	Command     string
+	Registry    *workload.Registry
+	Supports    suite.Supports
+	Stdout      io.Writer
+	Stderr      io.Writer
+	NewProgress func(total, done int) Progress
+}
+
+// RunSuite runs a suite into its directory (or resumes it there), then
+// writes the report.
+func RunSuite(ctx context.Context, o SuiteOptions) error {
+	dir, err := filepath.Abs(o.Out)
+	if err != nil {
+		return errs.Usage("bad --out %q: %v", o.Out, err)
+	}
+	text, ov, err := openSuiteDir(dir, o)
+	if err != nil {
+		return err
+	}
+	s, err := suite.Parse(text)
+	if err != nil {
+		return errs.Usage("%s: %v", o.NameOrFile, err)
+	}
+	plan, err := suite.Expand(*s, ov, o.Supports)
+	if err != nil {
+		return errs.Usage("%v", err)
+	}
+	x := &SuiteRun{Plan: plan, Dir: dir, Stdout: o.Stdout, Stderr: o.Stderr, Command: o.Command,
+		Registry: o.Registry, NewProgress: o.NewProgress}
+	if o.Resume {
+		// The report shows how the suite was started, not how it resumed.
+		if old, err := os.ReadFile(filepath.Join(dir, PlanFile)); err == nil {
+			var rec suite.Record
+			if json.Unmarshal(old, &rec) == nil && rec.Command != "" {
+				x.Command = rec.Command
+			}
+		}
+	}
+	if err := x.Check(); err != nil {
+		return err
+	}
+	if err := WriteJSON(filepath.Join(dir, PlanFile), x.Record()); err != nil {
+		return err
+	}
+	runErr := x.Execute(ctx)
+	if !o.NoReport && x.Finished > 0 && ctx.Err() == nil {
+		paths, err := report.Write(dir)
+		if err != nil {
+			return fmt.Errorf("writing the report: %w", err)
+		}
+		fmt.Fprintf(o.Stdout, "\nreport: %s\n", strings.Join(paths, "  "))
+	}
+	return runErr
+}
+
+// openSuiteDir returns the suite text and overrides: given, for a new
+// suite (and stored in dir), or stored in dir, when resuming.
+func openSuiteDir(dir string, o SuiteOptions) ([]byte, suite.Overrides, error) {
+	if o.Resume {
+		text, err := os.ReadFile(filepath.Join(dir, SuiteFile))
+		if err != nil {
+			return nil, suite.Overrides{}, errs.Usage("nothing to resume in %s (no %s): run without --resume", dir, SuiteFile)
+		}
+		var ov suite.Overrides
+		data, err := os.ReadFile(filepath.Join(dir, OverridesFile))
+		if err == nil {
+			err = json.Unmarshal(data, &ov)
+		}
+		if err != nil {
+			return nil, suite.Overrides{}, fmt.Errorf("reading %s: %w", filepath.Join(dir, OverridesFile), err)
+		}
+		if s, err := suite.Parse(text); err == nil && s.Name != o.NameOrFile && filepath.Base(o.NameOrFile) != s.Name+".yaml" {
+			fmt.Fprintf(o.Stderr, "encbench: resuming suite %s stored in %s (the stored plan wins over %s)\n", s.Name, dir, o.NameOrFile)
+		}
+		return text, ov, nil
+	}
+	_, text, err := suite.Load(o.NameOrFile)
+	if err != nil {
+		return nil, suite.Overrides{}, err
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		if _, err := os.Stat(filepath.Join(dir, SuiteFile)); err == nil {
+			return nil, suite.Overrides{}, errs.Usage("%s holds a suite already: add --resume to continue it, or give a new --out", dir)
+		}
+		return nil, suite.Overrides{}, errs.Usage("%s is not empty: give a new or empty --out directory", dir)
+	}
+	// Expand once here so a bad override fails before anything is written.
+	s, err := suite.Parse(text)
+	if err != nil {
+		return nil, o.Overrides, errs.Usage("%s: %v", o.NameOrFile, err)
+	}
+	if _, err := suite.Expand(*s, o.Overrides, nil); err != nil {
+		return nil, o.Overrides, errs.Usage("%v", err)
+	}
+	for _, d := range []string{dir, filepath.Join(dir, CellsDir), filepath.Join(dir, LogsDir)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, o.Overrides, fmt.Errorf("creating %s: %w", d, err)
+		}
+	}
+	// Sandbox servers run as their own users and must reach their dirs.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return nil, o.Overrides, fmt.Errorf("setting mode of %s: %w", dir, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, SuiteFile), text, 0o600); err != nil {
+		return nil, o.Overrides, fmt.Errorf("storing the suite: %w", err)
+	}
+	if err := WriteJSON(filepath.Join(dir, OverridesFile), o.Overrides); err != nil {
+		return nil, o.Overrides, err
+	}
+	return text, o.Overrides, nil
+}
