@@ -35,7 +35,7 @@ func newKeys() *cobra.Command {
 			if created {
 				fmt.Fprintf(cmd.OutOrStdout(), "master key created: %s (keep it apart from the keyset)\n", k.paths.MasterKey)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "keyset created: %s (rnd: AES-256-GCM, det: AES-SIV)\n", k.paths.Keyset)
+			fmt.Fprintf(cmd.OutOrStdout(), "keyset created: %s (rnd: AES-256-GCM, det: AES-SIV)\n", k.paths.Resolved().Keyset)
 			return nil
 		},
 	}, &cobra.Command{
@@ -46,7 +46,7 @@ func newKeys() *cobra.Command {
 			if err := colenc.Rotate(k.paths); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "rotated: new primary keys in %s; det columns written before now need re-encryption for equality lookups to find them\n", k.paths.Keyset)
+			fmt.Fprintf(cmd.OutOrStdout(), "rotated: new primary keys in %s; det columns written before now need re-encryption for equality lookups to find them\n", k.paths.Resolved().Keyset)
 			return nil
 		},
 	}, &cobra.Command{

@@ -206,3 +206,20 @@ func TestRegisterRefusesATakenScheme(t *testing.T) {
 	}()
 	engine.Register(dupEngine{})
 }
+
+// Finding 9: a MongoDB URI's tlsInsecure=true does not weaken an explicit
+// --tls verify-full; without the flag it still means "do not verify".
+func TestMongoURICannotOverrideTLSFlag(t *testing.T) {
+	uri := "mongodb://127.0.0.1:27017/db?tls=true&tlsInsecure=true&tlsCAFile=/ca.pem"
+	tg, err := engine.ParseTarget(uri, engine.TLSOptions{Mode: engine.TLSVerifyFull})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.TLS.Mode != engine.TLSVerifyFull {
+		t.Errorf("--tls verify-full became %s through the URI", tg.TLS.Mode)
+	}
+	tg, err = engine.ParseTarget(uri, engine.TLSOptions{})
+	if err != nil || tg.TLS.Mode != engine.TLSRequire {
+		t.Errorf("URI alone: %s %v", tg.TLS.Mode, err)
+	}
+}

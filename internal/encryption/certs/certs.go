@@ -12,6 +12,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"github.com/encbench/encbench/internal/fsx"
 	"math/big"
 	"net"
 	"os"
@@ -158,10 +159,8 @@ func serial() *big.Int {
 	return n
 }
 
+// writePEM writes with the final mode from the first byte: an existing
+// file is replaced, never rewritten in place under its old mode.
 func writePEM(path, typ string, der []byte, mode os.FileMode) error {
-	data := pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
-	if err := os.WriteFile(path, data, mode); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return os.Chmod(path, mode)
+	return fsx.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), mode)
 }

@@ -41,3 +41,31 @@ func TestWriteMakesAVerifiableChain(t *testing.T) {
 		t.Error("an unknown key algorithm was accepted")
 	}
 }
+
+// Finding 10: an existing, world-readable key file is never rewritten in
+// place (which would hold the new key under the old mode until a chmod):
+// the key is written to a new file created 0600 and renamed over it.
+func TestKeysReplaceAnExistingFileWithFinalMode(t *testing.T) {
+	dir := t.TempDir()
+	first, err := Write(dir, Options{Algorithm: ECDSAP256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(first.ServerKey, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.Stat(first.ServerKey)
+	if _, err := Write(dir, Options{Algorithm: ECDSAP256}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(first.ServerKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.SameFile(before, after) {
+		t.Error("the key was rewritten in the old file, under its old mode 0644")
+	}
+	if after.Mode().Perm() != 0o600 {
+		t.Errorf("key mode %v", after.Mode().Perm())
+	}
+}

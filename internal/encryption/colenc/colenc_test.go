@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -257,5 +258,108 @@ func BenchmarkRawAESGCM(b *testing.B) {
 		if _, err := g.Open(nil, nonce, ct, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Finding 8, as a new user met it: a keyset defaults to a file beside its
+// master key, so two master keys in two directories never share (or trip
+// over) one keyset in the working directory.
+func TestKeysetDefaultsBesideItsMasterKey(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	t.Chdir(t.TempDir())
+	pa := Paths{MasterKey: filepath.Join(a, "m.json")}
+	pb := Paths{MasterKey: filepath.Join(b, "m.json")}
+	for _, p := range []Paths{pa, pb} {
+		if _, created, err := OpenForPrepare(p); err != nil || !created {
+			t.Fatalf("%s: created %v, %v", p.MasterKey, created, err)
+		}
+	}
+	for _, dir := range []string{a, b} {
+		if _, err := os.Stat(filepath.Join(dir, DefaultKeysetName)); err != nil {
+			t.Errorf("no keyset beside the master key in %s: %v", dir, err)
+		}
+	}
+	if _, err := os.Stat(DefaultKeysetName); err == nil {
+		t.Error("a keyset was left in the working directory")
+	}
+}
+
+func TestOpenForPrepareSaysWhichFileIsMissing(t *testing.T) {
+	dir := t.TempDir()
+	p := Paths{MasterKey: filepath.Join(dir, "m.json"), Keyset: filepath.Join(dir, "k.json")}
+	if _, err := Init(p); err != nil {
+		t.Fatal(err)
+	}
+	other := Paths{MasterKey: filepath.Join(dir, "other.json"), Keyset: p.Keyset}
+	_, _, err := OpenForPrepare(other)
+	if err == nil || !strings.Contains(err.Error(), "the keyset "+p.Keyset+" exists but its master key file "+other.MasterKey+" does not") {
+		t.Errorf("missing master key: %v", err)
+	}
+	lost := Paths{MasterKey: p.MasterKey, Keyset: filepath.Join(dir, "lost.json")}
+	_, _, err = OpenForPrepare(lost)
+	if err == nil || !strings.Contains(err.Error(), "exists but the keyset "+lost.Keyset+" does not") {
+		t.Errorf("missing keyset: %v", err)
+	}
+}
+
+// Finding 8: a key file in a directory others may write to, or owned by
+// someone else, is refused, not only one with group or world mode bits.
+func TestKeyFilesRefusedInOpenDirectoriesOrForeignHands(t *testing.T) {
+	dir := t.TempDir()
+	p := Paths{MasterKey: filepath.Join(dir, "m.json"), Keyset: filepath.Join(dir, "k.json")}
+	if _, err := Init(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(p); err == nil || !strings.Contains(err.Error(), "others may write") {
+		t.Errorf("0777 directory: %v", err)
+	}
+	_ = os.Chmod(dir, 0o700)
+	if os.Getuid() == 0 {
+		_ = os.Chown(p.MasterKey, 4242, 4242)
+		if _, err := Open(p); err == nil || !strings.Contains(err.Error(), "uid 4242") {
+			t.Errorf("foreign owner: %v", err)
+		}
+		_ = os.Chown(p.MasterKey, 0, 0)
+	}
+	if _, err := Open(p); err != nil {
+		t.Errorf("private again: %v", err)
+	}
+}
+
+// Finding 8: concurrent rotations each keep their key (a lock serialises
+// read-add-write), and a rotated keyset is written durably in place.
+func TestConcurrentRotationsLoseNoKey(t *testing.T) {
+	dir := t.TempDir()
+	p := Paths{MasterKey: filepath.Join(dir, "m.json"), Keyset: filepath.Join(dir, "k.json")}
+	if _, err := Init(p); err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs <- Rotate(p) }()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys, err := Show(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 2*(n+1) {
+		t.Errorf("%d keys after %d concurrent rotations, want %d", len(keys), n, 2*(n+1))
+	}
+	st, _ := os.Stat(p.Keyset)
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("keyset mode %v", st.Mode().Perm())
 	}
 }

@@ -15,5 +15,5 @@ func BindFlags(fs *pflag.FlagSet, p *Paths) {
 		master = "encbench-master.json"
 	}
 	fs.StringVar(&p.MasterKey, "master-key-file", master, "column encryption master key file (0600; default $ENCBENCH_MASTER_KEY_FILE or ./encbench-master.json)")
-	fs.StringVar(&p.Keyset, "keyset", "encbench-keyset.json", "column encryption keyset, encrypted under the master key (0600)")
+	fs.StringVar(&p.Keyset, "keyset", "", "column encryption keyset, encrypted under the master key (0600; default "+DefaultKeysetName+" beside the master key)")
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tink-crypto/tink-go/v2/tink"
 
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/fsx"
 )
 
 // keysetFormat names the keyset file's layout.
@@ -33,20 +34,29 @@ type keysetFile struct {
 	DAEAD  json.RawMessage `json:"daead"`
 }
 
-// Paths locate the master key and the keyset.
+// Paths locate the master key and the keyset. An empty Keyset means
+// DefaultKeysetName beside the master key, so the two travel together.
 type Paths struct {
 	MasterKey string
 	Keyset    string
 }
 
-// checkMode refuses key files other users can read.
-func checkMode(path string) error {
-	st, err := os.Stat(path)
-	if err != nil {
-		return err
+// DefaultKeysetName is the keyset's file name beside its master key.
+const DefaultKeysetName = "encbench-keyset.json"
+
+// Resolved fills the keyset's default path.
+func (p Paths) Resolved() Paths {
+	if p.Keyset == "" {
+		p.Keyset = filepath.Join(filepath.Dir(p.MasterKey), DefaultKeysetName)
 	}
-	if st.Mode().Perm()&0o077 != 0 {
-		return errs.Usage("%s is readable by other users (mode %04o): chmod 600 %s", path, st.Mode().Perm(), path)
+	return p
+}
+
+// checkMode refuses key files others could read or replace: group or
+// world permissions, a foreign owner, a directory others may write to.
+func checkMode(path string) error {
+	if err := fsx.CheckPrivate(path); err != nil {
+		return errs.Usage("%v", err)
 	}
 	return nil
 }
@@ -92,37 +102,13 @@ func masterKey(path string, create bool) (tink.AEAD, bool, error) {
 	return a, created, nil
 }
 
-// writeNew writes a file that must not exist yet, mode 0600.
+// writeNew creates a key file that must not exist yet, mode 0600 from the
+// start, synced with its directory.
 func writeNew(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(path), err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("creating %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return f.Close()
-}
-
-// replace writes data over path atomically, mode 0600.
-func replace(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".keyset-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return os.Rename(tmp.Name(), path)
+	return fsx.WriteNew(path, data, 0o600)
 }
 
 func encryptHandle(h *keyset.Handle, master tink.AEAD) (json.RawMessage, error) {
@@ -144,6 +130,7 @@ func decryptHandle(raw json.RawMessage, master tink.AEAD, path string) (*keyset.
 // Init creates the master key when it is missing and a new keyset; it
 // refuses to overwrite an existing keyset.
 func Init(p Paths) (createdMaster bool, err error) {
+	p = p.Resolved()
 	if _, err := os.Stat(p.Keyset); err == nil {
 		return false, errs.Usage("keyset %s exists already: use `encbench keys rotate` to add a key, or remove it first", p.Keyset)
 	}
@@ -179,6 +166,7 @@ func marshal(ha, hd *keyset.Handle, master tink.AEAD) ([]byte, error) {
 }
 
 func load(p Paths) (ha, hd *keyset.Handle, master tink.AEAD, err error) {
+	p = p.Resolved()
 	master, _, err = masterKey(p.MasterKey, false)
 	if err != nil {
 		return nil, nil, nil, err
@@ -211,6 +199,14 @@ func load(p Paths) (ha, hd *keyset.Handle, master tink.AEAD, err error) {
 // from its old ciphertexts for equal values: re-encrypt such columns before
 // relying on equality lookups.
 func Rotate(p Paths) error {
+	p = p.Resolved()
+	// Two rotations at once would each add a key to what they read and the
+	// later write would drop the other's key.
+	unlock, err := fsx.Lock(p.Keyset + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	ha, hd, master, err := load(p)
 	if err != nil {
 		return err
@@ -236,7 +232,7 @@ func Rotate(p Paths) error {
 	if err != nil {
 		return err
 	}
-	return replace(p.Keyset, data)
+	return fsx.WriteFile(p.Keyset, data, 0o600)
 }
 
 // KeyInfo describes one key without its material.
@@ -272,13 +268,20 @@ func Show(p Paths) ([]KeyInfo, error) {
 // exists). With only one of them present it fails: a lost keyset or master
 // key must not be silently replaced, or older ciphertext would be orphaned.
 func OpenForPrepare(p Paths) (c *Cipher, created bool, err error) {
+	p = p.Resolved()
 	_, errM := os.Stat(p.MasterKey)
 	_, errK := os.Stat(p.Keyset)
-	if errors.Is(errM, fs.ErrNotExist) && errors.Is(errK, fs.ErrNotExist) {
+	noM, noK := errors.Is(errM, fs.ErrNotExist), errors.Is(errK, fs.ErrNotExist)
+	switch {
+	case noM && noK:
 		if _, err := Init(p); err != nil {
 			return nil, false, err
 		}
 		created = true
+	case noM:
+		return nil, false, errs.Usage("the keyset %s exists but its master key file %s does not: give the master key it was made with (--master-key-file or ENCBENCH_MASTER_KEY_FILE), or another --keyset", p.Keyset, p.MasterKey)
+	case noK:
+		return nil, false, errs.Usage("the master key file %s exists but the keyset %s does not: give the keyset made with it (--keyset), or run `encbench keys init` for a new one", p.MasterKey, p.Keyset)
 	}
 	c, err = Open(p)
 	return c, created, err

@@ -224,6 +224,8 @@ func (c *conn) Count(ctx context.Context, name string) (int64, error) {
 // TLSFromURI reads MongoDB's spelling: tls=true|false, tlsCAFile, tlsCertificateKeyFile
 // (certificate and key in one file), tlsInsecure.
 func (Engine) TLSFromURI(q url.Values, tls engine.TLSOptions) engine.TLSOptions {
+	// Flags win: the URI's tlsInsecure cannot weaken an explicit --tls.
+	flagMode := tls.Mode != ""
 	fill := func(dst *string, key string) {
 		if *dst == "" {
 			*dst = q.Get(key)
@@ -244,7 +246,7 @@ func (Engine) TLSFromURI(q url.Values, tls engine.TLSOptions) engine.TLSOptions 
 		q.Del(key)
 	}
 	if q.Get("tlsInsecure") == "true" || q.Get("tlsAllowInvalidCertificates") == "true" {
-		if tls.Mode == engine.TLSVerifyFull {
+		if tls.Mode == engine.TLSVerifyFull && !flagMode {
 			tls.Mode = engine.TLSRequire
 		}
 	}

@@ -80,7 +80,7 @@ func (w *Workload) prepareEnc(ctx context.Context, env workload.Env) error {
 			return err
 		}
 		if created {
-			fmt.Fprintf(env.Log, "Created column encryption keys: master key %s, keyset %s (mode 0600)\n", w.enc.keys.MasterKey, w.enc.keys.Keyset)
+			fmt.Fprintf(env.Log, "Created column encryption keys: master key %s, keyset %s (mode 0600)\n", w.enc.keys.MasterKey, w.enc.keys.Resolved().Keyset)
 		}
 		cipher = c
 	}
@@ -171,7 +171,7 @@ func (w *Workload) checkEncConfig(ctx context.Context, c engine.Conn) error {
 		return err
 	}
 	if v, err := cipher.Decrypt(keyCheck, nil, check); err != nil || v.S != "encbench" {
-		return errs.Usage("the enc tables were encrypted under another keyset than %s: use the keyset and master key prepare used, or prepare again", w.enc.keys.Keyset)
+		return errs.Usage("the enc tables were encrypted under another keyset than %s: use the keyset and master key prepare used, or prepare again", w.enc.keys.Resolved().Keyset)
 	}
 	// det lookups, ore bounds and ashe masks come from the primary det key:
 	// after a rotation they no longer match what prepare stored.

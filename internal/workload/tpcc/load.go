@@ -40,7 +40,7 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 			return err
 		}
 		if created {
-			fmt.Fprintf(env.Log, "Created column encryption keys: master key %s, keyset %s (mode 0600)\n", w.o.Keys.MasterKey, w.o.Keys.Keyset)
+			fmt.Fprintf(env.Log, "Created column encryption keys: master key %s, keyset %s (mode 0600)\n", w.o.Keys.MasterKey, w.o.Keys.Resolved().Keyset)
 		}
 		cipher = c
 	}

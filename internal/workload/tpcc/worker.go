@@ -99,7 +99,7 @@ func (w *Workload) checkConfig(ctx context.Context, c engine.Conn, cipher *colen
 		}
 	}
 	if err != nil {
-		return errs.Usage("the tpcc data was encrypted under another keyset than %s: use the keyset and master key prepare used, or prepare again", w.o.Keys.Keyset)
+		return errs.Usage("the tpcc data was encrypted under another keyset than %s: use the keyset and master key prepare used, or prepare again", w.o.Keys.Resolved().Keyset)
 	}
 	return nil
 }
