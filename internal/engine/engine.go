@@ -122,6 +122,9 @@ type Dialect struct {
 	OreType string
 	// OreSetup makes OreType available in the database (run by prepare).
 	OreSetup string
+	// OreValueCheck is a column constraint with one %s for the column that
+	// keeps query bounds out of an OreType column ("" when none).
+	OreValueCheck string
 	// Substring returns an expression for n bytes of a binary expression
 	// from byte from (1-based).
 	Substring func(expr string, from, n int) string

@@ -1,13 +1,20 @@
 /*
  * encbench_ore: the server side of encbench's order-revealing encryption
- * (Lewi-Wu block ORE, see internal/encryption/ore). A stored value is
- * 'O', version, key id (4 bytes), left part (8 blocks of 16-byte PRF value +
- * permuted byte), right part (16-byte nonce + 8 x 64 bytes of 2-bit
- * values), then an AEAD ciphertext the server never reads. A query bound
- * is 'Q', version, key id and a left part only. Comparing needs no key:
- * the first block whose left parts differ is where the plaintexts first
- * differ, and one hash there (SHA-256 of the PRF value and the nonce, mod
- * 3) unmasks the answer.
+ * (Lewi-Wu block ORE, see internal/encryption/ore). A stored value (format
+ * version 2) is 'O', version, key id (4 bytes), right part (16-byte nonce
+ * + 8 x 64 bytes of 2-bit values), left part (8 blocks of 16-byte PRF
+ * value + permuted byte), then an AEAD ciphertext the server never reads.
+ * A query bound is 'Q', version, key id and a left part only. Comparing
+ * needs no key: the first block whose left parts differ is where the
+ * plaintexts first differ, and one hash there (SHA-256 of the PRF value
+ * and the nonce, mod 3) unmasks the answer.
+ *
+ * Input is checked (ore_in, ore_recv): the form, the lengths, and that no
+ * 2-bit value of a right part is 3, which no encryption writes. A
+ * comparison that a genuine pair never gives is an error, not an order:
+ * "equal" where the left parts differ, or two values that order each
+ * other differently in the two directions. Columns keep bounds out with
+ * CHECK (ore_is_value(col)).
  */
 #include "postgres.h"
 
@@ -30,7 +37,9 @@ PG_MODULE_MAGIC;
 #define ORE_ROW 64
 #define ORE_RIGHT (ORE_NONCE + ORE_BLOCKS * ORE_ROW)
 #define ORE_FULL (ORE_LEFT + ORE_RIGHT)
-#define ORE_VERSION 1
+#define ORE_VERSION 2
+/* The smallest AEAD copy encbench writes (Tink prefix, nonce, tag, 1 byte). */
+#define ORE_MIN_TAIL 34
 
 typedef struct
 {
@@ -40,23 +49,53 @@ typedef struct
 } OreParts;
 
 static void
+ore_bad(const char *what, Size n)
+{
+	ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+					errmsg("not an encbench ore %s (%zu bytes, format version %d)", what, n, ORE_VERSION)));
+}
+
+static void
 ore_parse(bytea *b, OreParts *p)
 {
 	const unsigned char *d = (const unsigned char *) VARDATA_ANY(b);
 	Size		n = VARSIZE_ANY_EXHDR(b);
 
 	if (n < ORE_HEADER || d[1] != ORE_VERSION)
-		ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-						errmsg("not an encbench ore value (%zu bytes)", n)));
+		ore_bad("value or bound", n);
 	p->key_id = ((uint32) d[2] << 24) | ((uint32) d[3] << 16) | ((uint32) d[4] << 8) | d[5];
-	p->left = d + ORE_HEADER;
-	if (d[0] == 'O' && n > ORE_HEADER + ORE_FULL)
-		p->right = d + ORE_HEADER + ORE_LEFT;
+	if (d[0] == 'O' && n >= ORE_HEADER + ORE_FULL + ORE_MIN_TAIL)
+	{
+		p->right = d + ORE_HEADER;
+		p->left = d + ORE_HEADER + ORE_RIGHT;
+	}
 	else if (d[0] == 'Q' && n == ORE_HEADER + ORE_LEFT)
+	{
 		p->right = NULL;
+		p->left = d + ORE_HEADER;
+	}
 	else
-		ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-						errmsg("not an encbench ore value or bound (%zu bytes)", n)));
+		ore_bad("value or bound", n);
+}
+
+/* ore_validate checks what input may hold: a value or a bound of the
+ * right form, and no 2-bit value 3 in a right part. */
+static void
+ore_validate(bytea *b)
+{
+	OreParts	p;
+	int			i;
+
+	ore_parse(b, &p);
+	if (p.right == NULL)
+		return;
+	for (i = ORE_NONCE; i < ORE_RIGHT; i++)
+	{
+		unsigned char c = p.right[i];
+
+		if ((c & 3) == 3 || ((c >> 2) & 3) == 3 || ((c >> 4) & 3) == 3 || ((c >> 6) & 3) == 3)
+			ore_bad("value: its right part holds a value outside Z_3", VARSIZE_ANY_EXHDR(b));
+	}
 }
 
 /* H: SHA-256(prf value || nonce), first 8 bytes big-endian, mod 3. */
@@ -84,6 +123,8 @@ ore_compare_at(int i, const unsigned char *left, const unsigned char *right)
 	int			slot = blk[16];
 	int			z = (right[ORE_NONCE + i * ORE_ROW + slot / 4] >> (2 * (slot % 4))) & 3;
 
+	if (z == 3)
+		return 0;				/* never written: reported as inconsistent */
 	switch ((z + 3 - ore_hash(blk, right)) % 3)
 	{
 		case 1:
@@ -99,7 +140,8 @@ ore_compare(bytea *a, bytea *b)
 {
 	OreParts	x,
 				y;
-	int			i;
+	int			i,
+				r = 0;
 
 	ore_parse(a, &x);
 	ore_parse(b, &y);
@@ -113,12 +155,21 @@ ore_compare(bytea *a, bytea *b)
 	if (i == ORE_BLOCKS)
 		return 0;
 	if (y.right != NULL)
-		return ore_compare_at(i, x.left, y.right);
-	if (x.right != NULL)
-		return -ore_compare_at(i, y.left, x.right);
-	ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
-					errmsg("two ore query bounds cannot be compared")));
-	return 0;
+	{
+		r = ore_compare_at(i, x.left, y.right);
+		if (x.right != NULL && r != 0 && -ore_compare_at(i, y.left, x.right) != r)
+			r = 0;
+	}
+	else if (x.right != NULL)
+		r = -ore_compare_at(i, y.left, x.right);
+	else
+		ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+						errmsg("two ore query bounds cannot be compared")));
+	if (r == 0)
+		ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+						errmsg("inconsistent ore values: a forged or damaged ciphertext"),
+						errhint("Their left parts differ but their comparison says equal, or the two directions disagree.")));
+	return r;
 }
 
 #define ORE_FN(name, expr) \
@@ -148,7 +199,10 @@ PG_FUNCTION_INFO_V1(ore_in);
 Datum
 ore_in(PG_FUNCTION_ARGS)
 {
-	return byteain(fcinfo);
+	Datum		d = byteain(fcinfo);
+
+	ore_validate(DatumGetByteaPP(d));
+	return d;
 }
 
 PG_FUNCTION_INFO_V1(ore_out);
@@ -162,7 +216,22 @@ PG_FUNCTION_INFO_V1(ore_recv);
 Datum
 ore_recv(PG_FUNCTION_ARGS)
 {
-	return bytearecv(fcinfo);
+	Datum		d = bytearecv(fcinfo);
+
+	ore_validate(DatumGetByteaPP(d));
+	return d;
+}
+
+/* ore_is_value: a stored value, not a query bound (for CHECK). */
+PG_FUNCTION_INFO_V1(ore_is_value);
+Datum
+ore_is_value(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+	OreParts	p;
+
+	ore_parse(b, &p);
+	PG_RETURN_BOOL(p.right != NULL);
 }
 
 PG_FUNCTION_INFO_V1(ore_send);

@@ -47,8 +47,9 @@ func Open(p Paths) (*Cipher, error) {
 }
 
 // ad is the associated data: format tag, table, column and, for rnd, the
-// row's key (det and ore values are not bound to a row). A ciphertext copied to another column (or, for rnd, another
-// row) no longer decrypts.
+// row's key (det values are not bound to a row; ore copies are, see
+// oreAD). A ciphertext copied to another column (or, for rnd and ore,
+// another row) no longer decrypts.
 func ad(buf []byte, col Column, row []byte) []byte {
 	buf = append(buf[:0], "encbench-colenc/v1\x00"...)
 	buf = append(buf, col.Table...)
@@ -77,7 +78,7 @@ func (c *Cipher) Encrypt(col Column, row []byte, v Value) ([]byte, error) {
 	case Det:
 		return c.det.EncryptDeterministically(pt, a)
 	case Ore:
-		return c.encryptOre(col, v, pt, a)
+		return c.encryptOre(col, v, pt, row)
 	case Ashe:
 		return nil, fmt.Errorf("column %s.%s is ashe: use AsheEncrypt with the row id", col.Table, col.Name)
 	}
@@ -87,11 +88,10 @@ func (c *Cipher) Encrypt(col Column, row []byte, v Value) ([]byte, error) {
 // Decrypt checks and decrypts a ciphertext of col.
 func (c *Cipher) Decrypt(col Column, row, ct []byte) (Value, error) {
 	if col.Scheme == Ore {
-		tail, err := oreTail(ct)
-		if err != nil {
+		if _, _, tail, err := oreParts(ct); err != nil || tail == nil {
 			return Value{}, notCiphertextOf(col)
 		}
-		ct = tail
+		return c.openOre(col, row, ct[OreIdentityFrom:oreTailAt], ct[oreTailAt:])
 	}
 	return c.open(col, row, ct)
 }
@@ -103,7 +103,7 @@ func (c *Cipher) open(col Column, row, ct []byte) (Value, error) {
 	var pt []byte
 	var err error
 	switch col.Scheme {
-	case Rnd, Ore:
+	case Rnd:
 		pt, err = c.rnd.Decrypt(ct, a)
 	case Det:
 		pt, err = c.det.DecryptDeterministically(ct, a)

@@ -145,3 +145,81 @@ func TestAsheSumsTelescope(t *testing.T) {
 		t.Fatalf("ct+1 decrypts to %d", got)
 	}
 }
+
+// rotateRight turns every 2-bit value z of a stored value's right part
+// into z+1 mod 3: a forgery that keeps the real header and left part and
+// passes the form check.
+func rotateRight(v []byte) []byte {
+	out := append([]byte(nil), v...)
+	for i := oreHeaderLen + 16; i < oreLeftAt; i++ {
+		var b byte
+		for s := 0; s < 8; s += 2 {
+			b |= ((out[i]>>s&3 + 1) % 3) << s
+		}
+		out[i] = b
+	}
+	return out
+}
+
+// Finding 3: a forged value is refused in either argument position
+// (before, Compare(a, bad) was 0 and Compare(bad, a) was 1), and values of
+// an impossible form are refused outright.
+func TestOreCompareRefusesForgedValues(t *testing.T) {
+	_, c := newKeys(t)
+	a, _ := c.Encrypt(sbK, []byte("r1"), Int(1000))
+	b, _ := c.Encrypt(sbK, []byte("r2"), Int(5))
+	bad := rotateRight(b)
+	for _, pair := range [][2][]byte{{a, bad}, {bad, a}} {
+		if got, err := OreCompare(pair[0], pair[1]); err == nil {
+			t.Errorf("a forged value compared: %d", got)
+		}
+	}
+	three := append([]byte(nil), b...)
+	three[oreHeaderLen+16] |= 3
+	for name, v := range map[string][]byte{"a 2-bit 3": three, "truncated": b[:len(b)-40], "old version": append([]byte{'O', 1}, b[2:]...)} {
+		if _, err := OreCompare(a, v); err == nil {
+			t.Errorf("%s value compared", name)
+		}
+		if _, err := c.Decrypt(sbK, []byte("r2"), v); err == nil {
+			t.Errorf("%s value decrypted", name)
+		}
+	}
+}
+
+// Finding 4: every column has its own ORE key id, so a bound made for
+// another column is refused instead of giving a meaningless order.
+func TestOreKeyIDsDifferPerColumn(t *testing.T) {
+	_, c := newKeys(t)
+	v, _ := c.Encrypt(sbK, nil, Int(10))
+	other, _ := c.OreToken(Column{Table: "sbtest2", Name: "k", Scheme: Ore}, 10)
+	if _, err := OreCompare(other, v); err == nil || !strings.Contains(err.Error(), "different keys") {
+		t.Errorf("a bound of sbtest2.k against sbtest1.k: %v", err)
+	}
+	own, _ := c.OreToken(sbK, 10)
+	if got, err := OreCompare(own, v); err != nil || got != 0 {
+		t.Errorf("own bound: %d %v", got, err)
+	}
+}
+
+// Finding 5: the AEAD copy is bound to its ORE part and its row: a value
+// spliced from ORE(1000) and the copy of 5, or moved to another row, does
+// not decrypt (in full or from OreTailFrom on).
+func TestOreCopyBoundToOrePartAndRow(t *testing.T) {
+	_, c := newKeys(t)
+	row := []byte("row-7")
+	big, _ := c.Encrypt(sbK, row, Int(1000))
+	small, _ := c.Encrypt(sbK, row, Int(5))
+	spliced := append(append([]byte(nil), big[:oreTailAt]...), small[oreTailAt:]...)
+	if v, err := c.Decrypt(sbK, row, spliced); err == nil {
+		t.Errorf("spliced value decrypted to %d", v.I)
+	}
+	if v, err := c.DecryptOreTail(sbK, row, spliced[OreTailFrom:]); err == nil {
+		t.Errorf("spliced copy decrypted to %d", v.I)
+	}
+	if _, err := c.Decrypt(sbK, []byte("row-8"), small); err == nil {
+		t.Error("a value moved to another row decrypted")
+	}
+	if v, err := c.Decrypt(sbK, row, small); err != nil || v.I != 5 {
+		t.Errorf("genuine value: %v %v", v, err)
+	}
+}

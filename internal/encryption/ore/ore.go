@@ -249,8 +249,15 @@ func (k *Key) fill(x uint64, left, right []byte) error {
 	return nil
 }
 
-// ErrMalformed is a ciphertext of the wrong length.
+// ErrMalformed is a ciphertext of the wrong length, or one whose right
+// part holds a value no encryption produces.
 var ErrMalformed = errors.New("ore: malformed ciphertext")
+
+// ErrInconsistent is a comparison that a genuine pair of ciphertexts
+// never gives: "equal" at a block where the left parts differ, or two
+// full ciphertexts that order each other differently in the two
+// directions. It means one of them was forged or damaged.
+var ErrInconsistent = errors.New("ore: inconsistent ciphertexts (forged or damaged)")
 
 // ErrTwoLefts: two left parts alone cannot be ordered (by design).
 var ErrTwoLefts = errors.New("ore: two left parts cannot be compared; one side needs its right part")
@@ -258,20 +265,55 @@ var ErrTwoLefts = errors.New("ore: two left parts cannot be compared; one side n
 // Compare returns -1, 0 or 1 as a's plaintext is less than, equal to or
 // greater than b's. Each side is a full ciphertext or a left part; at least
 // one must be full. It needs no key: this is what a server runs.
+//
+// Two full ciphertexts are compared in both directions, which must agree;
+// a result of "equal" where the left parts differ is an error too. So a
+// damaged or forged right part cannot make an order that depends on which
+// side is asked (what corrupts a btree index), short of a forgery made
+// against one particular value.
 func Compare(a, b []byte) (int, error) {
 	if !wellFormed(a) || !wellFormed(b) {
 		return 0, ErrMalformed
 	}
 	i := firstDifference(a[:leftLen], b[:leftLen])
-	switch {
-	case i < 0:
+	if i < 0 {
 		return 0, nil
-	case len(b) == CiphertextLen:
-		return compareAt(i, a[:leftLen], b[leftLen:]), nil
-	case len(a) == CiphertextLen:
-		return -compareAt(i, b[:leftLen], a[leftLen:]), nil
 	}
-	return 0, ErrTwoLefts
+	fullA, fullB := len(a) == CiphertextLen, len(b) == CiphertextLen
+	var r int
+	switch {
+	case fullB:
+		r = compareAt(i, a[:leftLen], b[leftLen:])
+		if fullA && r != 0 && -compareAt(i, b[:leftLen], a[leftLen:]) != r {
+			return 0, ErrInconsistent
+		}
+	case fullA:
+		r = -compareAt(i, b[:leftLen], a[leftLen:])
+	default:
+		return 0, ErrTwoLefts
+	}
+	if r == 0 {
+		return 0, ErrInconsistent
+	}
+	return r, nil
+}
+
+// Valid checks a ciphertext's form without the key: its length and, for
+// a full ciphertext, that every 2-bit value of the right part is in Z_3.
+func Valid(c []byte) error {
+	if !wellFormed(c) {
+		return ErrMalformed
+	}
+	if len(c) == CiphertextLen {
+		for _, b := range c[leftLen+nonceLen:] {
+			for s := 0; s < 8; s += 2 {
+				if b>>s&3 == 3 {
+					return ErrMalformed
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func wellFormed(c []byte) bool { return len(c) == CiphertextLen || len(c) == LeftLen }
@@ -294,6 +336,9 @@ func compareAt(i int, left, right []byte) int {
 	f := left[i*leftBlock : i*leftBlock+16]
 	slot := int(left[i*leftBlock+16])
 	z := right[nonceLen+i*blockSize/4+slot/4] >> (2 * (slot % 4)) & 3
+	if z == 3 {
+		return 0 // never produced: reported as inconsistent
+	}
 	switch (z + 3 - h(f, nonce)) % 3 {
 	case 1:
 		return 1

@@ -40,6 +40,7 @@ func (Engine) Dialect() engine.Dialect {
 		OreType:        "ore",
 		Explain:        "EXPLAIN ",
 		OreSetup:       "CREATE EXTENSION IF NOT EXISTS encbench_ore",
+		OreValueCheck:  "CHECK (ore_is_value(%s))",
 		Substring: func(expr string, from, n int) string {
 			return fmt.Sprintf("substring(%s::bytea from %d for %d)", expr, from, n)
 		},

@@ -187,10 +187,13 @@ const encLoadBatch = 100
 func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d engine.Dialect, cipher *colenc.Cipher, src *randgen.Source, n int, suffix string, env workload.Env) error {
 	o, e := w.opts, w.enc.spec
 	var defs [4]string
-	for i := range sbColumns {
-		defs[i] = e.sqlType(i, d.OreType, d.BinaryType)
+	for i, name := range sbColumns {
+		defs[i] = e.sqlType(i, d.OreType, d.BinaryType) + " NOT NULL"
+		if e[i] == colenc.Ore && d.OreType != "" && d.OreValueCheck != "" {
+			defs[i] += " " + fmt.Sprintf(d.OreValueCheck, name)
+		}
 	}
-	ddl := fmt.Sprintf("CREATE TABLE sbtest%d(\n  id %s NOT NULL,\n  k %s NOT NULL,\n  c %s NOT NULL,\n  pad %s NOT NULL,\n  PRIMARY KEY (id)\n) %s",
+	ddl := fmt.Sprintf("CREATE TABLE sbtest%d(\n  id %s,\n  k %s,\n  c %s,\n  pad %s,\n  PRIMARY KEY (id)\n) %s",
 		n, defs[0], defs[1], defs[2], defs[3], suffix)
 	if err := c.Exec(ctx, ddl); err != nil {
 		return err

@@ -77,6 +77,9 @@ func TestRowEncoderBindsRows(t *testing.T) {
 		} else if key, err = r.rowKey(row[colID].Str); err != nil {
 			t.Fatal(err)
 		}
+		if id, err := r.intOf(colID, nil, []byte(argOf(row[colID]))); err != nil || id != 7 {
+			t.Fatalf("%s: id = %d, %v", spec, id, err)
+		}
 		// The lookup argument for id 7 finds the same key.
 		_, lookupKey, err := r.idLookup(7)
 		if err != nil || string(lookupKey) != string(key) {
@@ -105,4 +108,11 @@ func TestRowEncoderBindsRows(t *testing.T) {
 
 func argText(a engine.Arg) string {
 	return strconv.FormatInt(a.Int, 10)
+}
+
+func argOf(a engine.Arg) string {
+	if a.Str != nil {
+		return string(a.Str)
+	}
+	return argText(a)
 }

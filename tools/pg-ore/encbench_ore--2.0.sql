@@ -1,5 +1,6 @@
--- The ore type stores encbench's ORE values (and takes its query bounds)
--- as bytes; its btree operator class orders them without any key.
+-- The ore type stores encbench's ORE values, format version 2 (and takes
+-- its query bounds), checked on input; its btree operator class orders
+-- them without any key.
 \echo Use "CREATE EXTENSION encbench_ore" to load this file. \quit
 
 CREATE TYPE ore;
@@ -15,6 +16,9 @@ CREATE TYPE ore (
 );
 -- The raw bytes, for proofs that read what the server stores.
 CREATE CAST (ore AS bytea) WITHOUT FUNCTION;
+
+-- A stored value, not a query bound: columns of type ore CHECK it.
+CREATE FUNCTION ore_is_value(ore) RETURNS bool AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION ore_cmp(ore, ore) RETURNS int4 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION ore_lt(ore, ore) RETURNS bool AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -1,0 +1,87 @@
+package integration
+
+import (
+	"context"
+	"encoding/hex"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/encbench/encbench/internal/encryption/colenc"
+)
+
+// TestOreIndexRefusesForgeriesAndStaysValid (issue 17, finding 3): on a
+// PostgreSQL sandbox with ORE indexes, after an enc_write_mix run the
+// btree indexes pass amcheck's bt_index_parent_check; a forged value
+// (real header and left part, right part rotated) and a stored query bound
+// are refused on insert, and the indexes still pass afterwards.
+func TestOreIndexRefusesForgeriesAndStaysValid(t *testing.T) {
+	var pg *server
+	for _, s := range servers(t) {
+		if s.name == "postgres" {
+			pg = s
+		}
+	}
+	keys := t.TempDir()
+	p := colenc.Paths{MasterKey: filepath.Join(keys, "master.json"), Keyset: filepath.Join(keys, "keyset.json")}
+	for _, c := range []struct{ spec, index, col string }{
+		{"id:ore,k:ashe,c,pad", "sbtest1_pkey", "id"},
+		{"id:det,k:ore,c,pad", "k_1", "k"},
+	} {
+		base := []string{"--dsn", pg.info.DSN, "--tables", "1", "--table-size", "3000", "--master-key-file", p.MasterKey, "--keyset", p.Keyset, "--encrypt", c.spec}
+		mustRun(t, append([]string{"prepare", "enc_write_mix", "--threads", "1", "--force"}, base...)...)
+		r := runJSON(t, append([]string{"enc_write_mix", "--threads", "2", "--time", "2"}, base...)...)
+		if !r.Variant.Verified.OK || r.Totals.Queries.Write == 0 {
+			t.Fatalf("%s: write mix verified %v, %d writes", c.spec, r.Variant.Verified.OK, r.Totals.Queries.Write)
+		}
+		pg.exec(t, "CREATE EXTENSION IF NOT EXISTS amcheck")
+		check := "SELECT bt_index_parent_check('" + c.index + "'::regclass, true)"
+		pg.exec(t, check)
+
+		rows := pg.query(t, "(SELECT encode("+c.col+"::bytea, 'hex') FROM sbtest1 ORDER BY "+c.col+" LIMIT 1 OFFSET 1500) UNION ALL (SELECT encode("+c.col+"::bytea, 'hex') FROM sbtest1 ORDER BY "+c.col+" DESC LIMIT 1)")
+		real, err := hex.DecodeString(rows[0][0])
+		if err != nil || len(real) < colenc.OreIdentityFrom || len(rows) != 2 {
+			t.Fatalf("%s: stored value %q: %v", c.spec, rows[0][0], err)
+		}
+		next, _ := hex.DecodeString(rows[1][0])
+		forged := append([]byte(nil), real...)
+		// The right part follows the 6-byte header and its 16-byte nonce;
+		// each 2-bit value z becomes z+1 mod 3, still a valid form.
+		for i := 6 + 16; i < 6+16+512; i++ {
+			var b byte
+			for s := 0; s < 8; s += 2 {
+				b |= ((forged[i]>>s&3 + 1) % 3) << s
+			}
+			forged[i] = b
+		}
+		other := map[string]string{"id": "'\\x0102'::bytea", "k": "'\\x0102'::bytea"}
+		ins := func(v []byte) error {
+			cols := map[string]string{"id": other["id"], "k": "'\\x0304'::bytea", "c": "'\\x05'::bytea", "pad": "'\\x06'::bytea"}
+			if c.col == "id" {
+				cols["k"] = "1"
+			}
+			cols[c.col] = "'\\x" + hex.EncodeToString(v) + "'::ore"
+			return pg.admin.Exec(context.Background(), "INSERT INTO sbtest1 (id, k, c, pad) VALUES ("+cols["id"]+", "+cols["k"]+", "+cols["c"]+", "+cols["pad"]+")")
+		}
+		if err := ins(forged); err == nil || !strings.Contains(err.Error(), "inconsistent ore values") {
+			t.Errorf("%s: a forged value was inserted: %v", c.spec, err)
+		}
+		bad3 := append([]byte(nil), real...)
+		bad3[6+16] |= 3
+		if err := ins(bad3); err == nil || !strings.Contains(err.Error(), "outside Z_3") {
+			t.Errorf("%s: a right part holding 3 was accepted: %v", c.spec, err)
+		}
+		if err := ins(real[:len(real)-40]); err == nil || !strings.Contains(err.Error(), "not an encbench ore") {
+			t.Errorf("%s: a truncated value was accepted: %v", c.spec, err)
+		}
+		bound := append([]byte{'Q'}, real[1:6]...)
+		bound = append(bound, real[6+16+512:6+16+512+136]...)
+		if err := ins(bound); err == nil || !strings.Contains(err.Error(), "check constraint") {
+			t.Errorf("%s: a query bound was stored: %v", c.spec, err)
+		}
+		if _, err := colenc.OreCompare(next, forged); err == nil {
+			t.Errorf("%s: the client compares the forged value without error", c.spec)
+		}
+		pg.exec(t, check)
+	}
+}
