@@ -133,22 +133,29 @@ func oreOnServer(t *testing.T, s *server, p colenc.Paths) {
 	if string(rows[0][0]) != "250" {
 		t.Fatalf("BETWEEN 700 AND 949 on ore ids counted %s rows", rows[0][0])
 	}
-	sum, err := cipher.AsheDecryptSum(kCol, string(rows[0][1]), 700, 949)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var want int64
-	for _, r := range rawRows(t, s, "SELECT id, k FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY id", engine.Arg{Str: lo}, engine.Arg{Str: hi}) {
+	var ids []uint64
+	for _, r := range rawRows(t, s, "SELECT id, k, k_id FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY id", engine.Arg{Str: lo}, engine.Arg{Str: hi}) {
 		id, err := cipher.Decrypt(idCol, nil, r[0])
 		if err != nil {
 			t.Fatal(err)
 		}
 		v, _ := strconv.ParseInt(string(r[1]), 10, 64)
-		k, err := cipher.AsheDecrypt(kCol, id.I, v)
+		kid, _ := strconv.ParseUint(string(r[2]), 10, 64)
+		ids = append(ids, kid)
+		k, err := cipher.AsheDecrypt(kCol, kid, v)
 		if err != nil || k < 1 || k > 2000 {
 			t.Fatalf("id %d: k %d, %v", id.I, k, err)
 		}
 		want += k
+	}
+	runs, err := colenc.Runs(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := cipher.AsheDecryptSum(kCol, string(rows[0][1]), runs)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if sum != want {
 		t.Fatalf("server SUM decrypts to %d, the rows' k add up to %d", sum, want)

@@ -6,17 +6,59 @@ import (
 	"crypto/hkdf"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 )
 
-// Ashe is additive symmetric homomorphic encryption of integers (ASHE, from
-// Seabed, Papadimitriou et al., OSDI 2016): Enc(m, id) = m + F(id) - F(id-1)
-// mod 2^64 with F a PRF (AES-256). The server adds ciphertexts; a sum over
-// the contiguous ids lo..hi decrypts with two PRF calls, since the masks
-// telescope to F(hi) - F(lo-1). Adding a plaintext constant on the server
-// (k = k + 1) adds it to the plaintext.
+// Ashe is additive symmetric homomorphic encryption of integers (ASHE,
+// Seabed, Papadimitriou et al., OSDI 2016, section 4.1):
+// Enc(m, id) = m + F(id) - F(id-1) mod 2^64, F a PRF (here AES-256), id
+// the ciphertext's identifier. As Seabed requires, every encryption gets a
+// fresh identifier, stored beside the ciphertext and never reused under
+// the same key: encrypting a second value under an identifier would give
+// away the difference of the two values. The server adds ciphertexts; a
+// sum decrypts with the identifiers of the summed values, two PRF calls
+// per run of consecutive identifiers, since the masks telescope.
+//
+// encbench encrypts m * 2^16 rather than m: the low 16 bits of a correct
+// decryption are zero, so a sum decrypted with the wrong identifier set or
+// under another key fails (except with probability 2^-16) instead of
+// returning a wrong number. Values and sums must stay within +-2^47.
+// Adding a constant on the server adds it times 2^16 (AsheOne).
 const Ashe Scheme = "ashe"
+
+// AsheOne is what the server adds to a ciphertext to add 1 to its value.
+const AsheOne = 1 << asheCheckBits
+
+const asheCheckBits = 16
+
+// AsheMax bounds the absolute value of a plaintext and of a sum.
+const AsheMax = 1<<(63-asheCheckBits) - 1
+
+// IDRange is a run of consecutive identifiers lo..hi.
+type IDRange struct{ Lo, Hi uint64 }
+
+// Runs compresses identifiers into runs of consecutive ones; ids must be
+// distinct (each ciphertext has its own) and are sorted in place.
+func Runs(ids []uint64) ([]IDRange, error) {
+	slices.Sort(ids)
+	var out []IDRange
+	for i, id := range ids {
+		switch {
+		case id == 0:
+			return nil, errors.New("ashe identifier 0 is never assigned")
+		case i > 0 && id == ids[i-1]:
+			return nil, fmt.Errorf("ashe identifier %d appears twice", id)
+		case len(out) > 0 && out[len(out)-1].Hi+1 == id:
+			out[len(out)-1].Hi = id
+		default:
+			out = append(out, IDRange{id, id})
+		}
+	}
+	return out, nil
+}
 
 type asheKey struct{ prf cipher.Block }
 
@@ -25,11 +67,11 @@ func (c *Cipher) asheKeyFor(col Column) (*asheKey, error) {
 	if k, ok := c.ores.Load(name); ok {
 		return k.(*asheKey), nil
 	}
-	seed, err := c.det.EncryptDeterministically(make([]byte, 32), []byte("encbench-ashe-key/v1\x00"+name))
+	seed, err := c.det.EncryptDeterministically(make([]byte, 32), []byte("encbench-ashe-key/v2\x00"+name))
 	if err != nil {
 		return nil, fmt.Errorf("deriving the ashe key of %s.%s: %w", col.Table, col.Name, err)
 	}
-	raw, err := hkdf.Key(sha256.New, seed, nil, "encbench ashe key v1", 32)
+	raw, err := hkdf.Key(sha256.New, seed, nil, "encbench ashe key v2", 32)
 	if err != nil {
 		return nil, err
 	}
@@ -42,45 +84,60 @@ func (c *Cipher) asheKeyFor(col Column) (*asheKey, error) {
 }
 
 // f is the PRF: the first 8 bytes of AES(id).
-func (k *asheKey) f(id int64) uint64 {
+func (k *asheKey) f(id uint64) uint64 {
 	var in, out [16]byte
-	binary.BigEndian.PutUint64(in[8:], uint64(id))
+	binary.BigEndian.PutUint64(in[8:], id)
 	k.prf.Encrypt(out[:], in[:])
 	return binary.BigEndian.Uint64(out[:8])
 }
 
-// AsheEncrypt encrypts m for the row whose integer key is id.
-func (c *Cipher) AsheEncrypt(col Column, id, m int64) (int64, error) {
+// AsheEncrypt encrypts m under identifier id, which must be fresh: never
+// used before under this column's key (see the type's comment).
+func (c *Cipher) AsheEncrypt(col Column, id uint64, m int64) (int64, error) {
+	if id == 0 {
+		return 0, errors.New("ashe identifiers start at 1")
+	}
+	if m > AsheMax || m < -AsheMax {
+		return 0, fmt.Errorf("%s.%s: %d is beyond ashe's range of +-%d", col.Table, col.Name, m, int64(AsheMax))
+	}
 	k, err := c.asheKeyFor(col)
 	if err != nil {
 		return 0, err
 	}
-	return int64(uint64(m) + k.f(id) - k.f(id-1)), nil
+	return int64(uint64(m)<<asheCheckBits + k.f(id) - k.f(id-1)), nil
 }
 
-// AsheDecrypt decrypts one value of the row id.
-func (c *Cipher) AsheDecrypt(col Column, id, v int64) (int64, error) {
-	k, err := c.asheKeyFor(col)
-	if err != nil {
-		return 0, err
-	}
-	return int64(uint64(v) - k.f(id) + k.f(id-1)), nil
+// AsheDecrypt decrypts one value with its identifier.
+func (c *Cipher) AsheDecrypt(col Column, id uint64, v int64) (int64, error) {
+	return c.asheOpen(col, uint64(v), []IDRange{{id, id}})
 }
 
 // two64 is 2^64, for reducing a server's exact sum.
 var two64 = new(big.Int).Lsh(big.NewInt(1), 64)
 
 // AsheDecryptSum decrypts the server's SUM (as text: exact, possibly
-// beyond 64 bits) of the values of every id in lo..hi.
-func (c *Cipher) AsheDecryptSum(col Column, sum string, lo, hi int64) (int64, error) {
-	k, err := c.asheKeyFor(col)
-	if err != nil {
-		return 0, err
-	}
+// beyond 64 bits) of the values whose identifiers are exactly ids.
+func (c *Cipher) AsheDecryptSum(col Column, sum string, ids []IDRange) (int64, error) {
 	s, ok := new(big.Int).SetString(sum, 10)
 	if !ok {
 		return 0, fmt.Errorf("sum of %s.%s: %q is not an integer", col.Table, col.Name, sum)
 	}
-	u := s.Mod(s, two64).Uint64()
-	return int64(u - k.f(hi) + k.f(lo-1)), nil
+	return c.asheOpen(col, s.Mod(s, two64).Uint64(), ids)
+}
+
+func (c *Cipher) asheOpen(col Column, v uint64, ids []IDRange) (int64, error) {
+	k, err := c.asheKeyFor(col)
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range ids {
+		if r.Lo == 0 || r.Hi < r.Lo {
+			return 0, fmt.Errorf("%s.%s: bad ashe identifier run %d..%d", col.Table, col.Name, r.Lo, r.Hi)
+		}
+		v -= k.f(r.Hi) - k.f(r.Lo-1)
+	}
+	if v&(AsheOne-1) != 0 {
+		return 0, fmt.Errorf("decrypting %s.%s: the ashe check bits are not zero: the identifiers do not match the values summed, or the key changed (keys rotate) since they were written", col.Table, col.Name)
+	}
+	return int64(v) >> asheCheckBits, nil
 }

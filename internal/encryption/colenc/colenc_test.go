@@ -6,8 +6,10 @@ import (
 	"crypto/cipher"
 	"crypto/rand"
 	"encoding/hex"
+	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -361,5 +363,95 @@ func TestConcurrentRotationsLoseNoKey(t *testing.T) {
 	st, _ := os.Stat(p.Keyset)
 	if st.Mode().Perm() != 0o600 {
 		t.Errorf("keyset mode %v", st.Mode().Perm())
+	}
+}
+
+// ASHE sums decrypt with exactly the identifiers of the values summed;
+// a missing or extra identifier, or another key, fails loudly (finding 7).
+func TestAsheSumsOverIdentifierSets(t *testing.T) {
+	p, c := newKeys(t)
+	col := Column{Table: "sbtest1", Name: "k", Scheme: Ashe}
+	ids := []uint64{1, 2, 3, 4, 5, 9, 20, 21, 22, 1 << 40}
+	sum, want := new(big.Int), int64(0)
+	for i, id := range ids {
+		m := int64(i*1000 - 3000)
+		v, err := c.AsheEncrypt(col, id, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := c.AsheDecrypt(col, id, v); err != nil || got != m {
+			t.Fatalf("decrypt %d: %d %v", m, got, err)
+		}
+		sum.Add(sum, big.NewInt(v))
+		want += m
+	}
+	runs, err := Runs(slices.Clone(ids))
+	if err != nil || len(runs) != 4 {
+		t.Fatalf("runs %v %v", runs, err)
+	}
+	if got, err := c.AsheDecryptSum(col, sum.String(), runs); err != nil || got != want {
+		t.Fatalf("sum %d %v, want %d", got, err, want)
+	}
+	missing, _ := Runs(slices.Clone(ids[1:]))
+	if got, err := c.AsheDecryptSum(col, sum.String(), missing); err == nil {
+		t.Errorf("a sum decrypted with an identifier missing: %d", got)
+	}
+	extra, _ := Runs(append(slices.Clone(ids), 7))
+	if got, err := c.AsheDecryptSum(col, sum.String(), extra); err == nil {
+		t.Errorf("a sum decrypted with an extra identifier: %d", got)
+	}
+	if err := Rotate(p); err != nil {
+		t.Fatal(err)
+	}
+	rotated, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := rotated.AsheDecryptSum(col, sum.String(), runs); err == nil {
+		t.Errorf("a sum decrypted after keys rotate: %d", got)
+	}
+	if _, err := Runs([]uint64{3, 4, 3}); err == nil {
+		t.Error("a repeated identifier was accepted")
+	}
+	if _, err := c.AsheEncrypt(col, 0, 1); err == nil {
+		t.Error("identifier 0 was accepted")
+	}
+	if _, err := c.AsheEncrypt(col, 1, AsheMax+1); err == nil {
+		t.Error("a value beyond the range was accepted")
+	}
+}
+
+// Finding 1: two encryptions under different (fresh) identifiers do not
+// differ by the difference of their plaintexts, as the same row's old and
+// new versions did when the identifier was the row's key.
+func TestAsheFreshIdentifiersHideDifferences(t *testing.T) {
+	_, c := newKeys(t)
+	col := Column{Table: "sbtest1", Name: "k", Scheme: Ashe}
+	c1, _ := c.AsheEncrypt(col, 7, 100)
+	c2, _ := c.AsheEncrypt(col, 3007, 334)
+	if uint64(c2)-uint64(c1) == 234 || uint64(c2)-uint64(c1) == 234*AsheOne {
+		t.Error("ciphertexts under two identifiers differ by the plaintexts' difference")
+	}
+}
+
+// Finding 2: the leakage statements say what a server learns about dense
+// columns under ore (sbtest's id outright) and, for every scheme, over
+// time; ashe no longer claims to reveal "nothing about the values".
+func TestLeakageStatementsAreExact(t *testing.T) {
+	got := map[Scheme]string{}
+	for _, l := range Leakage {
+		got[l.Scheme] = l.Reveals
+		if !strings.Contains(l.Reveals, "Over time") {
+			t.Errorf("%s says nothing about updates over time", l.Scheme)
+		}
+	}
+	if s := got[Ore]; !strings.Contains(s, "sbtest's id is 1..N") || !strings.Contains(s, "reads every id exactly") {
+		t.Errorf("ore understates order leakage on dense columns: %s", s)
+	}
+	if s := got[Ashe]; strings.HasPrefix(s, "nothing about the values") || !strings.Contains(s, "identifier") {
+		t.Errorf("ashe: %s", s)
+	}
+	if len(got) != 4 {
+		t.Errorf("leakage covers %d schemes", len(got))
 	}
 }

@@ -117,8 +117,8 @@ func TestAsheSumsTelescope(t *testing.T) {
 	col := Column{Table: "sbtest1", Name: "k", Scheme: Ashe}
 	sum := new(big.Int)
 	var want int64
-	for id := int64(40); id <= 139; id++ {
-		m := id*7 - 300
+	for id := uint64(40); id <= 139; id++ {
+		m := int64(id)*7 - 300
 		ct, err := c.AsheEncrypt(col, id, m)
 		if err != nil {
 			t.Fatal(err)
@@ -135,13 +135,13 @@ func TestAsheSumsTelescope(t *testing.T) {
 		sum.Add(sum, big.NewInt(ct))
 		want += m
 	}
-	got, err := c.AsheDecryptSum(col, sum.String(), 40, 139)
+	got, err := c.AsheDecryptSum(col, sum.String(), []IDRange{{40, 139}})
 	if err != nil || got != want {
 		t.Fatalf("sum %d, %v; want %d", got, err, want)
 	}
-	// k = k + 1 on the server adds to the plaintext.
+	// k = k + AsheOne on the server adds 1 to the plaintext.
 	ct, _ := c.AsheEncrypt(col, 5, 41)
-	if got, _ := c.AsheDecrypt(col, 5, ct+1); got != 42 {
+	if got, _ := c.AsheDecrypt(col, 5, ct+AsheOne); got != 42 {
 		t.Fatalf("ct+1 decrypts to %d", got)
 	}
 }

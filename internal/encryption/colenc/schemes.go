@@ -29,7 +29,9 @@ func ParseScheme(s string) (Scheme, error) {
 	return "", fmt.Errorf("unknown column encryption scheme %q: use rnd, det, ore or ashe", s)
 }
 
-// Leakage says, per scheme, what the database server learns.
+// Leakage says, per scheme, what the database server learns: from what
+// it stores, from the queries it answers, and over time from the writes it
+// sees (old row versions stay in heap pages and the write-ahead log).
 var Leakage = []struct {
 	Scheme    Scheme
 	Primitive string
@@ -37,15 +39,15 @@ var Leakage = []struct {
 	Enables   string
 }{
 	{Rnd, "AEAD AES-256-GCM (Tink), 12-byte random nonce, associated data = table, column and row key",
-		"the length of each value (plus a fixed 28-byte overhead and the Tink key id) and which values are NULL; nothing about equality or order",
+		"each value's length (plus a fixed 28-byte overhead and the Tink key id) and which values are NULL; nothing about equality or order. Over time: which rows' values were rewritten and when (every write is a new ciphertext, even of an unchanged value), not whether the value changed",
 		"storage and retrieval only; every predicate, sort and aggregate on the column runs in the client after decryption"},
 	{Det, "deterministic AEAD AES-SIV with a 512-bit key (Tink), associated data = table and column",
-		"which values are equal (within the column), hence their frequencies, each value's length and which are NULL; not order",
+		"which values are equal within the column, hence each value's frequency (with a known distribution, the most frequent values can be named), each value's length and which are NULL; not order. Over time: whether an update wrote a value that was there before (same ciphertext) and which rows hold it",
 		"equality lookups, GROUP BY, DISTINCT and unique indexes on ciphertext; a join only between values of the same column, since each column has its own associated data; a value is not bound to its row"},
-	{Ore, "order-revealing encryption, Lewi-Wu block ORE (CCS 2016) over AES-256 and SHA-256, 8 blocks of 8 bits, key per column derived from the det keyset; stored with an AES-256-GCM ciphertext of the value (associated data = table and column)",
-		"the order of all stored values of the column and, for every pair, the first 8-bit block in which they differ (so roughly how far apart they are: a shared 7-byte prefix means they differ by less than 256), hence equality and frequencies; each query reveals the order of its bounds against every value it is compared with; not the values themselves",
-		"range predicates (<, <=, >, >=, BETWEEN), ORDER BY, MIN/MAX and equality on ciphertext; on PostgreSQL a btree index (operator class of the encbench_ore extension) answers them with an index scan; on MariaDB, which cannot index with a user comparison, the client filters (labelled in results)"},
-	{Ashe, "additive symmetric homomorphic encryption, ASHE (Seabed, OSDI 2016): m + F(id) - F(id-1) mod 2^64, F = AES-256 as a PRF, key per column derived from the det keyset",
-		"nothing about the values (each row has its own pseudorandom mask); which rows a sum covers; no integrity: the server can add to a value unnoticed, so use it for counters and amounts whose sums the application checks elsewhere",
-		"SUM and adding constants (k = k + 1) on the server; a sum over contiguous row ids decrypts with two PRF calls; no comparison, equality or index"},
+	{Ore, "order-revealing encryption, Lewi-Wu block ORE (CCS 2016, section 4) over AES-256 and SHA-256, 8 blocks of 8 bits, key and key id per column derived from the det keyset; stored with an AES-256-GCM copy of the value bound to the row and to the ORE part",
+		"the order of every pair of stored values and the first 8-bit block in which they differ (a shared 7-byte prefix means they differ by less than 256), hence equality and frequencies. On a dense column or one whose distribution is known this is the values themselves: sbtest's id is 1..N, so the i-th smallest ciphertext is id i and the server reads every id exactly; a sample of known plaintexts lets it place the others. Each query bound reveals its order against every value it is compared with. Over time: the position and first-differing block of every value written, and which new values equal old ones (left parts are deterministic)",
+		"range predicates (<, <=, >, >=, BETWEEN), ORDER BY, MIN/MAX and equality on ciphertext; on PostgreSQL a btree index (operator class of the encbench_ore extension) answers them with an index scan; on MariaDB, which cannot index with a user comparison, the client filters (labelled in results). The server can still store a crafted value that orders wrongly against one chosen value (it sees every comparison's inputs); the extension refuses malformed values and comparisons a genuine pair never gives"},
+	{Ashe, "additive symmetric homomorphic encryption, ASHE (Seabed, OSDI 2016, section 4.1): m*2^16 + F(id) - F(id-1) mod 2^64, F = AES-256 as a PRF, a fresh identifier per encryption stored beside the value, key per column derived from the det keyset",
+		"nothing about a value from its ciphertext (each has its own pseudorandom mask). The identifiers: they are handed out in increasing order, so the server learns the order in which values were written (loaded rows in id order, later writes after them) and, from the identifiers a sum is decrypted with, which rows it covered. Over time: k = k + c on the server keeps the identifier, so the server learns the difference between the versions, c, which it applied itself; a value the client writes anew gets a fresh identifier, so old versions reveal no difference. No integrity: a 16-bit check field makes a sum decrypted with the wrong identifiers or key fail (except with probability 2^-16), but the server can add multiples of 2^16 (whole units) to a value unnoticed",
+		"SUM and adding constants (k = k + 1, sent as + 2^16) on the server; a sum over a run of consecutive identifiers decrypts with two PRF calls, over scattered ones with two per run; no comparison, equality or index"},
 }

@@ -121,16 +121,17 @@ func (w *Workload) writeEncConfig(ctx context.Context, c engine.Conn, d engine.D
 	if err := workload.Own(ctx, c, w.name, []string{encConfigTable}); err != nil {
 		return err
 	}
-	ddl := fmt.Sprintf("CREATE TABLE %s(spec VARCHAR(200) NOT NULL, tables INTEGER NOT NULL, table_size INTEGER NOT NULL, key_check %s) %s",
+	ddl := fmt.Sprintf("CREATE TABLE %s(spec VARCHAR(200) NOT NULL, tables INTEGER NOT NULL, table_size INTEGER NOT NULL, key_check %s, ashe_next BIGINT NOT NULL) %s",
 		encConfigTable, d.BinaryType(64), suffix)
 	if err := c.Exec(ctx, ddl); err != nil {
 		return err
 	}
-	st, err := c.Prepare(ctx, "INSERT INTO "+encConfigTable+" VALUES (?, ?, ?, ?)")
+	st, err := c.Prepare(ctx, "INSERT INTO "+encConfigTable+" VALUES (?, ?, ?, ?, ?)")
 	if err != nil {
 		return err
 	}
-	args := []engine.Arg{{Str: []byte(w.enc.spec.String())}, {Int: int64(w.opts.Tables)}, {Int: int64(w.opts.TableSize)}, {Null: true}}
+	args := []engine.Arg{{Str: []byte(w.enc.spec.String())}, {Int: int64(w.opts.Tables)}, {Int: int64(w.opts.TableSize)}, {Null: true},
+		{Int: int64(w.opts.TableSize) + 1}}
 	if cipher != nil {
 		ct, err := cipher.Encrypt(keyCheck, nil, colenc.Text("encbench"))
 		if err != nil {
@@ -193,29 +194,38 @@ func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d engine.D
 			defs[i] += " " + fmt.Sprintf(d.OreValueCheck, name)
 		}
 	}
-	ddl := fmt.Sprintf("CREATE TABLE sbtest%d(\n  id %s,\n  k %s,\n  c %s,\n  pad %s,\n  PRIMARY KEY (id)\n) %s",
-		n, defs[0], defs[1], defs[2], defs[3], suffix)
+	extra := ""
+	if e[colK] == colenc.Ashe {
+		extra = ",\n  " + asheIDColumn + " BIGINT NOT NULL"
+	}
+	ddl := fmt.Sprintf("CREATE TABLE sbtest%d(\n  id %s,\n  k %s,\n  c %s,\n  pad %s%s,\n  PRIMARY KEY (id)\n) %s",
+		n, defs[0], defs[1], defs[2], defs[3], extra, suffix)
 	if err := c.Exec(ctx, ddl); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Log, "Inserting %d records into 'sbtest%d'\n", o.TableSize, n)
 	enc := newRowEncoder(e, cipher, n)
-	rows := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?), ", encLoadBatch), ", ")
-	batch, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO sbtest%d(id, k, c, pad) VALUES %s", n, rows))
+	width := enc.width()
+	tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", width), ", ") + "), "
+	rows := strings.TrimSuffix(strings.Repeat(tuple, encLoadBatch), ", ")
+	batch, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO sbtest%d(%s) VALUES %s", n, enc.columnList(), rows))
 	if err != nil {
 		return err
 	}
-	args := make([]engine.Arg, 0, 4*encLoadBatch)
+	args := make([]engine.Arg, 0, width*encLoadBatch)
 	var cv, pv []byte
 	for id := 1; id <= o.TableSize; id++ {
 		cv = src.FillTemplate(cv, cTemplate)
 		pv = src.FillTemplate(pv, padTemplate)
 		k := int64(src.Default(1, uint32(o.TableSize)))
-		row, err := enc.row(int64(id), k, cv, pv)
+		// Loaded rows take identifiers 1..table-size in id order, so a
+		// range of ids is a run of identifiers; later writes take theirs
+		// from the counter in the config table, above these.
+		row, err := enc.row(int64(id), k, cv, pv, uint64(id))
 		if err != nil {
 			return err
 		}
-		args = append(args, row[:]...)
+		args = append(args, row[:width]...)
 		if len(args) == cap(args) {
 			if err := batch.Exec(args); err != nil {
 				return err
@@ -224,8 +234,8 @@ func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d engine.D
 		}
 	}
 	if len(args) > 0 {
-		last, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO sbtest%d(id, k, c, pad) VALUES %s", n,
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?), ", len(args)/4), ", ")))
+		last, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO sbtest%d(%s) VALUES %s", n, enc.columnList(),
+			strings.TrimSuffix(strings.Repeat(tuple, len(args)/width), ", ")))
 		if err != nil {
 			return err
 		}

@@ -67,7 +67,7 @@ func TestRowEncoderBindsRows(t *testing.T) {
 	for _, spec := range []string{"id:ore,k:ashe,c,pad", "id:det,k:rnd,c:det,pad", "k,c,pad"} {
 		e, _ := parseEncrypt(spec)
 		r := newRowEncoder(e, c, 1)
-		row, err := r.row(7, 42, []byte("c-value"), []byte("pad-value"))
+		row, err := r.row(7, 42, []byte("c-value"), []byte("pad-value"), 9)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func TestRowEncoderBindsRows(t *testing.T) {
 		}
 		var k int64
 		if e[colK] == colenc.Ashe {
-			k, err = r.asheK(7, []byte(argText(row[colK])))
+			k, err = r.asheK([]byte(argText(row[4])), []byte(argText(row[colK])))
 		} else {
 			k, err = r.intOf(colK, key, row[colK].Str)
 		}

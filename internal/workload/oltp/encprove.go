@@ -52,7 +52,7 @@ func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*result.Col
 	p.Name = "enc(" + e.String() + ")"
 	for t := 1; t <= w.opts.Tables; t++ {
 		enc := newRowEncoder(e, cipher, t)
-		st, err := c.Prepare(ctx, fmt.Sprintf("SELECT id, k, c, pad FROM %s LIMIT %d", tableName(t), encProofRows))
+		st, err := c.Prepare(ctx, fmt.Sprintf("SELECT %s FROM %s LIMIT %d", enc.columnList(), tableName(t), encProofRows))
 		if err != nil {
 			return nil, fmt.Errorf("proof of column encryption: %w", err)
 		}
@@ -69,7 +69,7 @@ func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*result.Col
 			}
 			for i := range sbColumns {
 				p.Checked++
-				if err := proveValue(enc, i, id, key, v[i]); err != nil {
+				if err := proveValue(enc, i, id, key, v); err != nil {
 					return fmt.Errorf("%s.%s does not hold what --encrypt %s says: %w", tableName(t), sbColumns[i], e, err)
 				}
 				if e[i] != "" {
@@ -85,7 +85,8 @@ func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*result.Col
 	return p, nil
 }
 
-func proveValue(enc *rowEncoder, i int, id int64, key, v []byte) error {
+func proveValue(enc *rowEncoder, i int, id int64, key []byte, row [][]byte) error {
+	v := row[i]
 	if i == colID {
 		// The id is the row's key: it is stored bound to no other row.
 		key = nil
@@ -108,7 +109,7 @@ func proveValue(enc *rowEncoder, i int, id int64, key, v []byte) error {
 		return err
 	}
 	if enc.spec[i] == colenc.Ashe {
-		k, err := enc.asheK(id, v)
+		k, err := enc.asheK(row[4], v)
 		if err == nil && (k < 1 || k > 1<<40) {
 			err = fmt.Errorf("decrypts to %d, not a k of this table", k)
 		}

@@ -112,9 +112,31 @@ func (r *rowEncoder) store(i int, row []byte, v colenc.Value) (engine.Arg, error
 	return engine.Arg{Str: ct}, nil
 }
 
-// row is a whole new row's arguments (id, k, c, pad).
-func (r *rowEncoder) row(id, k int64, c, pad []byte) ([4]engine.Arg, error) {
-	var out [4]engine.Arg
+// asheIDColumn holds each ashe k's identifier (see colenc.Ashe).
+const asheIDColumn = "k_id"
+
+// width is the number of stored columns: id, k, c, pad and, with an ashe
+// k, its identifier.
+func (r *rowEncoder) width() int {
+	if r.spec[colK] == colenc.Ashe {
+		return 5
+	}
+	return 4
+}
+
+// columnList names the stored columns in row's order.
+func (r *rowEncoder) columnList() string {
+	if r.spec[colK] == colenc.Ashe {
+		return "id, k, c, pad, " + asheIDColumn
+	}
+	return "id, k, c, pad"
+}
+
+// row is a whole new row's arguments (id, k, c, pad, and k's identifier
+// with ashe: fresh, never used before under this table's key); use
+// row[:width()].
+func (r *rowEncoder) row(id, k int64, c, pad []byte, asheID uint64) ([5]engine.Arg, error) {
+	var out [5]engine.Arg
 	var err error
 	if out[colID], err = r.store(colID, nil, colenc.Int(id)); err != nil {
 		return out, err
@@ -127,8 +149,9 @@ func (r *rowEncoder) row(id, k int64, c, pad []byte) ([4]engine.Arg, error) {
 	}
 	if r.spec[colK] == colenc.Ashe {
 		var v int64
-		v, err = r.cipher.AsheEncrypt(r.cols[colK], id, k)
+		v, err = r.cipher.AsheEncrypt(r.cols[colK], asheID, k)
 		out[colK] = engine.Arg{Int: v}
+		out[4] = engine.Arg{Int: int64(asheID)}
 	} else {
 		out[colK], err = r.store(colK, key, colenc.Int(k))
 	}
@@ -183,11 +206,15 @@ func (r *rowEncoder) textOf(i int, row, v []byte) (string, error) {
 	return x.S, nil
 }
 
-// asheK decrypts an ashe k read as text for the row with integer id.
-func (r *rowEncoder) asheK(id int64, v []byte) (int64, error) {
+// asheK decrypts an ashe k and its identifier, both read as text.
+func (r *rowEncoder) asheK(id, v []byte) (int64, error) {
 	x, err := strconv.ParseInt(string(v), 10, 64)
 	if err != nil {
 		return 0, fmt.Errorf("ashe value %q: %w", v, err)
 	}
-	return r.cipher.AsheDecrypt(r.cols[colK], id, x)
+	n, err := strconv.ParseUint(string(id), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("ashe identifier %q: %w", id, err)
+	}
+	return r.cipher.AsheDecrypt(r.cols[colK], n, x)
 }

@@ -46,6 +46,10 @@ type encWorker struct {
 	// col is the column the workload's predicate is on (id or k).
 	col   int
 	event func(c *workload.Counters, tb *encTable) error
+	// asheIDs are fresh identifiers for the ashe k of rows it inserts;
+	// asheBuf holds the identifiers of a sum that are not one run.
+	asheIDs asheIDs
+	asheBuf []uint64
 }
 
 // oreTailMax bounds the length of an ore value's AEAD copy in SUBSTRING.
@@ -70,7 +74,7 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 	e := w.enc.spec
 	wk := &encWorker{w: w, o: w.opts, spec: e, conn: conn, src: randgen.New(w.opts.Rand, uint64(id)),
 		tid: id % threads, threads: threads,
-		cbuf: make([]byte, 0, len(cTemplate)), padbuf: make([]byte, 0, len(padTemplate))}
+		cbuf: make([]byte, 0, len(cTemplate)), padbuf: make([]byte, 0, len(padTemplate)), asheIDs: asheIDs{conn: conn}}
 	prep := func(format string, a ...any) engine.Stmt {
 		if err != nil {
 			return nil
@@ -119,8 +123,10 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 			case e[colK] == "" && wk.mode != inClient:
 				sel = "SELECT SUM(k) FROM %[1]s"
 			case e[colK] == colenc.Ashe:
-				sel = "SELECT SUM(k), COUNT(*) FROM %[1]s"
-				tb.readRows = prep("SELECT id, k FROM %[1]s"+pred, name, key, sbColumns[col], in)
+				// The identifiers of the summed values, as one run when
+				// they are consecutive; else listed, in the same statement.
+				sel = "SELECT SUM(k), MIN(" + asheIDColumn + "), MAX(" + asheIDColumn + "), COUNT(*) FROM %[1]s"
+				tb.readRows = prep("SELECT "+asheIDColumn+", SUM(k) OVER () FROM %[1]s"+pred, name, key, sbColumns[col], in)
 			case e[colK] == colenc.Ore && wk.mode != inClient:
 				// the sum needs the value, not the ~700-byte ORE part
 				sel = "SELECT %[2]s, " + d.Substring("k", colenc.OreTailFrom+1, oreTailMax) + " FROM %[1]s"
@@ -130,16 +136,20 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 			}
 			tb.read = prep(sel+pred, name, key, sbColumns[col], in)
 		case "enc_write_mix":
-			if e[colK] == "" || e[colK] == colenc.Ashe {
-				// ashe adds on the server like plaintext does
+			switch e[colK] {
+			case "":
 				tb.incK = prep("UPDATE %s SET k=k+1 WHERE id=?", name)
-			} else {
+			case colenc.Ashe:
+				// ashe adds on the server like plaintext does, 1 being AsheOne
+				tb.incK = prep("UPDATE %s SET k=k+%d WHERE id=?", name, colenc.AsheOne)
+			default:
 				tb.lockK = prep("SELECT k FROM %s WHERE id=? FOR UPDATE", name)
 				tb.setK = prep("UPDATE %s SET k=? WHERE id=?", name)
 			}
 			tb.setC = prep("UPDATE %s SET c=? WHERE id=?", name)
 			tb.del = prep("DELETE FROM %s WHERE id=?", name)
-			tb.insert = prep("INSERT INTO %s (id, k, c, pad) VALUES (?, ?, ?, ?)", name)
+			tb.insert = prep("INSERT INTO %s (%s) VALUES (%s)", name, enc.columnList(),
+				strings.TrimSuffix(strings.Repeat("?, ", enc.width()), ", "))
 		}
 		wk.tables = append(wk.tables, tb)
 	}
@@ -278,7 +288,7 @@ func (wk *encWorker) rangeSum(c *workload.Counters, tb *encTable) error {
 		return tb.read.Exec(wk.args)
 	}
 	if wk.spec[colK] == colenc.Ashe {
-		_, err := wk.asheSum(tb, lo, hi)
+		_, err := wk.asheSum(tb)
 		return err
 	}
 	var sum int64
@@ -392,11 +402,18 @@ func (wk *encWorker) ownID() int64 {
 func (wk *encWorker) insertRow(tb *encTable, id int64) error {
 	wk.cbuf = wk.src.FillTemplate(wk.cbuf, cTemplate)
 	wk.padbuf = wk.src.FillTemplate(wk.padbuf, padTemplate)
-	row, err := tb.enc.row(id, wk.id(), wk.cbuf, wk.padbuf)
+	var asheID uint64
+	if wk.spec[colK] == colenc.Ashe {
+		var err error
+		if asheID, err = wk.asheIDs.take(); err != nil {
+			return err
+		}
+	}
+	row, err := tb.enc.row(id, wk.id(), wk.cbuf, wk.padbuf, asheID)
 	if err != nil {
 		return err
 	}
-	wk.args = append(wk.args[:0], row[:]...)
+	wk.args = append(wk.args[:0], row[:tb.enc.width()]...)
 	return tb.insert.Exec(wk.args)
 }
 
@@ -443,29 +460,41 @@ func (wk *encWorker) incrementK(c *workload.Counters, tb *encTable) error {
 	return wk.commit.Exec(nil)
 }
 
-// asheSum decrypts the server's SUM(k) over ids lo..hi with two PRF calls
-// when every id is there; with rows missing (deleted) it reads the rows.
-func (wk *encWorker) asheSum(tb *encTable, lo, hi int64) (int64, error) {
-	var sum, count string
+// asheSum decrypts the server's SUM(k) over ids lo..hi: with the run of
+// identifiers MIN..MAX when COUNT says they are consecutive (loaded rows:
+// two PRF calls), else with the identifiers listed beside the same sum.
+func (wk *encWorker) asheSum(tb *encTable) (int64, error) {
+	var sum, lo, hi, count string
 	err := tb.read.Query(wk.args, func(v [][]byte) error {
-		sum, count = string(v[0]), string(v[1])
+		sum, lo, hi, count = string(v[0]), string(v[1]), string(v[2]), string(v[3])
 		return nil
 	})
+	if err != nil || count == "0" {
+		return 0, err
+	}
+	l, err1 := strconv.ParseUint(lo, 10, 64)
+	h, err2 := strconv.ParseUint(hi, 10, 64)
+	n, err3 := strconv.ParseUint(count, 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return 0, fmt.Errorf("ashe sum: identifiers %q..%q, count %q", lo, hi, count)
+	}
+	col := tb.enc.cols[colK]
+	if h >= l && h-l+1 == n {
+		return tb.enc.cipher.AsheDecryptSum(col, sum, []colenc.IDRange{{Lo: l, Hi: h}})
+	}
+	ids := wk.asheBuf[:0]
+	err = tb.readRows.Query(wk.args, func(v [][]byte) error {
+		id, err := strconv.ParseUint(string(v[0]), 10, 64)
+		ids, sum = append(ids, id), string(v[1])
+		return err
+	})
+	wk.asheBuf = ids
 	if err != nil {
 		return 0, err
 	}
-	if count == strconv.FormatInt(hi-lo+1, 10) {
-		return tb.enc.cipher.AsheDecryptSum(tb.enc.cols[colK], sum, lo, hi)
+	runs, err := colenc.Runs(ids)
+	if err != nil {
+		return 0, err
 	}
-	var total int64
-	err = tb.readRows.Query(wk.args, func(v [][]byte) error {
-		id, err := tb.enc.intOf(colID, nil, v[0])
-		if err != nil {
-			return err
-		}
-		k, err := tb.enc.asheK(id, v[1])
-		total += k
-		return err
-	})
-	return total, err
+	return tb.enc.cipher.AsheDecryptSum(col, sum, runs)
 }
