@@ -11,7 +11,7 @@ PKGS     := postgresql mariadb-server sysbench time postgresql-server-dev-15 lib
 TEST_PKGS := chromium maven openjdk-17-jdk-headless
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps install-pkgs ore-ext mongo-test-server run test vet bench clean
+.PHONY: all build deps test-deps install-pkgs ore-ext mongo-test-server run test vet fuzz bench clean
 
 all: build
 
@@ -58,6 +58,19 @@ mongo-test-server:
 
 test: test-deps vet mongo-test-server ore-ext
 	ENCBENCH_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 20m ./...
+	@$(MAKE) --no-print-directory fuzz
+
+# Native Go fuzzing, a short bounded time per target (FUZZTIME); inputs
+# that failed are kept under each package's testdata/fuzz and rerun by
+# every plain `go test`.
+FUZZTIME ?= 10s
+FUZZ_TARGETS := internal/engine:FuzzParseTarget internal/suite:FuzzParse internal/resultdoc:FuzzParse internal/encryption/colenc:FuzzOreDecode
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; fn=$${t##*:}; \
+	  echo "fuzz $$fn ($$pkg, $(FUZZTIME))"; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg > /tmp/encbench-fuzz.log 2>&1 || { cat /tmp/encbench-fuzz.log; exit 1; }; \
+	done; echo "fuzz: $(words $(FUZZ_TARGETS)) passed, 0 failed"
 
 bench: deps build
 	bash bench/vs-sysbench.sh

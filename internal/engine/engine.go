@@ -348,8 +348,9 @@ func Redact(u *url.URL) string {
 		}
 	}
 	q := c.Query()
-	for _, k := range []string{"password", "sslpassword"} {
-		if q.Has(k) {
+	// Any parameter that may hold a secret (password, sslpassword, ...).
+	for k := range q {
+		if l := strings.ToLower(k); strings.Contains(l, "pass") || strings.Contains(l, "secret") || strings.Contains(l, "token") {
 			q.Set(k, "xxxxx")
 		}
 	}

@@ -5,8 +5,8 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/encbench/encbench/internal/fsx"
 	"os"
-	"path/filepath"
 )
 
 // Schema names this document format.
@@ -248,37 +248,13 @@ type Environment struct {
 	GoVersion string `json:"go_version"`
 }
 
-// WriteFile writes r as indented JSON atomically: a temporary file in the
-// same directory, synced, then renamed over path.
+// WriteFile writes r as indented JSON atomically and durably (fsx).
 func WriteFile(path string, r *Result) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding result: %w", err)
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".encbench-result-*")
-	if err != nil {
-		return fmt.Errorf("writing result to %s: %w", dir, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("syncing %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("closing %s: %w", tmp.Name(), err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("setting mode of %s: %w", tmp.Name(), err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("renaming result into %s: %w", path, err)
-	}
-	return nil
+	return fsx.WriteFile(path, append(data, '\n'), 0o644)
 }
 
 // ReadFile loads a result document and checks its schema.
@@ -287,12 +263,17 @@ func ReadFile(path string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading result: %w", err)
 	}
+	return Parse(data, path)
+}
+
+// Parse reads a result document; name says where it came from in errors.
+func Parse(data []byte, name string) (*Result, error) {
 	var r Result
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("parsing %s: %w", path, err)
+		return nil, fmt.Errorf("parsing %s: %w", name, err)
 	}
 	if r.Schema != Schema {
-		return nil, fmt.Errorf("%s is not an encbench result (schema %q)", path, r.Schema)
+		return nil, fmt.Errorf("%s is not an encbench result (schema %q)", name, r.Schema)
 	}
 	return &r, nil
 }
