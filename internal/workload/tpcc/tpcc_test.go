@@ -1,6 +1,8 @@
 package tpcc
 
 import (
+	"context"
+	"encoding/hex"
 	"strings"
 	"testing"
 	"time"
@@ -221,5 +223,43 @@ func TestKeyingAndThinkTimes(t *testing.T) {
 	off := &worker{w: &Workload{o: Options{Warehouses: 1}}, g: newRNG(3, 4)}
 	if off.Pause() != 0 {
 		t.Error("pacing without --think-time")
+	}
+}
+
+// configConn answers checkConfig's query with one prepared config row.
+type configConn struct {
+	engine.Conn
+	row []string
+}
+
+func (c configConn) Query(context.Context, string) ([][]string, error) { return [][]string{c.row}, nil }
+
+// Finding 7: after `keys rotate` a TPC-C run is refused (its det lookups
+// would find no rows), as an enc_* run is.
+func TestRunRefusesDataPreparedBeforeARotation(t *testing.T) {
+	dir := t.TempDir()
+	p := colenc.Paths{MasterKey: dir + "/m.json", Keyset: dir + "/k.json"}
+	cipher, _, err := colenc.OpenForPrepare(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, err := cipher.Encrypt(keyCheckColumn, nil, colenc.Text(keyCheck))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &Workload{o: Options{Warehouses: 1, Level: 50, Keys: p}}
+	conn := configConn{row: []string{"1", "50", hex.EncodeToString(ct)}}
+	if err := w.checkConfig(context.Background(), conn, cipher); err != nil {
+		t.Fatalf("same keyset: %v", err)
+	}
+	if err := colenc.Rotate(p); err != nil {
+		t.Fatal(err)
+	}
+	rotated, err := colenc.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.checkConfig(context.Background(), conn, rotated); err == nil || !strings.Contains(err.Error(), "primary key changed") {
+		t.Errorf("after a rotation: %v", err)
 	}
 }

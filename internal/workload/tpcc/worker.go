@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"fmt"
@@ -100,6 +101,11 @@ func (w *Workload) checkConfig(ctx context.Context, c engine.Conn, cipher *colen
 	}
 	if err != nil {
 		return errs.Usage("the tpcc data was encrypted under another keyset than %s: use the keyset and master key prepare used, or prepare again", w.o.Keys.Resolved().Keyset)
+	}
+	// Lookups by det columns encrypt the searched value under the primary
+	// key: after a rotation they would silently find no rows.
+	if now, err := cipher.Encrypt(keyCheckColumn, nil, colenc.Text(keyCheck)); err != nil || !bytes.Equal(now, ct) {
+		return errs.Usage("the keyset's primary key changed since prepare (keys rotate): TPC-C's lookups by det columns would find no rows; prepare again")
 	}
 	return nil
 }
