@@ -193,8 +193,8 @@ func badKeys(t *testing.T, s *server, dir string, base []string) {
 		name, master, keyset, want string
 	}{
 		{"wrong master key", filepath.Join(other, "master.json"), keyset, "master key"},
-		{"missing keyset", master, filepath.Join(dir, "nope.json"), "does not exist"},
-		{"world-readable keyset", master, loose, "readable by other users"},
+		{"missing keyset", master, filepath.Join(dir, "nope.json"), "does not"},
+		{"world-readable keyset", master, loose, "readable or writable by others"},
 	}
 	orders := s.scalar(t, "SELECT COUNT(*) FROM orders")
 	for _, c := range cases {
