@@ -73,6 +73,9 @@ func runnerConfig(s spec.Spec, out io.Writer) (runner.Config, error) {
 // A result comes back with an error too when the run measured something
 // but failed or was interrupted.
 func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*result.Result, error) {
+	// The command as given: Resolve fills in what a sandbox knows (its
+	// server's pid), which a reproduction must not repeat.
+	command := s.Display()
 	rs, err := Resolve(s, reg, o.Stderr)
 	if err != nil {
 		return nil, err
@@ -129,7 +132,7 @@ func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*r
 	}
 	res := assemble(out, cfg, started)
 	res.Target = t.Redacted()
-	res.Command = s.Display()
+	res.Command = command
 	res.Engine = result.Engine{Kind: t.Engine.Kind(), Version: info.Version, Settings: info.Settings}
 	res.Workload = result.Workload{Name: wl.Name(), Params: wl.Params(), Schema: wl.Schema()}
 	for _, p := range caps.Parts {

@@ -254,7 +254,7 @@ func (s *Suite) check() error {
 		if t.Name == "" {
 			return fmt.Errorf("target %d (dsn) needs a name", i+1)
 		}
-		if !safeName(t.Name) {
+		if !variant.ValidName(t.Name) {
 			return fmt.Errorf("target name %q: use letters, digits, - and _", t.Name)
 		}
 		if seen[t.Name] {
@@ -287,7 +287,7 @@ func (s *Suite) check() error {
 				return fmt.Errorf("workload %s: variant %s is not among the suite's variants", w.ID(), v)
 			}
 		}
-		if w.Label != "" && !safeName(w.Label) {
+		if w.Label != "" && !variant.ValidName(w.Label) {
 			return fmt.Errorf("workload label %q: use letters, digits, - and _", w.Label)
 		}
 		for k := range w.Options {
@@ -299,14 +299,6 @@ func (s *Suite) check() error {
 	return nil
 }
 
-func safeName(s string) bool {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
-			return false
-		}
-	}
-	return s != ""
-}
 
 // Reference is a published measurement of the same method: its TPS loss %
 // by variant and thread count, for one workload.

@@ -52,7 +52,7 @@ func Parse(name string) (Variant, error) {
 				return v, fmt.Errorf("unknown variant %q: %s", name, usage)
 			}
 			v.Colenc, kind = n, "colenc"
-		case strings.HasPrefix(layer, "enc-") && safeName(layer):
+		case strings.HasPrefix(layer, "enc-") && ValidName(layer):
 			v.ColumnSet, kind = layer, "colenc"
 		default:
 			return v, fmt.Errorf("unknown variant %q: %s", name, usage)
@@ -123,7 +123,9 @@ func validLevel(n int) bool {
 	return false
 }
 
-func safeName(s string) bool {
+// ValidName says whether s is a name encbench uses in file names and
+// variant names: letters, digits, '-', '_' and '.'.
+func ValidName(s string) bool {
 	for _, r := range s {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
 			return false
