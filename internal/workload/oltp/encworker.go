@@ -3,6 +3,7 @@ package oltp
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -18,7 +19,6 @@ type encTable struct {
 	// read is the workload's query; its shape depends on where the
 	// predicate runs (see encSpec.mode).
 	read                         engine.Stmt
-	readRows                     engine.Stmt // ashe sums with rows missing
 	lockK, setK, incK, setC, del engine.Stmt
 	insert                       engine.Stmt
 	// sumK reads a k that read returned for a client-side sum: whole, or,
@@ -47,9 +47,10 @@ type encWorker struct {
 	col   int
 	event func(c *workload.Counters, tb *encTable) error
 	// asheIDs are fresh identifiers for the ashe k of rows it inserts;
-	// asheBuf holds the identifiers of a sum that are not one run.
-	asheIDs asheIDs
-	asheBuf []uint64
+	// asheRuns and asheTotal are a range sum's scratch space.
+	asheIDs   asheIDs
+	asheRuns  []colenc.IDRange
+	asheTotal big.Int
 }
 
 // oreTailMax bounds the length of an ore value's AEAD copy in SUBSTRING.
@@ -119,14 +120,17 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 		case "enc_range_sum", "enc_range_sum_k":
 			pred := map[predicateMode]string{onServer: " WHERE %[3]s BETWEEN ? AND ?", inList: " WHERE %[3]s IN (%[4]s)", inClient: ""}[wk.mode]
 			sel := "SELECT %[2]s, k, id FROM %[1]s"
+			from := pred
 			switch {
 			case e[colK] == "" && wk.mode != inClient:
 				sel = "SELECT SUM(k) FROM %[1]s"
 			case e[colK] == colenc.Ashe:
-				// The identifiers of the summed values, as one run when
-				// they are consecutive; else listed, in the same statement.
-				sel = "SELECT SUM(k), MIN(" + asheIDColumn + "), MAX(" + asheIDColumn + "), COUNT(*) FROM %[1]s"
-				tb.readRows = prep("SELECT "+asheIDColumn+", SUM(k) OVER () FROM %[1]s"+pred, name, key, sbColumns[col], in)
+				// One scan: the summed values' identifiers as runs of
+				// consecutive ones (gaps and islands), each with its sum;
+				// loaded rows in an id range are one run.
+				sel = "SELECT MIN(" + asheIDColumn + "), MAX(" + asheIDColumn + "), SUM(k) FROM (SELECT " + asheIDColumn + ", k, " +
+					asheIDColumn + " - ROW_NUMBER() OVER (ORDER BY " + asheIDColumn + ") AS run FROM %[1]s" + pred + ") r GROUP BY run"
+				from = ""
 			case e[colK] == colenc.Ore && wk.mode != inClient:
 				// the sum needs the value, not the ~700-byte ORE part
 				sel = "SELECT %[2]s, " + d.Substring("k", colenc.OreTailFrom+1, oreTailMax) + " FROM %[1]s"
@@ -134,7 +138,7 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 			case wk.mode != inClient:
 				sel = "SELECT %[2]s, k FROM %[1]s"
 			}
-			tb.read = prep(sel+pred, name, key, sbColumns[col], in)
+			tb.read = prep(sel+from, name, key, sbColumns[col], in)
 		case "enc_write_mix":
 			switch e[colK] {
 			case "":
@@ -460,41 +464,27 @@ func (wk *encWorker) incrementK(c *workload.Counters, tb *encTable) error {
 	return wk.commit.Exec(nil)
 }
 
-// asheSum decrypts the server's SUM(k) over ids lo..hi: with the run of
-// identifiers MIN..MAX when COUNT says they are consecutive (loaded rows:
-// two PRF calls), else with the identifiers listed beside the same sum.
+// asheSum decrypts the server's sums of k over the runs of identifiers
+// the range covers: two PRF calls per run, and one run (two calls) for
+// rows as prepare loaded them.
 func (wk *encWorker) asheSum(tb *encTable) (int64, error) {
-	var sum, lo, hi, count string
+	runs := wk.asheRuns[:0]
+	total := &wk.asheTotal
+	total.SetInt64(0)
+	var part big.Int
 	err := tb.read.Query(wk.args, func(v [][]byte) error {
-		sum, lo, hi, count = string(v[0]), string(v[1]), string(v[2]), string(v[3])
+		lo, err1 := strconv.ParseUint(string(v[0]), 10, 64)
+		hi, err2 := strconv.ParseUint(string(v[1]), 10, 64)
+		if _, ok := part.SetString(string(v[2]), 10); !ok || err1 != nil || err2 != nil {
+			return fmt.Errorf("ashe sum: run %q..%q, sum %q", v[0], v[1], v[2])
+		}
+		runs = append(runs, colenc.IDRange{Lo: lo, Hi: hi})
+		total.Add(total, &part)
 		return nil
 	})
-	if err != nil || count == "0" {
+	wk.asheRuns = runs
+	if err != nil || len(runs) == 0 {
 		return 0, err
 	}
-	l, err1 := strconv.ParseUint(lo, 10, 64)
-	h, err2 := strconv.ParseUint(hi, 10, 64)
-	n, err3 := strconv.ParseUint(count, 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
-		return 0, fmt.Errorf("ashe sum: identifiers %q..%q, count %q", lo, hi, count)
-	}
-	col := tb.enc.cols[colK]
-	if h >= l && h-l+1 == n {
-		return tb.enc.cipher.AsheDecryptSum(col, sum, []colenc.IDRange{{Lo: l, Hi: h}})
-	}
-	ids := wk.asheBuf[:0]
-	err = tb.readRows.Query(wk.args, func(v [][]byte) error {
-		id, err := strconv.ParseUint(string(v[0]), 10, 64)
-		ids, sum = append(ids, id), string(v[1])
-		return err
-	})
-	wk.asheBuf = ids
-	if err != nil {
-		return 0, err
-	}
-	runs, err := colenc.Runs(ids)
-	if err != nil {
-		return 0, err
-	}
-	return tb.enc.cipher.AsheDecryptSum(col, sum, runs)
+	return tb.enc.cipher.AsheDecryptSum(tb.enc.cols[colK], total.String(), runs)
 }
