@@ -299,7 +299,6 @@ func (s *Suite) check() error {
 	return nil
 }
 
-
 // Reference is a published measurement of the same method: its TPS loss %
 // by variant and thread count, for one workload.
 type Reference struct {
