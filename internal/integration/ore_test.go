@@ -103,5 +103,9 @@ func TestOreIndexRefusesForgeriesAndStaysValid(t *testing.T) {
 			t.Errorf("%s: the client compares the forged value without error", c.spec)
 		}
 		pg.exec(t, check)
+		mustRun(t, append([]string{"cleanup", "enc_write_mix"}, base...)...)
+	}
+	if tb := pg.tables(t); tb["sbtest1"] || tb["sbtest_enc"] {
+		t.Errorf("cleanup left tables: %v", tb)
 	}
 }
