@@ -229,8 +229,8 @@ func parseDSN(dsn string) (*url.URL, error) {
 		if err != nil || u.Scheme == "" {
 			return nil, errs.Usage("cannot parse DSN %s: expected scheme://user:password@host:port/database (percent-encode special characters in the password)", RedactDSN(dsn))
 		}
-		if u.User == nil && strings.Contains(u.Path, "@") {
-			return nil, errs.Usage("cannot parse DSN %s: the part before '@' has a '/', so it reads as a path; percent-encode '/' in the password as %%2F", RedactDSN(dsn))
+		if misreadUserinfo(u) {
+			return nil, errs.Usage("cannot parse DSN %s: the part before '@' has a '/', '?' or '#', so it reads as a path, query or fragment; percent-encode them in the user and password (%%2F, %%3F, %%23)", RedactDSN(dsn))
 		}
 		return u, nil
 	}
@@ -244,6 +244,11 @@ func parseDSN(dsn string) (*url.URL, error) {
 			return nil, err
 		}
 		if ok {
+			// What the native form named must make a URL (no spaces in
+			// a host, say): the URL is what engines and results use.
+			if _, err := url.Parse(u.String()); err != nil {
+				return nil, errs.Usage("cannot parse DSN %s: its host or options are not valid in a URL", Redact(&url.URL{Scheme: u.Scheme}))
+			}
 			return u, nil
 		}
 	}
@@ -342,15 +347,19 @@ func Redact(u *url.URL) string {
 		return ""
 	}
 	c := *u
+	c.Fragment, c.RawFragment = "", ""
+	if c.Opaque != "" {
+		c.Opaque = "(not shown)"
+	}
 	if c.User != nil {
 		if _, has := c.User.Password(); has {
 			c.User = url.UserPassword(c.User.Username(), "xxxxx")
 		}
 	}
 	q := c.Query()
-	// Any parameter that may hold a secret (password, sslpassword, ...).
+	// Only parameters known to hold no secret keep their values.
 	for k := range q {
-		if l := strings.ToLower(k); strings.Contains(l, "pass") || strings.Contains(l, "secret") || strings.Contains(l, "token") {
+		if !shownParams[strings.ToLower(k)] {
 			q.Set(k, "xxxxx")
 		}
 	}
@@ -358,16 +367,48 @@ func Redact(u *url.URL) string {
 	return c.String()
 }
 
+// validScheme: a URL scheme (RFC 3986 3.1) of a sane length; anything
+// else before "://" may be part of a secret.
+func validScheme(s string) bool {
+	if s == "" || len(s) > 16 || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// shownParams are DSN parameters whose values redacted DSNs keep.
+var shownParams = map[string]bool{
+	"host": true, "port": true, "dbname": true, "sslmode": true, "sslrootcert": true, "sslcert": true, "sslkey": true,
+	"application_name": true, "connect_timeout": true, "target_session_attrs": true, "socket": true, "tls": true,
+	"tlscafile": true, "tlscertificatekeyfile": true, "authsource": true, "authmechanism": true, "replicaset": true,
+	"directconnection": true, "charset": true, "collation": true, "parsetime": true, "loc": true, "timeout": true,
+}
+
+// misreadUserinfo: a user or password with an unencoded '/', '?' or '#'
+// ends the authority early, and the secret lands in the path, query or
+// fragment, where a redaction would not look for it; an '@' there is the
+// sign (one that belongs there is written %40).
+func misreadUserinfo(u *url.URL) bool {
+	return u.Opaque != "" || strings.Contains(u.EscapedPath()+"?"+u.RawQuery+"#"+u.Fragment, "@")
+}
+
 // RedactDSN is a DSN safe to print in any form: parsed, without its
 // password; unparseable, only its scheme.
 func RedactDSN(dsn string) string {
 	if strings.Contains(dsn, "://") {
 		u, err := url.Parse(dsn)
-		if err == nil && u.Scheme != "" && !(u.User == nil && strings.Contains(u.Path, "@")) {
+		if err == nil && u.Scheme != "" && !misreadUserinfo(u) {
 			return Redact(u)
 		}
-		scheme, _, _ := strings.Cut(dsn, "://")
-		return scheme + "://(unreadable, not shown)"
+		if scheme, _, _ := strings.Cut(dsn, "://"); validScheme(scheme) {
+			return scheme + "://(unreadable, not shown)"
+		}
+		return "(unreadable DSN, not shown)"
 	}
 	for _, e := range registered() {
 		if n, ok := e.(NativeDSN); ok && dsn != "" {

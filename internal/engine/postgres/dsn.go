@@ -67,7 +67,7 @@ func parseConninfo(s string) (map[string]string, error) {
 		key := s[start:i]
 		skip()
 		if i >= len(s) || s[i] != '=' || key == "" {
-			return nil, errs.Usage("cannot read the key=value DSN: expected keyword = value after %q", key)
+			return nil, errs.Usage("cannot read the key=value DSN: expected keyword = value at byte %d", start+1)
 		}
 		i++
 		skip()
@@ -91,7 +91,7 @@ func parseConninfo(s string) (map[string]string, error) {
 				i++
 			}
 			if !closed {
-				return nil, errs.Usage("cannot read the key=value DSN: the value of %s has no closing quote", key)
+				return nil, errs.Usage("cannot read the key=value DSN: the value of %s has no closing quote", keywordName(key))
 			}
 		} else {
 			for i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != '\n' {
@@ -101,6 +101,17 @@ func parseConninfo(s string) (map[string]string, error) {
 				val.WriteByte(s[i])
 				i++
 			}
+			// "user= password=x" reads as a user named "password=x" (as
+			// in libpq); a typo that would show a secret as a user name.
+			if conninfoStart.MatchString(val.String()) {
+				return nil, errs.Usage("cannot read the key=value DSN: the value of %s looks like another keyword; write an empty value as ''", keywordName(key))
+			}
+		}
+		// A quote or backslash out of place can swallow the next keyword
+		// into this value, and a password with it into, say, a user name
+		// that output shows.
+		if key != "password" && strings.Contains(strings.ToLower(val.String()), "password") {
+			return nil, errs.Usage("cannot read the key=value DSN: the value of %s holds the word password: a quote or backslash out of place? Quote values with spaces as 'value'", keywordName(key))
 		}
 		out[key] = val.String()
 	}
@@ -144,4 +155,13 @@ func conninfoURL(kv map[string]string) *url.URL {
 	}
 	u.RawQuery = q.Encode()
 	return u
+}
+
+// keywordName is a keyword safe to name in an error: a known one, or
+// "a keyword" (an unknown one may be a mistyped secret).
+func keywordName(k string) string {
+	if _, ok := envKeys[k]; ok {
+		return k
+	}
+	return "a keyword"
 }
