@@ -137,7 +137,11 @@ func (s Spec) Args() []string {
 	fs, _ := s.flags()
 	args := []string{string(s.Command), s.Workload}
 	fs.VisitAll(func(f *pflag.Flag) {
-		if v := f.Value.String(); v != f.DefValue {
+		switch v := f.Value.String(); {
+		case v == f.DefValue:
+		case f.Value.Type() == "bool" && v == "true":
+			args = append(args, "--"+f.Name)
+		default:
 			args = append(args, "--"+f.Name+"="+v)
 		}
 	})
