@@ -30,6 +30,7 @@ type suiteFlags struct {
 	serverCPUs  string
 	scale       string
 	noReport    bool
+	seed        uint64
 }
 
 func newSuite() *cobra.Command {
@@ -58,6 +59,7 @@ func newSuite() *cobra.Command {
 	fs.StringVar(&f.serverCPUs, "server-cpus", "", "CPUs for sandbox servers: a list, auto (second half) or none (default: the suite's)")
 	fs.StringVar(&f.scale, "scale", "", "a named scale of the suite (for example full for tde)")
 	fs.BoolVar(&f.noReport, "no-report", false, "do not write report.html and report.md at the end")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the variants' random order within each block (default: drawn, and recorded in plan.json)")
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the built-in suites",
@@ -92,7 +94,7 @@ func newSuite() *cobra.Command {
 
 func (f *suiteFlags) overrides(cmd *cobra.Command) suite.Overrides {
 	o := suite.Overrides{Time: f.time, Warmup: f.warmup, Repetitions: f.repetitions,
-		Threads: f.threads, Engines: f.engines, Scale: f.scale}
+		Threads: f.threads, Engines: f.engines, Scale: f.scale, Seed: f.seed}
 	if cmd.Flags().Changed("client-cpus") {
 		o.ClientCPUs = &f.clientCPUs
 	}
@@ -107,7 +109,7 @@ func (f *suiteFlags) run(cmd *cobra.Command, nameOrFile string) error {
 		return errs.Usage("no output directory: pass --out DIR")
 	}
 	if f.resume {
-		for _, name := range []string{"time", "warmup-time", "repetitions", "threads", "engines", "client-cpus", "server-cpus", "scale"} {
+		for _, name := range []string{"time", "warmup-time", "repetitions", "threads", "engines", "client-cpus", "server-cpus", "scale", "seed"} {
 			if cmd.Flags().Changed(name) {
 				return errs.Usage("--resume continues the stored plan; --%s cannot change it (start a new --out instead)", name)
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,6 +110,11 @@ func openSuiteDir(dir string, o SuiteOptions) ([]byte, suite.Overrides, error) {
 			return nil, suite.Overrides{}, errs.Usage("%s holds a suite already: add --resume to continue it, or give a new --out", dir)
 		}
 		return nil, suite.Overrides{}, errs.Usage("%s is not empty: give a new or empty --out directory", dir)
+	}
+	if o.Overrides.Seed == 0 {
+		// The variants' order within blocks is drawn from a seed the
+		// directory keeps, so --resume continues the same order.
+		o.Overrides.Seed = rand.Uint64() | 1
 	}
 	// Expand once here so a bad override fails before anything is written.
 	s, err := suite.Parse(text)

@@ -78,7 +78,7 @@ func Aggregate(results []*result.Result, baseline string, order *Order) []*Cell 
 			c.LossReason = "no " + baseline + " run to compare with"
 			continue
 		}
-		l, err := stats.LossPct(tpsOf(b), tpsOf(c))
+		l, err := lossOf(b, c)
 		if err != nil {
 			c.LossReason = err.Error()
 		} else {
@@ -99,6 +99,38 @@ func changePct(base, v float64) *float64 {
 	}
 	p := 100 * (v/base - 1)
 	return &p
+}
+
+// lossOf pairs the two cells' results by repetition (a block: one
+// repetition of every variant, run back to back) when both have the same
+// repetitions, at least two, once each; otherwise it compares the means.
+func lossOf(b, c *Cell) (stats.Loss, error) {
+	byRep := func(x *Cell) map[int]float64 {
+		m := map[int]float64{}
+		for _, r := range x.Results {
+			if _, dup := m[r.Repetition]; dup {
+				return nil
+			}
+			m[r.Repetition] = r.TPS
+		}
+		return m
+	}
+	mb, mc := byRep(b), byRep(c)
+	if len(mb) >= 2 && len(mb) == len(mc) {
+		var xb, xc []float64
+		for rep, v := range mb {
+			w, ok := mc[rep]
+			if !ok {
+				xb = nil
+				break
+			}
+			xb, xc = append(xb, v), append(xc, w)
+		}
+		if xb != nil {
+			return stats.PairedLossPct(xb, xc)
+		}
+	}
+	return stats.LossPct(tpsOf(b), tpsOf(c))
 }
 
 func tpsOf(c *Cell) []float64 {

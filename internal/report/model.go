@@ -245,7 +245,7 @@ func method(d *Data, cells []*Cell) []string {
 	r := d.Results[0]
 	out := []string{
 		fmt.Sprintf("Each cell ran %d times for %.0f s after %.0f s of warmup; repetitions were interleaved (repetition r of every variant before r+1), so drift hits all variants alike.", reps, r.DurationS, r.WarmupS),
-		"TPS, latency and CPU are means over repetitions with 95% Student-t intervals. Loss % = (baseline TPS - variant TPS) / baseline TPS, with a 95% interval from the delta method and Welch's degrees of freedom; a loss whose interval includes 0 is reported as not significant.",
+		"TPS, latency and CPU are means over repetitions with 95% Student-t intervals. Loss % = (baseline TPS - variant TPS) / baseline TPS. Each repetition is a block: every variant of a cell runs once, back to back, so the machine's drift between blocks hits all variants alike; the loss and its 95% interval come from the ratios within blocks (the mean of the log ratios with a Student-t interval, n-1 degrees of freedom, carried back through exp), which removes that drift from the comparison. Where a cell's repetitions do not pair up (a repetition missing), the interval compares the means instead (delta method, Welch's degrees of freedom). A loss whose interval includes 0 is reported as not significant.",
 		"Latency is measured per transaction with a monotonic clock into HdrHistogram (1 us to 60 s, 3 significant digits). Client CPU is encbench's own; server CPU is the server's whole process tree over the measured window.",
 	}
 	if d.Partial > 0 {

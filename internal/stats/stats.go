@@ -58,6 +58,8 @@ type Loss struct {
 	// Significant is false when the interval includes 0: the data cannot
 	// tell a loss from noise.
 	Significant bool `json:"significant"`
+	// Paired says the interval came from within-block ratios.
+	Paired bool `json:"paired,omitempty"`
 }
 
 // LossPct compares variant against baseline. The interval comes from the
@@ -96,4 +98,31 @@ func welchDF(a, b, na, nb float64) float64 {
 		return na + nb - 2
 	}
 	return (a + b) * (a + b) / (a*a/(na-1) + b*b/(nb-1))
+}
+
+// PairedLossPct compares variant against baseline measured in blocks: the
+// i-th values of the two slices ran in the same block (one repetition of
+// every variant, adjacent in time), so drift between blocks cancels in
+// their ratio. The loss is 1 - exp(mean of the log ratios), with a
+// Student-t interval on that mean (n-1 degrees of freedom) carried through
+// exp, so the interval is asymmetric around the loss, as a ratio's is.
+func PairedLossPct(baseline, variant []float64) (Loss, error) {
+	if len(baseline) != len(variant) {
+		return Loss{}, errors.New("paired samples of different lengths")
+	}
+	if len(baseline) < 2 {
+		return Loss{}, ErrTooFew
+	}
+	logs := make([]float64, len(baseline))
+	for i := range baseline {
+		if baseline[i] <= 0 || variant[i] <= 0 {
+			return Loss{}, errors.New("paired loss needs positive values")
+		}
+		logs[i] = math.Log(variant[i] / baseline[i])
+	}
+	m, sd := stat.MeanStdDev(logs, nil)
+	half := tQuantile(float64(len(logs)-1)) * sd / math.Sqrt(float64(len(logs)))
+	l := Loss{Pct: 100 * (1 - math.Exp(m)), Low: 100 * (1 - math.Exp(m+half)), High: 100 * (1 - math.Exp(m-half)), Paired: true}
+	l.Significant = l.Low > 0 || l.High < 0
+	return l, nil
 }

@@ -54,3 +54,51 @@ func TestWelchDF(t *testing.T) {
 		t.Fatalf("df %.3f, want 8", df)
 	}
 }
+
+// Known values: log ratios ln(0.9), ln(0.8), ln(0.85) have mean -0.16367
+// and SD 0.05890; t(0.975, 2) = 4.3027, so the half-width on the log
+// scale is 0.14632: loss 1 - e^-0.16367 = 15.10%, interval
+// 1 - e^-0.01735 = 1.72% to 1 - e^-0.30999 = 26.65%.
+func TestPairedLossKnownValues(t *testing.T) {
+	l, err := PairedLossPct([]float64{100, 200, 400}, []float64{90, 160, 340})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(l.Pct, 15.10, 0.01) || !near(l.Low, 1.72, 0.01) || !near(l.High, 26.65, 0.01) || !l.Significant || !l.Paired {
+		t.Errorf("paired loss %+v", l)
+	}
+	if _, err := PairedLossPct([]float64{1, 2}, []float64{1}); err == nil {
+		t.Error("unequal lengths accepted")
+	}
+	if _, err := PairedLossPct([]float64{1, 0}, []float64{1, 1}); err == nil {
+		t.Error("a zero accepted")
+	}
+}
+
+// Blocks that drift together (a noisy shared machine) make the unpaired
+// interval wide; the within-block ratios are steady, so pairing gives a
+// far narrower one around the same loss.
+func TestPairingNarrowsTheIntervalUnderDrift(t *testing.T) {
+	base := []float64{1000, 1400, 800, 1200, 950, 1300}
+	variant := make([]float64, len(base))
+	for i, b := range base {
+		variant[i] = b * (0.90 + 0.004*float64(i%2))
+	}
+	u, err := LossPct(base, variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := PairedLossPct(base, variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pw, uw := p.High-p.Low, u.High-u.Low; pw*10 > uw {
+		t.Errorf("paired width %.2f, unpaired %.2f: pairing should be at least 10x narrower here", pw, uw)
+	}
+	if !p.Significant || u.Significant {
+		t.Errorf("paired %+v, unpaired %+v: only pairing can tell this loss from drift", p, u)
+	}
+	if !near(p.Pct, 9.8, 0.2) {
+		t.Errorf("paired loss %.2f, want about 9.8", p.Pct)
+	}
+}

@@ -3,6 +3,7 @@ package suite
 import (
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 
@@ -20,6 +21,9 @@ type Overrides struct {
 	ClientCPUs  *string
 	ServerCPUs  *string
 	Scale       string
+	// Seed shuffles the variants' order within each block; 0 keeps the
+	// suite's order. A new suite directory stores the seed it drew.
+	Seed uint64
 }
 
 // NoOverrides leaves a suite as written.
@@ -28,11 +32,13 @@ func NoOverrides() Overrides { return Overrides{Time: -1, Warmup: -1, Repetition
 // Plan is a suite expanded into setups (target x variant, each prepared
 // once) and cells in run order.
 type Plan struct {
-	Suite    Suite    `json:"suite"`
-	Baseline string   `json:"baseline"`
-	Setups   []Setup  `json:"setups"`
-	Cells    []Cell   `json:"cells"`
-	Skipped  []string `json:"skipped,omitempty"`
+	Suite    Suite  `json:"suite"`
+	Baseline string `json:"baseline"`
+	// Seed drew the order of the variants within each block (0: suite order).
+	Seed    uint64   `json:"seed,omitempty"`
+	Setups  []Setup  `json:"setups"`
+	Cells   []Cell   `json:"cells"`
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // Setup is one target with one variant: a sandbox of its own, or a DSN.
@@ -70,12 +76,17 @@ type Supports func(engine string, v variant.Variant) error
 
 // Expand applies the overrides and expands the matrix. Repetitions are
 // the outer loop, so every variant's repetition r runs before any r+1:
-// drift on a noisy machine then hits all variants alike.
+// drift on a noisy machine then hits all variants alike. A block is one
+// repetition of one workload at one thread count: all its variants back
+// to back, in an order drawn from the seed per block (randomised multiple
+// interleaved trials, Abedi and Brecht, ICPE 2017), so no variant always
+// runs first or right after a write-heavy cell.
 func Expand(s Suite, o Overrides, supports Supports) (*Plan, error) {
 	if err := s.apply(o); err != nil {
 		return nil, err
 	}
-	p := &Plan{Suite: s, Baseline: s.Variants[0]}
+	p := &Plan{Suite: s, Baseline: s.Variants[0], Seed: o.Seed}
+	rng := rand.New(rand.NewPCG(o.Seed, 0x5eedb10c))
 	for _, t := range s.Targets {
 		for _, name := range s.Variants {
 			v, _ := variant.Parse(name)
@@ -99,14 +110,19 @@ func Expand(s Suite, o Overrides, supports Supports) (*Plan, error) {
 				threads = w.Threads
 			}
 			for _, th := range threads {
+				var block []Cell
 				for _, su := range p.Setups {
 					if t, _ := s.Target(su.Target); !w.RunsOn(t) || !w.RunsIn(su.Variant) {
 						continue
 					}
 					id := fmt.Sprintf("%s__%s__t%d__r%d", su.ID, w.ID(), th, rep)
-					p.Cells = append(p.Cells, Cell{ID: id, Setup: su.ID, Target: su.Target, Variant: su.Variant,
+					block = append(block, Cell{ID: id, Setup: su.ID, Target: su.Target, Variant: su.Variant,
 						Workload: w.Name, Label: w.Label, Options: opts, Threads: th, Repetition: rep})
 				}
+				if o.Seed != 0 {
+					rng.Shuffle(len(block), func(i, j int) { block[i], block[j] = block[j], block[i] })
+				}
+				p.Cells = append(p.Cells, block...)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"errors"
+	"fmt"
 	"github.com/encbench/encbench/internal/variant"
 	"strings"
 	"testing"
@@ -208,5 +209,65 @@ func TestPlacement(t *testing.T) {
 		if got := Placement(c.spec, c.server, c.n); got != c.want {
 			t.Errorf("Placement(%q, %v, %d) = %q, want %q", c.spec, c.server, c.n, got, c.want)
 		}
+	}
+}
+
+// Within each block (repetition, workload, threads) every variant runs
+// once, in an order drawn from the seed: the same seed gives the same
+// plan, the seed is recorded, and over many blocks each variant comes
+// first sometimes.
+func TestBlockOrderIsRandomisedFromASeed(t *testing.T) {
+	s, err := Parse([]byte(strings.Replace(sample, "repetitions: 2", "repetitions: 40", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := NoOverrides()
+	o.Seed = 42
+	a, _ := Expand(*s, o, nil)
+	b, _ := Expand(*s, o, nil)
+	if a.Seed != 42 {
+		t.Errorf("seed recorded as %d", a.Seed)
+	}
+	for i := range a.Cells {
+		if a.Cells[i].ID != b.Cells[i].ID {
+			t.Fatalf("the same seed gave another order at cell %d", i)
+		}
+	}
+	first := map[string]int{}
+	blocks := map[string][]string{}
+	var order []string
+	for _, c := range a.Cells {
+		k := fmt.Sprintf("%s/%s/%d/%d", c.Target, c.WorkloadID(), c.Threads, c.Repetition)
+		if len(blocks[k]) == 0 {
+			first[c.Variant]++
+			order = append(order, k)
+		}
+		blocks[k] = append(blocks[k], c.Variant)
+	}
+	for _, k := range order {
+		seen := map[string]bool{}
+		for _, v := range blocks[k] {
+			if seen[v] {
+				t.Fatalf("block %s runs %s twice", k, v)
+			}
+			seen[v] = true
+		}
+	}
+	if len(first) < 2 {
+		t.Errorf("one variant always runs first: %v", first)
+	}
+	o.Seed = 43
+	c, _ := Expand(*s, o, nil)
+	same := true
+	for i := range a.Cells {
+		same = same && a.Cells[i].ID == c.Cells[i].ID
+	}
+	if same {
+		t.Error("seeds 42 and 43 gave the same order")
+	}
+	o.Seed = 0
+	d, _ := Expand(*s, o, nil)
+	if d.Cells[0].Variant != s.Variants[0] {
+		t.Errorf("seed 0 should keep the suite's order, got %s first", d.Cells[0].Variant)
 	}
 }
