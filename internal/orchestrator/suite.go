@@ -90,7 +90,7 @@ func (x *SuiteRun) Check() error {
 	x.setups = map[string]*liveSetup{}
 	for _, su := range x.Plan.Setups {
 		t, _ := x.Plan.Suite.Target(su.Target)
-		v, err := variant.Parse(su.Variant)
+		v, err := x.Plan.Suite.VariantOf(su.Variant)
 		if err != nil {
 			return errs.Usage("setup %s: %v", su.ID, err)
 		}

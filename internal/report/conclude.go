@@ -2,9 +2,12 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
+
+	variantpkg "github.com/encbench/encbench/internal/variant"
 )
 
 // Conclusions are sentences written from the cells: they claim only what
@@ -26,7 +29,11 @@ func Conclusions(cells []*Cell, baseline string, order Order, extra []string) []
 			if len(cs) == 0 {
 				continue
 			}
-			out = append(out, strings.Join(variantConclusions(cs, baseline, order), " "))
+			if variant == variantpkg.AAName {
+				out = append(out, aaConclusion(cs, baseline))
+				continue
+			}
+			out = append(out, strings.Join(variantConclusions(cs, baseline, order, floorOf(cells)), " "))
 		}
 	}
 	out = append(out, extra...)
@@ -44,12 +51,53 @@ func threadsText(n int) string {
 	return fmt.Sprintf("%d threads", n)
 }
 
-func variantConclusions(cs []*Cell, baseline string, order Order) []string {
+// floorOf finds a cell's A/A counterpart (same target, workload and
+// threads, variant aa) and returns the largest loss its interval allows
+// either way: a difference within it is noise the A/A run also shows.
+func floorOf(cells []*Cell) func(*Cell) float64 {
+	return func(c *Cell) float64 {
+		for _, a := range cells {
+			if a.Variant == variantpkg.AAName && a.Target == c.Target && a.Workload == c.Workload && a.Threads == c.Threads && a.Loss != nil {
+				return math.Max(math.Abs(a.Loss.Low), math.Abs(a.Loss.High))
+			}
+		}
+		return 0
+	}
+}
+
+// aaConclusion reports the A/A variant: the baseline against itself.
+func aaConclusion(cs []*Cell, baseline string) string {
+	var widest float64
+	var where string
+	n := 0
+	for _, c := range cs {
+		if c.Loss == nil {
+			continue
+		}
+		n++
+		if w := math.Max(math.Abs(c.Loss.Low), math.Abs(c.Loss.High)); w >= widest {
+			widest, where = w, c.Workload+" at "+threadsText(c.Threads)
+		}
+	}
+	if n == 0 {
+		return fmt.Sprintf("%s, A/A (%s against itself): no noise floor can be computed (%s).", cs[0].Target, baseline, cs[0].LossReason)
+	}
+	cellsText := fmt.Sprintf("%d cells", n)
+	if n == 1 {
+		cellsText = "1 cell"
+	}
+	return fmt.Sprintf("%s, A/A (%s against itself, on a server of its own): the noise floor. Its intervals reach at most %.1f%% from 0 (%s) over %s; a variant's loss within its cell's A/A floor is not called significant.",
+		cs[0].Target, baseline, widest, where, cellsText)
+}
+
+func variantConclusions(cs []*Cell, baseline string, order Order, floor func(*Cell) float64) []string {
 	head := fmt.Sprintf("%s (%s), %s against %s:", cs[0].Target, cs[0].EngineVersion, cs[0].Variant, baseline)
 	var sig, gain, ns []*Cell
 	for _, c := range cs {
 		switch {
 		case c.Loss == nil:
+		case c.Loss.Significant && math.Abs(c.Loss.Pct) <= floor(c):
+			ns = append(ns, c)
 		case c.Loss.Significant && c.Loss.Pct > 0:
 			sig = append(sig, c)
 		case c.Loss.Significant:

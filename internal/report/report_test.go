@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/stats"
 	"github.com/encbench/encbench/internal/suite"
 )
 
@@ -154,5 +155,34 @@ func TestWriteFromSuiteDirectory(t *testing.T) {
 	}
 	if _, err := Write(t.TempDir()); err == nil {
 		t.Error("an empty directory gave a report")
+	}
+}
+
+// A loss whose interval excludes 0 but which the A/A run's interval could
+// explain is not called significant, and the A/A run is reported as the
+// noise floor.
+func TestConclusionsRespectTheAAFloor(t *testing.T) {
+	mk := func(variant string, l *stats.Loss) *Cell {
+		return &Cell{Key: Key{Target: "postgres", Variant: variant, Workload: "oltp_read_only", Threads: 8}, Loss: l,
+			Results: []*result.Result{{}}}
+	}
+	cells := []*Cell{
+		mk("plain", nil),
+		mk("aa", &stats.Loss{Pct: 0.5, Low: -4.0, High: 5.0}),
+		mk("tls", &stats.Loss{Pct: 3.0, Low: 1.0, High: 5.0, Significant: true}),
+	}
+	cells[0].Baseline = true
+	order := Order{Targets: []string{"postgres"}, Workloads: []string{"oltp_read_only"}, Variants: []string{"plain", "aa", "tls"}}
+	out := strings.Join(Conclusions(cells, "plain", order, nil), "\n")
+	if !strings.Contains(out, "A/A (plain against itself") || !strings.Contains(out, "5.0%") {
+		t.Errorf("no A/A noise floor in:\n%s", out)
+	}
+	if strings.Contains(out, "where the loss is significant") {
+		t.Errorf("a loss within the A/A floor was called significant:\n%s", out)
+	}
+	cells[2].Loss = &stats.Loss{Pct: 12, Low: 9, High: 15, Significant: true}
+	out = strings.Join(Conclusions(cells, "plain", order, nil), "\n")
+	if !strings.Contains(out, "lower by 12.0% in the 1 of 1 cells where the loss is significant") {
+		t.Errorf("a loss beyond the floor:\n%s", out)
 	}
 }

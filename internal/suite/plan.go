@@ -89,7 +89,7 @@ func Expand(s Suite, o Overrides, supports Supports) (*Plan, error) {
 	rng := rand.New(rand.NewPCG(o.Seed, 0x5eedb10c))
 	for _, t := range s.Targets {
 		for _, name := range s.Variants {
-			v, _ := variant.Parse(name)
+			v, _ := s.VariantOf(name)
 			if t.DSN == "" && supports != nil {
 				if err := supports(t.Engine, v); err != nil {
 					p.Skipped = append(p.Skipped, fmt.Sprintf("%s %s: %v", t.Name, name, err))

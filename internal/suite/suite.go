@@ -262,10 +262,13 @@ func (s *Suite) check() error {
 		}
 		seen[t.Name] = true
 	}
-	for _, v := range s.Variants {
+	for i, v := range s.Variants {
 		pv, err := variant.Parse(v)
 		if err != nil {
-			return fmt.Errorf("%s%v", s.at(fmt.Sprintf("$.variants[%d]", slices.Index(s.Variants, v))), err)
+			return fmt.Errorf("%s%v", s.at(fmt.Sprintf("$.variants[%d]", i)), err)
+		}
+		if pv.AA && i == 0 {
+			return fmt.Errorf("%svariant aa is the baseline against itself: list the baseline first", s.at("$.variants[0]"))
 		}
 		if pv.ColumnSet != "" {
 			if _, ok := s.ColumnSets[pv.ColumnSet]; !ok {
@@ -373,4 +376,15 @@ func (s Suite) CheckOptions(reg *workload.Registry) error {
 		}
 	}
 	return nil
+}
+
+// VariantOf parses one of the suite's variants; aa takes the baseline's
+// (the first variant's) layers.
+func (s Suite) VariantOf(name string) (variant.Variant, error) {
+	v, err := variant.Parse(name)
+	if err != nil || !v.AA || len(s.Variants) == 0 {
+		return v, err
+	}
+	base, err := variant.Parse(s.Variants[0])
+	return v.Against(base), err
 }

@@ -271,3 +271,32 @@ func TestBlockOrderIsRandomisedFromASeed(t *testing.T) {
 		t.Errorf("seed 0 should keep the suite's order, got %s first", d.Cells[0].Variant)
 	}
 }
+
+// aa is the baseline's layers on a setup of its own; it cannot be first.
+func TestAAVariant(t *testing.T) {
+	text := strings.Replace(sample, "variants: [plain, tls, tde]", "variants: [tls1.3, aa, tde]", 1)
+	s, err := Parse([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.VariantOf("aa")
+	if err != nil || !v.AA || v.Server() != "tls" || v.TLSVersion != "1.3" {
+		t.Fatalf("aa of tls1.3: %+v %v", v, err)
+	}
+	p, err := Expand(*s, NoOverrides(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var aa int
+	for _, su := range p.Setups {
+		if su.Variant == "aa" {
+			aa++
+		}
+	}
+	if aa != 2 {
+		t.Errorf("%d aa setups, want one of its own per target", aa)
+	}
+	if _, err := Parse([]byte(strings.Replace(sample, "variants: [plain, tls, tde]", "variants: [aa, plain]", 1))); err == nil || !strings.Contains(err.Error(), "baseline first") {
+		t.Errorf("aa first: %v", err)
+	}
+}

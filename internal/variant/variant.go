@@ -19,12 +19,18 @@ type Variant struct {
 	Colenc int
 	// ColumnSet names a suite's column set (enc-NAME): columns and schemes.
 	ColumnSet string
+	// AA is the A/A variant: the baseline's layers again, on a server of
+	// its own, measured like any variant; its "loss" is the noise floor.
+	AA bool
 }
+
+// AAName is the A/A variant's name in suites and reports.
+const AAName = "aa"
 
 // Levels are the column encryption shares report R3 measured.
 var Levels = []int{20, 50, 100}
 
-const usage = "use plain, tls, tls1.2, tls1.3, tde, colenc20, colenc50, colenc100, enc-NAME (a column set) or a + join such as tls+tde"
+const usage = "use plain, tls, tls1.2, tls1.3, tde, colenc20, colenc50, colenc100, enc-NAME (a column set), a + join such as tls+tde, or aa (the baseline against itself)"
 
 // Parse reads plain, tls, tls1.2, tls1.3, tde, colencNN, enc-NAME and
 // their + joins.
@@ -32,6 +38,9 @@ func Parse(name string) (Variant, error) {
 	var v Variant
 	if name == "plain" {
 		return v, nil
+	}
+	if name == AAName {
+		return Variant{AA: true}, nil
 	}
 	if name == "" {
 		return v, fmt.Errorf("empty variant name: %s", usage)
@@ -67,6 +76,9 @@ func Parse(name string) (Variant, error) {
 
 // String is the canonical name: layers in a fixed order, "plain" for none.
 func (v Variant) String() string {
+	if v.AA {
+		return AAName
+	}
 	var layers []string
 	if v.TLS {
 		layers = append(layers, "tls"+v.TLSVersion)
@@ -86,10 +98,27 @@ func (v Variant) String() string {
 	return strings.Join(layers, "+")
 }
 
+// Against makes an A/A variant concrete: the baseline's layers, still
+// named aa. Other variants are returned as they are.
+func (v Variant) Against(baseline Variant) Variant {
+	if !v.AA {
+		return v
+	}
+	baseline.AA = true
+	return baseline
+}
+
 // Server is the part a sandbox server is started with (plain, tls, tde,
 // tls+tde): column encryption happens in the client.
 func (v Variant) Server() string {
 	return Variant{TLS: v.TLS, TDE: v.TDE}.String()
+}
+
+// Layers is the name of the layers alone (an A/A variant's are its
+// baseline's).
+func (v Variant) Layers() string {
+	v.AA = false
+	return v.String()
 }
 
 // Encrypts says whether the client encrypts columns.

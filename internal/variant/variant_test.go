@@ -34,3 +34,18 @@ func TestServerAndObserved(t *testing.T) {
 		t.Errorf("Observed = %q", got)
 	}
 }
+
+func TestAAIsTheBaselineAgain(t *testing.T) {
+	aa, err := Parse("aa")
+	if err != nil || !aa.AA || aa.String() != "aa" {
+		t.Fatalf("aa: %+v %v", aa, err)
+	}
+	base, _ := Parse("tls1.3+colenc50")
+	got := aa.Against(base)
+	if !got.AA || got.Server() != "tls" || got.TLSVersion != "1.3" || got.Colenc != 50 || got.String() != "aa" || got.Layers() != "tls1.3+colenc50" {
+		t.Errorf("aa against tls1.3+colenc50: %+v", got)
+	}
+	if _, err := Parse("aa+tls"); err == nil {
+		t.Error("aa joined with a layer was accepted")
+	}
+}
