@@ -66,10 +66,11 @@ test: test-deps vet mongo-test-server ore-ext
 FUZZTIME ?= 10s
 FUZZ_TARGETS := internal/engine:FuzzParseTarget internal/engine:FuzzPasswordNeverShown internal/suite:FuzzParse internal/resultdoc:FuzzParse internal/encryption/colenc:FuzzOreDecode
 fuzz:
-	@for t in $(FUZZ_TARGETS); do \
+	@log=$$(mktemp); trap 'rm -f $$log' EXIT; \
+	for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; \
 	  echo "fuzz $$fn ($$pkg, $(FUZZTIME))"; \
-	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg > /tmp/encbench-fuzz.log 2>&1 || { cat /tmp/encbench-fuzz.log; exit 1; }; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg > $$log 2>&1 || { cat $$log; exit 1; }; \
 	done; echo "fuzz: $(words $(FUZZ_TARGETS)) passed, 0 failed"
 
 bench: deps build

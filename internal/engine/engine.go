@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -212,6 +213,13 @@ func Schemes() []string {
 	sort.Strings(out)
 	return out
 }
+
+// keywordValue recognises libpq's keyword/value form ("host=db1 ...").
+var keywordValue = regexp.MustCompile(`^\s*[A-Za-z_]+\s*=`)
+
+// KeywordValueForm says whether s starts like libpq's keyword/value form,
+// which engines with forms of their own must leave to PostgreSQL's.
+func KeywordValueForm(s string) bool { return keywordValue.MatchString(s) }
 
 // NativeDSN is an engine whose users also write DSNs in a form of their
 // own (libpq's key=value, go-sql-driver's user@tcp(host)/db) or keep them

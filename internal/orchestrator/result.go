@@ -35,7 +35,7 @@ func assemble(o *runner.Outcome, cfg runner.Config, started time.Time) *result.R
 			Errors:       o.Errors,
 			Reconnects:   o.Reconnects,
 		},
-		Environment: Environment(),
+		Environment: environment(),
 	}
 	if secs > 0 {
 		r.TPS = round(float64(o.Txns)/secs, 2)
@@ -123,8 +123,8 @@ func round(v float64, digits int) float64 {
 	return math.Round(v*p) / p
 }
 
-// Environment describes the machine encbench runs on.
-func Environment() result.Environment {
+// environment describes the machine encbench runs on.
+func environment() result.Environment {
 	env := result.Environment{Cores: runtime.NumCPU(), GoVersion: runtime.Version(), OS: runtime.GOOS}
 	env.Host, _ = os.Hostname()
 	env.Kernel = measure.Kernel()

@@ -107,7 +107,7 @@ func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*r
 			return nil, fmt.Errorf("column encryption not proven: %w", err)
 		}
 	}
-	reg2 := regime(ctx, t, admin, wl)
+	regimeInfo := regime(ctx, t, admin, wl)
 	var proof result.TLSProof
 	cfg.CheckSessions = func(sessions []engine.SessionTLS) error {
 		proof = tlsProof(t, sessions)
@@ -155,7 +155,7 @@ func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*r
 		}
 		res.Rates = caps.Rates(counts, res.DurationS)
 	}
-	res.Regime = reg2
+	res.Regime = regimeInfo
 	if rs.Sandbox != nil {
 		res.CPU.ServerCPUs = rs.Sandbox.ServerCPUs
 		if d := measure.Disk(rs.Sandbox.DataDir); d != "" {

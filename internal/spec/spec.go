@@ -134,14 +134,11 @@ func bindRun(fs *pflag.FlagSet, s *Spec) {
 // workload, then every flag whose value differs from its default, in the
 // order the flags are defined.
 func (s Spec) Args() []string {
-	fs, _ := s.flags()
 	args := []string{string(s.Command), s.Workload}
-	fs.VisitAll(func(f *pflag.Flag) {
-		switch v := f.Value.String(); {
-		case v == f.DefValue:
-		case f.Value.Type() == "bool" && v == "true":
+	s.visitChanged(func(f *pflag.Flag, v string) {
+		if f.Value.Type() == "bool" && v == "true" {
 			args = append(args, "--"+f.Name)
-		default:
+		} else {
 			args = append(args, "--"+f.Name+"="+v)
 		}
 	})
@@ -165,14 +162,20 @@ func (s Spec) Display() string {
 
 // Changed lists the flags of the spec that differ from their defaults.
 func (s Spec) Changed() map[string]string {
-	fs, _ := s.flags()
 	out := map[string]string{}
+	s.visitChanged(func(f *pflag.Flag, v string) { out[f.Name] = v })
+	return out
+}
+
+// visitChanged calls fn for each flag whose value differs from its
+// default, in definition order.
+func (s Spec) visitChanged(fn func(f *pflag.Flag, v string)) {
+	fs, _ := s.flags()
 	fs.VisitAll(func(f *pflag.Flag) {
 		if v := f.Value.String(); v != f.DefValue {
-			out[f.Name] = v
+			fn(f, v)
 		}
 	})
-	return out
 }
 
 // flags binds a copy of s holding s's values: the flag set's defaults are

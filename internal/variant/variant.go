@@ -114,13 +114,6 @@ func (v Variant) Server() string {
 	return Variant{TLS: v.TLS, TDE: v.TDE}.String()
 }
 
-// Layers is the name of the layers alone (an A/A variant's are its
-// baseline's).
-func (v Variant) Layers() string {
-	v.AA = false
-	return v.String()
-}
-
 // Encrypts says whether the client encrypts columns.
 func (v Variant) Encrypts() bool { return v.Colenc > 0 || v.ColumnSet != "" }
 

@@ -42,7 +42,7 @@ func TestAAIsTheBaselineAgain(t *testing.T) {
 	}
 	base, _ := Parse("tls1.3+colenc50")
 	got := aa.Against(base)
-	if !got.AA || got.Server() != "tls" || got.TLSVersion != "1.3" || got.Colenc != 50 || got.String() != "aa" || got.Layers() != "tls1.3+colenc50" {
+	if !got.AA || got.Server() != "tls" || got.TLSVersion != "1.3" || got.Colenc != 50 || got.String() != "aa" || (Variant{TLS: got.TLS, TLSVersion: got.TLSVersion, Colenc: got.Colenc}).String() != "tls1.3+colenc50" {
 		t.Errorf("aa against tls1.3+colenc50: %+v", got)
 	}
 	if _, err := Parse("aa+tls"); err == nil {

@@ -31,9 +31,6 @@ const (
 	oreTailAt     = oreHeaderLen + ore.CiphertextLen
 )
 
-// OreTokenLen is the length of a query bound (OreToken's output).
-const OreTokenLen = oreTokenLen
-
 // oreKey is one column's ORE key and the id of the det key it came from.
 type oreKey struct {
 	key *ore.Key

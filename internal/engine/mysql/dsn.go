@@ -2,10 +2,11 @@ package mysql
 
 import (
 	"net/url"
-	"regexp"
 	"strings"
 
 	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/encbench/encbench/internal/engine"
 )
 
 // FromNative reads go-sql-driver's own DSN form,
@@ -13,7 +14,7 @@ import (
 // (and of Go MySQL tools) have it.
 func (Engine) FromNative(s string) (*url.URL, bool, error) {
 	// A leading keyword= is libpq's form, not this one.
-	if s == "" || !strings.Contains(s, "/") || strings.Contains(s, "://") || keywordStart.MatchString(s) {
+	if s == "" || !strings.Contains(s, "/") || strings.Contains(s, "://") || engine.KeywordValueForm(s) {
 		return nil, false, nil
 	}
 	cfg, err := gomysql.ParseDSN(s)
@@ -44,5 +45,3 @@ func (Engine) FromNative(s string) (*url.URL, bool, error) {
 	u.RawQuery = q.Encode()
 	return u, true, nil
 }
-
-var keywordStart = regexp.MustCompile(`^\s*[A-Za-z_]+\s*=`)

@@ -4,14 +4,11 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"regexp"
 	"strings"
 
+	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
 )
-
-// conninfoStart recognises libpq's keyword/value form ("host=db1 ...").
-var conninfoStart = regexp.MustCompile(`^\s*[A-Za-z_]+\s*=`)
 
 // envKeys are libpq's environment variables for the keywords encbench
 // carries (PostgreSQL documentation 34.15, Environment Variables).
@@ -28,7 +25,7 @@ func (Engine) FromNative(s string) (*url.URL, bool, error) {
 	if s == "" && os.Getenv("PGHOST") == "" && os.Getenv("PGDATABASE") == "" {
 		return nil, false, nil
 	}
-	if s != "" && !conninfoStart.MatchString(s) {
+	if s != "" && !engine.KeywordValueForm(s) {
 		return nil, false, nil
 	}
 	kv, err := parseConninfo(s)
@@ -103,7 +100,7 @@ func parseConninfo(s string) (map[string]string, error) {
 			}
 			// "user= password=x" reads as a user named "password=x" (as
 			// in libpq); a typo that would show a secret as a user name.
-			if conninfoStart.MatchString(val.String()) {
+			if engine.KeywordValueForm(val.String()) {
 				return nil, errs.Usage("cannot read the key=value DSN: the value of %s looks like another keyword; write an empty value as ''", keywordName(key))
 			}
 		}

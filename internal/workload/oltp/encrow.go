@@ -49,6 +49,15 @@ func newRowEncoder(e encSpec, c *colenc.Cipher, table int) *rowEncoder {
 	return r
 }
 
+// rowOf is the row key column i's values are bound to: the id is the
+// row's key itself, so it is bound to no other row.
+func (r *rowEncoder) rowOf(i int, row []byte) []byte {
+	if i == colID {
+		return nil
+	}
+	return row
+}
+
 // rowKey derives the row key from the id as the server stores it.
 func (r *rowEncoder) rowKey(storedID []byte) ([]byte, error) {
 	if r.spec[colID] == colenc.Ore {
@@ -99,6 +108,7 @@ func (r *rowEncoder) bounds(i int, lo, hi int64) (a, b engine.Arg, err error) {
 
 // store is the argument that stores v in column i of the row with key row.
 func (r *rowEncoder) store(i int, row []byte, v colenc.Value) (engine.Arg, error) {
+	row = r.rowOf(i, row)
 	if r.spec[i] == "" {
 		if v.Kind == colenc.KindInt {
 			return engine.Arg{Int: v.I}, nil
@@ -170,7 +180,7 @@ func (r *rowEncoder) intOf(i int, row, v []byte) (int64, error) {
 	if r.spec[i] == "" {
 		return strconv.ParseInt(string(v), 10, 64)
 	}
-	x, err := r.cipher.Decrypt(r.cols[i], row, v)
+	x, err := r.cipher.Decrypt(r.cols[i], r.rowOf(i, row), v)
 	return r.asInt(i, x, err)
 }
 

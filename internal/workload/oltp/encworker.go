@@ -51,6 +51,7 @@ type encWorker struct {
 	asheIDs   asheIDs
 	asheRuns  []colenc.IDRange
 	asheTotal big.Int
+	ashePart  big.Int
 }
 
 // oreTailMax bounds the length of an ore value's AEAD copy in SUBSTRING.
@@ -469,9 +470,8 @@ func (wk *encWorker) incrementK(c *workload.Counters, tb *encTable) error {
 // rows as prepare loaded them.
 func (wk *encWorker) asheSum(tb *encTable) (int64, error) {
 	runs := wk.asheRuns[:0]
-	total := &wk.asheTotal
+	total, part := &wk.asheTotal, &wk.ashePart
 	total.SetInt64(0)
-	var part big.Int
 	err := tb.read.Query(wk.args, func(v [][]byte) error {
 		lo, err1 := strconv.ParseUint(string(v[0]), 10, 64)
 		hi, err2 := strconv.ParseUint(string(v[1]), 10, 64)
@@ -479,7 +479,7 @@ func (wk *encWorker) asheSum(tb *encTable) (int64, error) {
 			return fmt.Errorf("ashe sum: run %q..%q, sum %q", v[0], v[1], v[2])
 		}
 		runs = append(runs, colenc.IDRange{Lo: lo, Hi: hi})
-		total.Add(total, &part)
+		total.Add(total, part)
 		return nil
 	})
 	wk.asheRuns = runs
