@@ -116,6 +116,17 @@ func (pr *progress) CellDone(c suite.Cell, res *result.Result, err error) {
 	fmt.Fprintln(pr.out, line)
 }
 
+// Grow adds cells a precision target asked for.
+func (pr *progress) Grow(n int) {
+	pr.mu.Lock()
+	pr.total += n
+	total := pr.total
+	pr.mu.Unlock()
+	if pr.bar != nil {
+		pr.bar.SetTotal(int64(total), false)
+	}
+}
+
 func (pr *progress) Close() {
 	if pr.p != nil {
 		pr.bar.Abort(false)

@@ -31,6 +31,8 @@ type suiteFlags struct {
 	scale       string
 	noReport    bool
 	seed        uint64
+	precision   float64
+	budget      string
 }
 
 func newSuite() *cobra.Command {
@@ -59,6 +61,8 @@ func newSuite() *cobra.Command {
 	fs.StringVar(&f.serverCPUs, "server-cpus", "", "CPUs for sandbox servers: a list, auto (second half) or none (default: the suite's)")
 	fs.StringVar(&f.scale, "scale", "", "a named scale of the suite (for example full for tde)")
 	fs.BoolVar(&f.noReport, "no-report", false, "do not write report.html and report.md at the end")
+	fs.Float64Var(&f.precision, "precision", -1, "target half-width of every loss interval, in percentage points: blocks continue until each cell reaches it (0: exactly --repetitions; default: the suite's)")
+	fs.StringVar(&f.budget, "budget", "", "wall time the suite may take, set-up included, for example 11m; no block starts that would end past it (default: the suite's)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the variants' random order within each block (default: drawn, and recorded in plan.json)")
 	list := &cobra.Command{
 		Use:   "list",
@@ -94,7 +98,8 @@ func newSuite() *cobra.Command {
 
 func (f *suiteFlags) overrides(cmd *cobra.Command) suite.Overrides {
 	o := suite.Overrides{Time: f.time, Warmup: f.warmup, Repetitions: f.repetitions,
-		Threads: f.threads, Engines: f.engines, Scale: f.scale, Seed: f.seed}
+		Threads: f.threads, Engines: f.engines, Scale: f.scale, Seed: f.seed,
+		Precision: f.precision, Budget: f.budget}
 	if cmd.Flags().Changed("client-cpus") {
 		o.ClientCPUs = &f.clientCPUs
 	}

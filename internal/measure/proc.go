@@ -43,21 +43,60 @@ func TreeCPU(pid int) (time.Duration, error) {
 	return time.Duration(ticks) * time.Second / ticksPerSecond, nil
 }
 
-// MachineCPU returns the busy and total CPU time of the whole machine
-// (all cores, from /proc/stat), for a utilisation over a window.
-func MachineCPU() (busy, total float64, err error) {
+// Tree returns pid and all its descendants, parents before children.
+func Tree(pid int) ([]int, error) {
+	all, err := allStats()
+	if err != nil {
+		return nil, err
+	}
+	children := map[int][]int{}
+	found := false
+	for _, st := range all {
+		children[st.PPID] = append(children[st.PPID], st.PID)
+		found = found || st.PID == pid
+	}
+	if !found {
+		return nil, fmt.Errorf("process %d not found", pid)
+	}
+	out := []int{pid}
+	for i := 0; i < len(out); i++ {
+		out = append(out, children[out[i]]...)
+	}
+	return out, nil
+}
+
+// MachineSample is the whole machine's CPU time so far (all cores, from
+// /proc/stat), in seconds; two samples give a window's utilisation.
+type MachineSample struct {
+	Busy, Total float64
+	// Steal is time the hypervisor gave this machine's CPUs to others.
+	Steal float64
+}
+
+// Since returns the window from s0 to s: busy and steal as percentages of
+// the machine's CPU time, and the busy CPU seconds.
+func (s MachineSample) Since(s0 MachineSample) (busyPct, stealPct, busySecs float64, ok bool) {
+	d := s.Total - s0.Total
+	if d <= 0 {
+		return 0, 0, 0, false
+	}
+	return 100 * (s.Busy - s0.Busy) / d, 100 * (s.Steal - s0.Steal) / d, s.Busy - s0.Busy, true
+}
+
+// MachineCPU samples the whole machine's CPU time.
+func MachineCPU() (MachineSample, error) {
 	fs, err := procfs.NewDefaultFS()
 	if err != nil {
-		return 0, 0, fmt.Errorf("opening /proc: %w", err)
+		return MachineSample{}, fmt.Errorf("opening /proc: %w", err)
 	}
 	st, err := fs.Stat()
 	if err != nil {
-		return 0, 0, fmt.Errorf("reading /proc/stat: %w", err)
+		return MachineSample{}, fmt.Errorf("reading /proc/stat: %w", err)
 	}
 	c := st.CPUTotal
 	idle := c.Idle + c.Iowait
-	busy = c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal
-	return busy, busy + idle, nil
+	busy := c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal
+	return MachineSample{Busy: busy, Total: busy + idle, Steal: c.Steal}, nil
 }
 
 // FindProcess returns the pid of the oldest process whose command name is

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 )
 
 func TestFindProcessFindsThisTest(t *testing.T) {
@@ -29,16 +30,24 @@ func TestFindProcessFindsThisTest(t *testing.T) {
 }
 
 func TestMachineCPUAdvances(t *testing.T) {
-	b0, t0, err := MachineCPU()
+	s0, err := MachineCPU()
 	if err != nil {
 		t.Skip(err)
 	}
 	for i := 0; i < 3e7; i++ { // burn a little CPU
 		_ = i * i
 	}
-	b1, t1, _ := MachineCPU()
-	if b0 > t0 || b1 > t1 || t1 < t0 || b1 < b0 {
-		t.Fatalf("busy/total went from %v/%v to %v/%v", b0, t0, b1, t1)
+	time.Sleep(30 * time.Millisecond)
+	s1, _ := MachineCPU()
+	if s0.Busy > s0.Total || s1.Busy > s1.Total || s1.Total < s0.Total || s1.Busy < s0.Busy || s1.Steal < s0.Steal {
+		t.Fatalf("busy/total went from %+v to %+v", s0, s1)
+	}
+	busy, steal, secs, ok := s1.Since(s0)
+	if !ok || busy < 0 || busy > 100 || steal < 0 || steal > busy || secs < 0 {
+		t.Fatalf("window: busy %v%% steal %v%% %v s ok %v", busy, steal, secs, ok)
+	}
+	if _, _, _, ok := s0.Since(s0); ok {
+		t.Fatal("an empty window gave a utilisation")
 	}
 }
 

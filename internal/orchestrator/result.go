@@ -77,6 +77,14 @@ func assemble(o *runner.Outcome, cfg runner.Config, started time.Time) *result.R
 		u := round(*o.MachineUtil, 2)
 		r.CPU.MachineUtilPct = &u
 	}
+	if o.StealPct != nil {
+		u := round(*o.StealPct, 2)
+		r.CPU.StealPct = &u
+	}
+	if o.ForeignCPU != nil && secs > 0 {
+		u := round(100*o.ForeignCPU.Seconds()/secs/float64(cores), 2)
+		r.CPU.ForeignUtilPct = &u
+	}
 	for _, iv := range o.Intervals {
 		r.Intervals = append(r.Intervals, result.Interval{
 			TS: round(iv.At.Seconds(), 3), TPS: round(iv.TPS, 2), QPS: round(iv.QPS, 2),

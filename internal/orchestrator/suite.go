@@ -42,6 +42,8 @@ type Progress interface {
 	CellStart(c suite.Cell)
 	Live(tps float64)
 	CellDone(c suite.Cell, res *result.Result, err error)
+	// Grow adds cells that a precision target asked for.
+	Grow(n int)
 	Close()
 }
 
@@ -57,8 +59,13 @@ type SuiteRun struct {
 	Stderr   io.Writer
 	// NewProgress draws the cells' advance (total, finished so far).
 	NewProgress func(total, done int) Progress
-	// Finished and Failed count cells once Execute returns.
-	Finished, Failed int
+	// Finished and Failed count cells once Execute returns; Reruns the
+	// attempts discarded as disturbed.
+	Finished, Failed, Reruns int
+	// BudgetSpent says the budget stopped blocks a precision target wanted.
+	BudgetSpent bool
+
+	cellTimes []time.Duration
 
 	setups     map[string]*liveSetup
 	clientCPUs string
@@ -72,7 +79,9 @@ type liveSetup struct {
 	target     suite.Target
 	variant    variant.Variant
 	sandboxDir string
-	err        error
+	// pid is the server's, when known (sandboxes, server_pid).
+	pid int
+	err error
 }
 
 // Check resolves every setup and builds every cell's spec before anything
@@ -94,7 +103,7 @@ func (x *SuiteRun) Check() error {
 		if err != nil {
 			return errs.Usage("setup %s: %v", su.ID, err)
 		}
-		ls := &liveSetup{Setup: su, target: t, variant: v}
+		ls := &liveSetup{Setup: su, target: t, variant: v, pid: t.ServerPID}
 		if su.Sandbox {
 			ls.sandboxDir = filepath.Join(x.Dir, SandboxesDir, su.ID)
 		} else {
@@ -219,6 +228,7 @@ func (x *SuiteRun) cellSpec(ls *liveSetup, c suite.Cell) (spec.Spec, error) {
 	s.Threads = c.Threads
 	s.Runner.Time, s.Runner.Events, s.Runner.Warmup = st.Time, 0, st.Warmup
 	s.Runner.Repetition = c.Repetition
+	s.Runner.Rate = c.Rate
 	s.Runner.ClientCPUs = x.clientCPUs
 	// Reports group by the suite's variant, whatever the engine's spec.
 	s.VariantName = c.Variant
@@ -251,7 +261,7 @@ func (x *SuiteRun) sandboxLine(ls *liveSetup) string {
 func (x *SuiteRun) Record() suite.Record {
 	d := suite.Record{Plan: x.Plan, Command: x.Command,
 		CreatedAt: time.Now().UTC().Format(time.RFC3339), ClientCPUs: x.clientCPUs, ServerCPUs: x.serverCPUs,
-		Reproduce: map[string]string{}}
+		Reproduce: map[string]string{}, BudgetSpent: x.BudgetSpent}
 	for _, su := range x.Plan.Setups {
 		ls := x.setups[su.ID]
 		var lines []string
@@ -290,8 +300,10 @@ func (x *SuiteRun) done(c suite.Cell) bool {
 	return err == nil && !r.Partial
 }
 
-// Execute runs every cell not finished yet.
+// Execute runs every cell not finished yet, then, with a precision
+// target, more blocks of the groups that have not reached it.
 func (x *SuiteRun) Execute(ctx context.Context) error {
+	start := time.Now()
 	var pending []suite.Cell
 	need := map[string]bool{}
 	for _, c := range x.Plan.Cells {
@@ -306,23 +318,54 @@ func (x *SuiteRun) Execute(ctx context.Context) error {
 	for _, sk := range x.Plan.Skipped {
 		fmt.Fprintf(x.Stderr, "encbench: skipped %s\n", sk)
 	}
-	if len(pending) == 0 {
+	more := x.needMore()
+	if len(pending) == 0 && len(more) == 0 {
 		fmt.Fprintf(x.Stdout, "all %d cells of suite %s are finished in %s\n", total, x.Plan.Suite.Name, x.Dir)
 		return nil
 	}
 	if x.Finished > 0 {
 		fmt.Fprintf(x.Stdout, "resuming suite %s: %d of %d cells finished, %d to run\n", x.Plan.Suite.Name, x.Finished, total, len(pending))
 	}
+	for _, su := range x.Plan.Setups {
+		for _, g := range more {
+			need[su.ID] = need[su.ID] || su.Target == g.Target
+		}
+	}
 	defer x.stopSandboxes()
 	if err := x.startSetups(ctx, need); err != nil {
 		return x.interrupted(ctx, err)
 	}
+	q := newQuietMachine()
+	defer q.thawAll()
+	for _, su := range x.Plan.Setups {
+		ls := x.setups[su.ID]
+		q.add(su.ID, ls.pid, ls.Sandbox)
+		if info, err := sandbox.Load(ls.sandboxDir); ls.Sandbox && err == nil {
+			q.quiesce[su.ID] = func(ctx context.Context) error { return sandbox.Quiesce(ctx, info) }
+		}
+	}
 	prog := x.NewProgress(total, x.Finished)
 	defer prog.Close()
-	for _, c := range pending {
+	x.runCells(ctx, q, prog, pending)
+	x.extend(ctx, q, prog, start)
+	x.offerLoad(ctx, q, prog, start)
+	prog.Close()
+	if ctx.Err() != nil {
+		return x.interrupted(ctx, ctx.Err())
+	}
+	if x.Failed > 0 {
+		return fmt.Errorf("%d of %d cells failed (see %s); rerun with --resume to retry them", x.Failed, len(x.Plan.Cells), filepath.Join(x.Dir, LogsDir))
+	}
+	return nil
+}
+
+// runCells measures cells in order, each on a quiet machine.
+func (x *SuiteRun) runCells(ctx context.Context, q *quietMachine, prog Progress, cells []suite.Cell) {
+	for _, c := range cells {
 		if ctx.Err() != nil {
-			break
+			return
 		}
+		t0 := time.Now()
 		ls := x.setups[c.Setup]
 		prog.CellStart(c)
 		if ls.err != nil {
@@ -330,22 +373,43 @@ func (x *SuiteRun) Execute(ctx context.Context) error {
 			prog.CellDone(c, nil, fmt.Errorf("setup %s failed: %w", ls.ID, ls.err))
 			continue
 		}
-		res, err := x.runCell(ctx, ls, c, prog.Live)
+		res, err := x.measureCell(ctx, q, ls, c, prog.Live)
 		if res != nil && !res.Partial && err == nil {
 			x.Finished++
 		} else if ctx.Err() == nil {
 			x.Failed++
 		}
+		x.cellTimes = append(x.cellTimes, time.Since(t0))
 		prog.CellDone(c, res, err)
 	}
-	prog.Close()
-	if ctx.Err() != nil {
-		return x.interrupted(ctx, ctx.Err())
+}
+
+// measureCell runs a cell on a quiet machine, and again when other work
+// disturbed it beyond the suite's rule.
+func (x *SuiteRun) measureCell(ctx context.Context, q *quietMachine, ls *liveSetup, c suite.Cell, live func(float64)) (*result.Result, error) {
+	res, reruns, err := untilUndisturbed(x.Plan.Suite.Disturb(), func(discarded []string) (*result.Result, error) {
+		return x.runCell(ctx, q, ls, c, live, discarded)
+	})
+	x.Reruns += reruns
+	return res, err
+}
+
+// untilUndisturbed runs a cell until a run is not disturbed beyond the
+// rule, at most rule.Reruns more times, and keeps the last run; each run
+// learns why the earlier ones were discarded.
+func untilUndisturbed(rule suite.Disturbance, run func(discarded []string) (*result.Result, error)) (*result.Result, int, error) {
+	var discarded []string
+	for {
+		res, err := run(discarded)
+		if err != nil || res == nil || res.Partial || len(discarded) >= rule.Reruns {
+			return res, len(discarded), err
+		}
+		why := disturbed(res, rule)
+		if why == "" {
+			return res, len(discarded), nil
+		}
+		discarded = append(discarded, why)
 	}
-	if x.Failed > 0 {
-		return fmt.Errorf("%d of %d cells failed (see %s); rerun with --resume to retry them", x.Failed, total, filepath.Join(x.Dir, LogsDir))
-	}
-	return nil
 }
 
 func (x *SuiteRun) interrupted(ctx context.Context, err error) error {
@@ -407,8 +471,11 @@ func (x *SuiteRun) startSandbox(ctx context.Context, ls *liveSetup) error {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(ls.sandboxDir), err)
 	}
 	st := x.Plan.Suite
-	_, err := sandbox.Up(ctx, sandbox.Options{Engine: ls.Engine, Dir: ls.sandboxDir, BufferPool: st.BufferPool,
+	info, err := sandbox.Up(ctx, sandbox.Options{Engine: ls.Engine, Dir: ls.sandboxDir, BufferPool: st.BufferPool,
 		Variant: ls.variant.Server(), TLSVersion: ls.variant.TLSVersion, TDECipher: st.TDECipher, ServerCPUs: x.serverCPUs})
+	if err == nil {
+		ls.pid = info.PID
+	}
 	return err
 }
 
@@ -465,7 +532,7 @@ func (x *SuiteRun) prepare(ctx context.Context, ls *liveSetup) error {
 
 // runCell measures one cell and writes its result; an interrupted cell is
 // kept as .partial.json and runs again on resume.
-func (x *SuiteRun) runCell(ctx context.Context, ls *liveSetup, c suite.Cell, live func(float64)) (*result.Result, error) {
+func (x *SuiteRun) runCell(ctx context.Context, q *quietMachine, ls *liveSetup, c suite.Cell, live func(float64), discarded []string) (*result.Result, error) {
 	log, err := os.Create(filepath.Join(x.Dir, LogsDir, c.ID+".log"))
 	if err != nil {
 		return nil, fmt.Errorf("creating cell log: %w", err)
@@ -475,6 +542,12 @@ func (x *SuiteRun) runCell(ctx context.Context, ls *liveSetup, c suite.Cell, liv
 	if err != nil {
 		return nil, errs.Usage("cell %s: %v", c.ID, err)
 	}
+	for _, d := range discarded {
+		fmt.Fprintf(log, "an earlier attempt was disturbed: %s\n", d)
+	}
+	if err := q.before(ctx, c.Setup, log); err != nil {
+		return nil, err
+	}
 	fmt.Fprintf(log, "$ %s\n\n", s.Display())
 	res, err := Run(ctx, s, x.Registry, Output{Stdout: log, Stderr: log, OnInterval: func(iv runner.Interval) { live(iv.TPS) }})
 	if err != nil {
@@ -483,7 +556,7 @@ func (x *SuiteRun) runCell(ctx context.Context, ls *liveSetup, c suite.Cell, liv
 	if res == nil {
 		return nil, err
 	}
-	res.Suite = &result.SuiteRef{Name: x.Plan.Suite.Name, Cell: c.ID, Setup: c.Setup, Target: c.Target}
+	res.Suite = &result.SuiteRef{Name: x.Plan.Suite.Name, Cell: c.ID, Setup: c.Setup, Target: c.Target, Discarded: discarded}
 	res.Workload.Label = c.Label
 	path := x.cellPath(c)
 	if res.Partial || err != nil {

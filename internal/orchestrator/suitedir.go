@@ -58,8 +58,13 @@ func RunSuite(ctx context.Context, o SuiteOptions) error {
 		// The report shows how the suite was started, not how it resumed.
 		if old, err := os.ReadFile(filepath.Join(dir, PlanFile)); err == nil {
 			var rec suite.Record
-			if json.Unmarshal(old, &rec) == nil && rec.Command != "" {
-				x.Command = rec.Command
+			if json.Unmarshal(old, &rec) == nil {
+				if rec.Command != "" {
+					x.Command = rec.Command
+				}
+				if rec.Plan != nil {
+					plan.Keep(rec.Cells)
+				}
 			}
 		}
 	}
@@ -88,13 +93,20 @@ func openSuiteDir(dir string, o SuiteOptions) ([]byte, suite.Overrides, error) {
 		if err != nil {
 			return nil, suite.Overrides{}, errs.Usage("nothing to resume in %s (no %s): run without --resume", dir, SuiteFile)
 		}
-		var ov suite.Overrides
+		ov := suite.NoOverrides()
 		data, err := os.ReadFile(filepath.Join(dir, OverridesFile))
 		if err == nil {
 			err = json.Unmarshal(data, &ov)
 		}
 		if err != nil {
 			return nil, suite.Overrides{}, fmt.Errorf("reading %s: %w", filepath.Join(dir, OverridesFile), err)
+		}
+		// A resumed suite may aim at another precision or get more time.
+		if o.Overrides.Precision >= 0 {
+			ov.Precision = o.Overrides.Precision
+		}
+		if o.Overrides.Budget != "" {
+			ov.Budget = o.Overrides.Budget
 		}
 		if s, err := suite.Parse(text); err == nil && s.Name != o.NameOrFile && filepath.Base(o.NameOrFile) != s.Name+".yaml" {
 			fmt.Fprintf(o.Stderr, "encbench: resuming suite %s stored in %s (the stored plan wins over %s)\n", s.Name, dir, o.NameOrFile)

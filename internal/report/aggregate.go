@@ -1,6 +1,7 @@
 package report
 
 import (
+	"maps"
 	"slices"
 	"sort"
 
@@ -38,11 +39,18 @@ type Cell struct {
 	// CPU per transaction against the baseline, in percent (ratio of means).
 	ServerCPUChangePct *float64
 	ClientCPUChangePct *float64
-	// ClientUsAdded is the client's CPU per transaction over the baseline's,
-	// in microseconds: the work a client-side layer adds.
-	ClientUsAdded float64
-	Verified      bool
-	Baseline      bool
+	// ServerUsAdded and ClientUsAdded are the CPU microseconds per
+	// transaction the variant adds over the baseline, paired within blocks
+	// like the loss; Server is nil when the server's CPU was not measured.
+	ServerUsAdded *stats.Diff
+	ClientUsAdded *stats.Diff
+	// P95Added is the change of p95 latency in ms, paired within blocks.
+	P95Added *stats.Diff
+	// Rate is the fixed offered load in transactions/s (0: closed loop,
+	// as fast as the server goes).
+	Rate     float64
+	Verified bool
+	Baseline bool
 }
 
 // Aggregate groups results into cells and computes each variant's loss.
@@ -54,7 +62,7 @@ func Aggregate(results []*result.Result, baseline string, order *Order) []*Cell 
 		k := Key{Target: targetOf(r), Workload: workloadOf(r), Threads: r.Threads, Variant: r.Variant.Name}
 		c := byKey[k]
 		if c == nil {
-			c = &Cell{Key: k, Engine: r.Engine.Kind, EngineVersion: r.Engine.Version, Verified: true, Baseline: k.Variant == baseline}
+			c = &Cell{Key: k, Engine: r.Engine.Kind, EngineVersion: r.Engine.Version, Verified: true, Baseline: k.Variant == baseline, Rate: r.RateLimit}
 			byKey[k] = c
 		}
 		c.Results = append(c.Results, r)
@@ -78,16 +86,24 @@ func Aggregate(results []*result.Result, baseline string, order *Order) []*Cell 
 			c.LossReason = "no " + baseline + " run to compare with"
 			continue
 		}
-		l, err := lossOf(b, c)
+		bs, cs := pairs(b, c)
+		l, err := lossOf(b, c, bs, cs)
 		if err != nil {
 			c.LossReason = err.Error()
 		} else {
 			c.Loss = &l
 		}
 		c.ClientCPUChangePct = changePct(b.ClientMsPerTxn.Mean, c.ClientMsPerTxn.Mean)
-		c.ClientUsAdded = 1000 * (c.ClientMsPerTxn.Mean - b.ClientMsPerTxn.Mean)
+		c.ClientUsAdded = usAdded(b, c, bs, cs, func(r *result.Result) (float64, bool) { return r.CPU.ClientSPerTxn, true })
+		c.P95Added = added(b, c, bs, cs, func(r *result.Result) (float64, bool) { return r.LatencyMs.P95, true })
 		if b.ServerMsPerTxn != nil && c.ServerMsPerTxn != nil {
 			c.ServerCPUChangePct = changePct(b.ServerMsPerTxn.Mean, c.ServerMsPerTxn.Mean)
+			c.ServerUsAdded = usAdded(b, c, bs, cs, func(r *result.Result) (float64, bool) {
+				if r.CPU.ServerSPerTxn == nil {
+					return 0, false
+				}
+				return *r.CPU.ServerSPerTxn, true
+			})
 		}
 	}
 	return cells
@@ -101,34 +117,77 @@ func changePct(base, v float64) *float64 {
 	return &p
 }
 
-// lossOf pairs the two cells' results by repetition (a block: one
+// usAdded is the variant's CPU per transaction minus the baseline's, in
+// microseconds.
+func usAdded(b, c *Cell, bs, cs []*result.Result, perTxn func(*result.Result) (float64, bool)) *stats.Diff {
+	return added(b, c, bs, cs, func(r *result.Result) (float64, bool) {
+		v, ok := perTxn(r)
+		return 1e6 * v, ok
+	})
+}
+
+// added is the variant's value of a measure minus the baseline's: within
+// blocks when the results pair up, else of the means.
+func added(b, c *Cell, bs, cs []*result.Result, value func(*result.Result) (float64, bool)) *stats.Diff {
+	values := func(rs []*result.Result) []float64 {
+		out := make([]float64, 0, len(rs))
+		for _, r := range rs {
+			if v, ok := value(r); ok {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	var d stats.Diff
+	var err error
+	if xb, xc := values(bs), values(cs); bs != nil && len(xb) == len(bs) && len(xc) == len(cs) {
+		d, err = stats.PairedDiff(xb, xc)
+	} else {
+		d, err = stats.DiffOfMeans(values(b.Results), values(c.Results))
+	}
+	if err != nil {
+		return nil
+	}
+	return &d
+}
+
+// pairs matches the two cells' results by repetition (a block: one
 // repetition of every variant, run back to back) when both have the same
-// repetitions, at least two, once each; otherwise it compares the means.
-func lossOf(b, c *Cell) (stats.Loss, error) {
-	byRep := func(x *Cell) map[int]float64 {
-		m := map[int]float64{}
+// repetitions, at least two, once each; otherwise it returns nil.
+func pairs(b, c *Cell) (bs, cs []*result.Result) {
+	byRep := func(x *Cell) map[int]*result.Result {
+		m := map[int]*result.Result{}
 		for _, r := range x.Results {
 			if _, dup := m[r.Repetition]; dup {
 				return nil
 			}
-			m[r.Repetition] = r.TPS
+			m[r.Repetition] = r
 		}
 		return m
 	}
 	mb, mc := byRep(b), byRep(c)
-	if len(mb) >= 2 && len(mb) == len(mc) {
-		var xb, xc []float64
-		for rep, v := range mb {
-			w, ok := mc[rep]
-			if !ok {
-				xb = nil
-				break
-			}
-			xb, xc = append(xb, v), append(xc, w)
+	if len(mb) < 2 || len(mb) != len(mc) {
+		return nil, nil
+	}
+	for _, rep := range slices.Sorted(maps.Keys(mb)) {
+		w, ok := mc[rep]
+		if !ok {
+			return nil, nil
 		}
-		if xb != nil {
-			return stats.PairedLossPct(xb, xc)
+		bs, cs = append(bs, mb[rep]), append(cs, w)
+	}
+	return bs, cs
+}
+
+// lossOf is the paired loss when the results pair up, else the loss of
+// the means.
+func lossOf(b, c *Cell, bs, cs []*result.Result) (stats.Loss, error) {
+	if bs != nil {
+		xb, xc := make([]float64, len(bs)), make([]float64, len(cs))
+		for i := range bs {
+			xb[i], xc[i] = bs[i].TPS, cs[i].TPS
 		}
+		return stats.PairedLossPct(xb, xc)
 	}
 	return stats.LossPct(tpsOf(b), tpsOf(c))
 }

@@ -118,36 +118,13 @@ func sectionCharts(idx int, s Section, m *Model) ([]Chart, error) {
 		}
 		out = append(out, c)
 	}
-	loss := newBar(id(4), s.Workload+": TPS loss against "+m.Baseline+" (%; hollow = not significant)", "% of "+m.Baseline+" TPS", x)
-	any := false
-	for _, p := range pairs {
-		if p[1] == m.Baseline {
-			continue
-		}
-		data := make([]opts.BarData, len(threads))
-		for i, th := range threads {
-			data[i] = opts.BarData{Value: "-"}
-			if c := find(p[0], p[1], th); c != nil && c.Loss != nil {
-				any = true
-				data[i] = opts.BarData{Value: round1(c.Loss.Pct)}
-				if !c.Loss.Significant {
-					data[i].ItemStyle = &opts.ItemStyle{Opacity: opts.Float(0.3)}
-				}
-			}
-		}
-		loss.AddSeries(p[0]+" "+p[1], data)
+	whiskered, err := intervalCharts(idx, s, m)
+	if err != nil {
+		return nil, err
 	}
-	if any {
-		c, err := snippet(loss)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	return append(out, whiskered...), nil
 }
 
-func round1(v float64) float64 { return math.Round(v*10) / 10 }
 
 func globals(id, title, unit string) []charts.GlobalOpts {
 	return []charts.GlobalOpts{

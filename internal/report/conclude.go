@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/encbench/encbench/internal/stats"
 	variantpkg "github.com/encbench/encbench/internal/variant"
 )
 
@@ -211,31 +212,65 @@ func threadTrend(cs []*Cell, order Order) string {
 	return "With more threads the loss changes: " + strings.Join(moves, "; ") + "."
 }
 
+// cpuChange states what the variant adds per transaction, in CPU time,
+// beside what that costs in throughput, at the most threads measured
+// (closest to saturation), where the largest loss is; then how many cells
+// show a server CPU increase beyond its interval.
 func cpuChange(cs []*Cell) string {
-	var srv, cli, added []float64
+	var top *Cell
 	for _, c := range cs {
-		if c.ServerCPUChangePct != nil {
-			srv = append(srv, *c.ServerCPUChangePct)
+		if c.ServerUsAdded == nil && c.ClientUsAdded == nil {
+			continue
 		}
-		if c.ClientCPUChangePct != nil {
-			cli = append(cli, *c.ClientCPUChangePct)
-			added = append(added, c.ClientUsAdded)
+		if top == nil || c.Threads > top.Threads || (c.Threads == top.Threads && lossPct(c) > lossPct(top)) {
+			top = c
 		}
 	}
-	if len(srv) == 0 && len(cli) == 0 {
+	if top == nil {
 		return ""
 	}
 	var parts []string
-	if len(srv) > 0 {
-		m, lo, hi := medianRange(srv)
-		parts = append(parts, fmt.Sprintf("server CPU per transaction changes by %+.0f%% (median over %d cells; %+.0f%% to %+.0f%%)", m, len(srv), lo, hi))
+	if d := top.ServerUsAdded; d != nil {
+		parts = append(parts, usText(*d)+" of server CPU")
 	}
-	if len(cli) > 0 {
-		m, lo, hi := medianRange(cli)
-		us, _, _ := medianRange(added)
-		parts = append(parts, fmt.Sprintf("encbench's own CPU per transaction by %+.0f%% (%+.0f%% to %+.0f%%; median %+.0f us per transaction, the client-side work of the variant)", m, lo, hi, us))
+	if d := top.ClientUsAdded; d != nil {
+		parts = append(parts, usText(*d)+" of encbench's own CPU")
 	}
-	return "CPU: " + strings.Join(parts, ", ") + "."
+	s := fmt.Sprintf("Cost per transaction on %s: %s adds %s per transaction", where(top), top.Variant, strings.Join(parts, " and "))
+	if l := top.Loss; l != nil {
+		s += fmt.Sprintf(", which at this load costs %.1f%% of throughput (95%% CI %.1f to %.1f)", l.Pct, l.Low, l.High)
+	}
+	var added []float64
+	up := 0
+	for _, c := range cs {
+		if d := c.ServerUsAdded; d != nil {
+			added = append(added, d.Mean)
+			if d.Significant && d.Mean > 0 {
+				up++
+			}
+		}
+	}
+	if len(added) > 1 {
+		m, lo, hi := medianRange(added)
+		s += fmt.Sprintf(". Server CPU per transaction rises beyond its interval in %d of %d cells (median %+.1f us, %+.1f to %+.1f)", up, len(added), m, lo, hi)
+	}
+	return s + "."
+}
+
+func lossPct(c *Cell) float64 {
+	if c.Loss == nil {
+		return math.Inf(-1)
+	}
+	return c.Loss.Pct
+}
+
+// usText is a CPU time difference in microseconds with its interval.
+func usText(d stats.Diff) string {
+	s := fmt.Sprintf("%+.1f us (95%% CI %+.1f to %+.1f", d.Mean, d.Low, d.High)
+	if !d.Significant {
+		s += ", not significant"
+	}
+	return s + ")"
 }
 
 func medianRange(x []float64) (median, lo, hi float64) {

@@ -25,8 +25,12 @@ func Markdown(w io.Writer, m *Model) error {
 		fmt.Fprintf(&b, "- Skipped: %s\n", s)
 	}
 	if len(m.Glance.Rows) > 0 {
-		b.WriteString("\nLoss at a glance (bold: significant at 95%; n.s.: the interval includes 0):\n\n")
+		fmt.Fprintf(&b, "\nLoss at a glance: %s.\n\n", m.GlanceNote)
 		mdTable(&b, m.Glance)
+	}
+	if len(m.Offered.Rows) > 0 {
+		b.WriteString("\nAt equal offered load (every variant at the same fixed rate, a share of the baseline's saturation throughput; open loop, latency from each event's intended start):\n\n")
+		mdTable(&b, m.Offered)
 	}
 	if len(m.Reference.Rows) > 0 {
 		fmt.Fprintf(&b, "\nPublished figures beside encbench's (%s):\n\n", m.ReferenceSource)

@@ -10,6 +10,7 @@ import (
 
 	result "github.com/encbench/encbench/internal/resultdoc"
 	"github.com/encbench/encbench/internal/stats"
+	"github.com/encbench/encbench/internal/variant"
 	"github.com/encbench/encbench/internal/version"
 )
 
@@ -41,14 +42,22 @@ type Model struct {
 	Description string
 	Generated   string
 	Conclusions []string
-	// Glance is the loss of every variant in every cell, in one table.
-	Glance  Table
-	Notes   []string
-	Machine Table
-	Servers Table
+	// Glance is the loss of every variant in every cell, in one table;
+	// GlanceNote says how to read it.
+	Glance     Table
+	GlanceNote string
+	// Precision is the suite's target half-width (0: none); BudgetSpent
+	// says its budget ended the blocks first.
+	Precision   float64
+	BudgetSpent bool
+	Notes       []string
+	Machine     Table
+	Servers     Table
 	// Colenc lists encrypted columns per level; Leakage what schemes reveal.
 	Colenc  Table
 	Leakage Table
+	// Offered compares the variants at equal offered load.
+	Offered Table
 	// Reference sets a published result beside the suite's own.
 	Reference       Table
 	ReferenceSource string
@@ -82,16 +91,25 @@ func Build(d *Data) *Model {
 			}
 		}
 	}
+	if rec := d.Record; rec != nil && rec.Plan != nil {
+		m.Precision, m.BudgetSpent = rec.Suite.Precision, rec.BudgetSpent
+	}
 	if rec := d.Record; rec != nil && rec.Suite.Reference != nil {
 		m.Reference = referenceTable(rec.Suite.Reference, cells, order)
 		m.ReferenceSource = rec.Suite.Reference.Source
 	}
 	m.Subtitle = subtitle(d.Results)
 	var partsSaid []string
-	m.Glance = glance(cells, order, baseline)
+	m.Glance = glance(closedLoop(cells), order, baseline, m.Precision)
+	m.Offered = offeredTable(cells)
+	m.GlanceNote = "TPS loss in % with the half-width of its 95% interval (bold: significant; n.s.: the interval includes 0"
+	if m.Precision > 0 {
+		m.GlanceNote += fmt.Sprintf("; * marks a half-width above the %.0f-point target", m.Precision)
+	}
+	m.GlanceNote += ")"
 	m.Machine = machineTable(d.Results[0].Environment)
 	m.Servers = serverTable(cells, order)
-	m.Method = method(d, cells)
+	m.Method = method(d, cells, m)
 	if m.Colenc = colencTable(d.Results); len(m.Colenc.Rows) > 0 {
 		m.Leakage = leakageTable(schemesUsed(d.Results))
 	}
@@ -103,12 +121,12 @@ func Build(d *Data) *Model {
 				s.Cells = append(s.Cells, c)
 			}
 		}
-		s.Table = resultTable(s.Cells)
+		s.Table = resultTable(s.Cells, m.Precision)
 		s.Parts = partsTables(s.Cells, order, baseline)
 		partsSaid = append(partsSaid, partsConclusions(s.Parts, baseline, s.Cells)...)
 		m.Sections = append(m.Sections, s)
 	}
-	m.Conclusions = Conclusions(cells, baseline, order, partsSaid)
+	m.Conclusions = Conclusions(closedLoop(cells), baseline, order, append(partsSaid, offeredConclusions(cells, baseline, order)...))
 	return m
 }
 
@@ -237,21 +255,67 @@ func atRest(p *result.TDEProof) string {
 	return s
 }
 
-func method(d *Data, cells []*Cell) []string {
-	reps := 0
-	for _, c := range cells {
-		reps = max(reps, len(c.Results))
+func method(d *Data, cells []*Cell, m *Model) []string {
+	least, most := 0, 0
+	for i, c := range cells {
+		if n := len(c.Results); i == 0 || n < least {
+			least = n
+		}
+		most = max(most, len(c.Results))
+	}
+	blocks := strconv.Itoa(most)
+	if least != most {
+		blocks = fmt.Sprintf("%d to %d", least, most)
 	}
 	r := d.Results[0]
 	out := []string{
-		fmt.Sprintf("Each cell ran %d times for %.0f s after %.0f s of warmup; repetitions were interleaved (repetition r of every variant before r+1), so drift hits all variants alike.", reps, r.DurationS, r.WarmupS),
-		"TPS, latency and CPU are means over repetitions with 95% Student-t intervals. Loss % = (baseline TPS - variant TPS) / baseline TPS. Each repetition is a block: every variant of a cell runs once, back to back, so the machine's drift between blocks hits all variants alike; the loss and its 95% interval come from the ratios within blocks (the mean of the log ratios with a Student-t interval, n-1 degrees of freedom, carried back through exp), which removes that drift from the comparison. Where a cell's repetitions do not pair up (a repetition missing), the interval compares the means instead (delta method, Welch's degrees of freedom). A loss whose interval includes 0 is reported as not significant.",
-		"Latency is measured per transaction with a monotonic clock into HdrHistogram (1 us to 60 s, 3 significant digits). Client CPU is encbench's own; server CPU is the server's whole process tree over the measured window.",
+		fmt.Sprintf("Design: a cell is one workload at one thread count on one target; a block is one run of each of its variants, back to back (%s blocks per cell, %.0f s each after %.0f s of warmup). The order of the variants is drawn anew for every block from a recorded seed (randomised multiple interleaved trials, Abedi and Brecht, ICPE 2017), so no variant always runs first or right after a write-heavy run.", blocks, r.DurationS, r.WarmupS),
+		"Loss: loss % = (baseline TPS - variant TPS) / baseline TPS. It is computed within each block, where both runs met the same machine state, as the ratio variant/baseline; the loss and its 95% interval come from the mean of the log ratios with a Student-t interval (n-1 degrees of freedom), carried back through exp, so the interval is slightly asymmetric. Drift between blocks cancels in the ratios, which is why pairing gives much narrower intervals than comparing means. Where a cell's repetitions do not pair up (one missing), the interval compares the means instead (delta method, Welch's degrees of freedom). A loss whose interval includes 0 is reported as not significant; ± is the wider side of the interval.",
+		"Cost per transaction: server CPU (the server's whole process tree) and encbench's own CPU, in microseconds per transaction, measured over each run's window; what a variant adds is the within-block difference against the baseline, with a Student-t interval. At saturation, the added server CPU is what the throughput loss is made of.",
 	}
+	if d.Record != nil && d.Record.Plan != nil {
+		st := d.Record.Suite
+		if hasAA(cells) {
+			out = append(out, "A/A: the variant aa is the baseline's layers on a second server of its own, measured exactly like a real variant. Its loss should be 0; its interval is the noise floor, and no conclusion calls a loss significant that the same cell's A/A interval could explain.")
+		}
+		dist := st.Disturb()
+		out = append(out, fmt.Sprintf("Quiet machine: before each run, the server that ran last is given time to finish its background work (until its processes use at most 10 ms of CPU in 150 ms, at most 20 s), then every other sandbox server is frozen (SIGSTOP) until its own turn, so only the measured server and encbench work. Each run records foreign CPU (machine busy time that was neither encbench nor the server) and hypervisor steal; a run with foreign CPU above %.0f%% or steal above %.0f%% of the machine is discarded and run again, at most %d times. %s", dist.ForeignPct, dist.StealPct, dist.Reruns, rerunText(d.Results)))
+		if st.Precision > 0 {
+			s := fmt.Sprintf("Precision: the suite asked for every loss interval to be at most %.0f points wide on each side. After %d blocks, cells whose widest interval (any variant, A/A included) was wider got more blocks, one per cell per round, up to %d", st.Precision, st.Repetitions, func() int { _, m := st.Blocks(); return m }())
+			if st.Budget != "" {
+				s += fmt.Sprintf(", within a budget of %s of wall time", st.Budget)
+			}
+			s += ". Cells marked * did not reach the target"
+			if m.BudgetSpent {
+				s += "; the budget ended the blocks"
+			}
+			out = append(out, s+". Stopping when an interval is narrow enough makes it slightly optimistic; the minimum number of blocks limits that.")
+		}
+	}
+	out = append(out, "Latency is measured per transaction with a monotonic clock into HdrHistogram (1 us to 60 s, 3 significant digits); TPS, latency and CPU per variant are means over blocks with 95% Student-t intervals.")
 	if d.Partial > 0 {
 		out = append(out, fmt.Sprintf("%d interrupted or failed cell results are left out.", d.Partial))
 	}
 	return out
+}
+
+func hasAA(cells []*Cell) bool {
+	return slices.ContainsFunc(cells, func(c *Cell) bool { return c.Variant == variant.AAName })
+}
+
+// rerunText counts the runs discarded as disturbed.
+func rerunText(rs []*result.Result) string {
+	n, cells := 0, 0
+	for _, r := range rs {
+		if r.Suite != nil && len(r.Suite.Discarded) > 0 {
+			n += len(r.Suite.Discarded)
+			cells++
+		}
+	}
+	if n == 0 {
+		return "No run was disturbed beyond that."
+	}
+	return fmt.Sprintf("%d runs of %d cells were disturbed and run again.", n, cells)
 }
 
 func schemas(rs []*result.Result) []string {
@@ -272,39 +336,64 @@ func ci(s stats.Summary, digits int) string {
 	return fmt.Sprintf(f+" ("+f+" to "+f+")", s.Mean, s.Low, s.High)
 }
 
-func lossText(c *Cell) Text {
+// lossText is a cell's loss with its interval and half-width; a star
+// marks a half-width above the precision target.
+func lossText(c *Cell, precision float64) Text {
 	switch {
 	case c.Baseline:
 		return Text{S: "baseline"}
 	case c.Loss == nil:
 		return Text{S: "n/a: " + c.LossReason}
-	case c.Loss.Significant:
-		return Text{S: fmt.Sprintf("%.1f%% (%.1f to %.1f)", c.Loss.Pct, c.Loss.Low, c.Loss.High), Strong: true}
 	}
-	return Text{S: fmt.Sprintf("not significant (%.1f to %.1f)", c.Loss.Low, c.Loss.High)}
+	l := c.Loss
+	s := fmt.Sprintf("%.1f%% ±%.1f (%.1f to %.1f)%s", l.Pct, l.HalfWidth(), l.Low, l.High, star(l, precision))
+	if !l.Significant {
+		s = "n.s. " + s
+	}
+	return Text{S: s, Strong: l.Significant}
 }
 
-func resultTable(cells []*Cell) Table {
-	t := Table{Head: []string{"target", "threads", "variant", "n", "TPS (95% CI)", "avg ms", "p95 ms", "client CPU ms/txn", "server CPU ms/txn", "TPS loss % (95% CI)"}}
+func star(l *stats.Loss, precision float64) string {
+	if precision > 0 && l.HalfWidth() > precision {
+		return " *"
+	}
+	return ""
+}
+
+// diffText is a CPU difference per transaction with its interval.
+func diffText(d *stats.Diff) string {
+	if d == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.1f (%+.1f to %+.1f)", d.Mean, d.Low, d.High)
+}
+
+func resultTable(cells []*Cell, precision float64) Table {
+	t := Table{Head: []string{"target", "threads", "variant", "n", "TPS (95% CI)", "avg ms", "p95 ms",
+		"client CPU us/txn", "server CPU us/txn", "client us/txn added (95% CI)", "server us/txn added (95% CI)", "TPS loss % ±half-width (95% CI)"}}
 	for _, c := range cells {
 		srv := "n/a"
 		if c.ServerMsPerTxn != nil {
-			srv = fmt.Sprintf("%.3f", c.ServerMsPerTxn.Mean)
+			srv = fmt.Sprintf("%.1f", 1000*c.ServerMsPerTxn.Mean)
 		}
 		name := c.Variant
 		if !c.Verified {
 			name += " (NOT verified)"
 		}
+		cliAdded, srvAdded := "", ""
+		if !c.Baseline {
+			cliAdded, srvAdded = diffText(c.ClientUsAdded), diffText(c.ServerUsAdded)
+		}
 		t.Rows = append(t.Rows, []Text{{S: c.Target}, {S: strconv.Itoa(c.Threads)}, {S: name}, {S: strconv.Itoa(c.TPS.N)},
 			{S: ci(c.TPS, 1)}, {S: fmt.Sprintf("%.2f", c.AvgMs.Mean)}, {S: ci(c.P95Ms, 2)},
-			{S: fmt.Sprintf("%.3f", c.ClientMsPerTxn.Mean)}, {S: srv}, lossText(c)})
+			{S: fmt.Sprintf("%.1f", 1000*c.ClientMsPerTxn.Mean)}, {S: srv}, {S: cliAdded}, {S: srvAdded}, lossText(c, precision)})
 	}
 	return t
 }
 
 // glance tabulates TPS loss: a row per target and variant, a column per
 // workload and thread count.
-func glance(cells []*Cell, order Order, baseline string) Table {
+func glance(cells []*Cell, order Order, baseline string, precision float64) Table {
 	type col struct {
 		w  string
 		th int
@@ -338,13 +427,13 @@ func glance(cells []*Cell, order Order, baseline string) Table {
 				for _, c := range cells {
 					if c.Target == tg && c.Variant == v && c.Workload == cl.w && c.Threads == cl.th {
 						found = true
-						switch {
-						case c.Loss == nil:
+						switch l := c.Loss; {
+						case l == nil:
 							cell = Text{S: "n/a"}
-						case c.Loss.Significant:
-							cell = Text{S: fmt.Sprintf("%.1f", c.Loss.Pct), Strong: true}
+						case l.Significant:
+							cell = Text{S: fmt.Sprintf("%.1f ±%.1f%s", l.Pct, l.HalfWidth(), star(l, precision)), Strong: true}
 						default:
-							cell = Text{S: fmt.Sprintf("n.s. (%.1f)", c.Loss.Pct)}
+							cell = Text{S: fmt.Sprintf("n.s. (%.1f ±%.1f)%s", l.Pct, l.HalfWidth(), star(l, precision))}
 						}
 					}
 				}

@@ -80,7 +80,7 @@ func TestAggregateAndConclusions(t *testing.T) {
 	if err := HTML(&html, m); err != nil {
 		t.Fatal(err)
 	}
-	if n := regexp.MustCompile(`data-charts-expected="(\d+)"`).FindStringSubmatch(html.String()); n == nil || n[1] != "5" {
+	if n := regexp.MustCompile(`data-charts-expected="(\d+)"`).FindStringSubmatch(html.String()); n == nil || n[1] != "7" {
 		t.Errorf("charts expected: %v", n)
 	}
 	if regexp.MustCompile(`(?i)<script[^>]+src=`).MatchString(html.String()) {
@@ -144,7 +144,7 @@ func TestWriteFromSuiteDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	paths, err := Write(dir)
-	if err != nil || len(paths) != 2 {
+	if err != nil || len(paths) != 3 {
 		t.Fatalf("%v %v", paths, err)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
@@ -184,5 +184,39 @@ func TestConclusionsRespectTheAAFloor(t *testing.T) {
 	out = strings.Join(Conclusions(cells, "plain", order, nil), "\n")
 	if !strings.Contains(out, "lower by 12.0% in the 1 of 1 cells where the loss is significant") {
 		t.Errorf("a loss beyond the floor:\n%s", out)
+	}
+}
+
+func TestEqualOfferedLoadIsComparedByLatencyAndCPU(t *testing.T) {
+	rs := fakeSet()
+	for rep := 1; rep <= 3; rep++ {
+		for _, v := range []string{"plain", "tls"} {
+			r := fake(v, 8, rep, 2000+float64(rep))
+			r.RateLimit = 2000
+			r.Workload.Label = "oltp_read_only-load50"
+			r.LatencyMs.P95 = 1 + float64(rep)/100
+			if v == "tls" {
+				r.LatencyMs.P95 += 0.5
+			}
+			rs = append(rs, r)
+		}
+	}
+	m := Build(&Data{Results: rs})
+	if len(m.Offered.Rows) != 2 {
+		t.Fatalf("equal-load table has %d rows, want plain and tls", len(m.Offered.Rows))
+	}
+	for _, row := range m.Glance.Rows {
+		for _, c := range row {
+			if strings.Contains(c.S, "load50") {
+				t.Fatalf("a fixed-rate cell is in the throughput glance: %v", row)
+			}
+		}
+	}
+	text := strings.Join(m.Conclusions, "\n")
+	if !strings.Contains(text, "tls at equal offered load (oltp_read_only-load50 at 8 threads, 2000 transactions/s") || !strings.Contains(text, "p95 latency changes by +0.50") {
+		t.Fatalf("conclusions do not compare at equal load:\n%s", text)
+	}
+	if strings.Contains(text, "in the 2 of 3 cells") {
+		t.Fatalf("fixed-rate cells were counted as throughput comparisons:\n%s", text)
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,6 +24,11 @@ func Write(dir string) ([]string, error) {
 	}{
 		{"report.html", func(b *bytes.Buffer) error { return HTML(b, m) }},
 		{"report.md", func(b *bytes.Buffer) error { return Markdown(b, m) }},
+		{AnalysisFile, func(b *bytes.Buffer) error {
+			enc := json.NewEncoder(b)
+			enc.SetIndent("", "  ")
+			return enc.Encode(analysisOf(m))
+		}},
 	} {
 		var buf bytes.Buffer
 		if err := out.render(&buf); err != nil {

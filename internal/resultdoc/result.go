@@ -57,6 +57,9 @@ type SuiteRef struct {
 	Cell   string `json:"cell"`
 	Setup  string `json:"setup"`
 	Target string `json:"target"`
+	// Discarded lists earlier attempts at this cell that other work on
+	// the machine disturbed beyond the suite's threshold, so it ran again.
+	Discarded []string `json:"discarded,omitempty"`
 }
 
 type Tool struct {
@@ -207,6 +210,11 @@ type CPU struct {
 	MachineCores  int      `json:"machine_cores"`
 	// MachineUtilPct is the whole machine's busy share over the window.
 	MachineUtilPct *float64 `json:"machine_util_pct"`
+	// ForeignUtilPct is the machine's busy share that was neither encbench
+	// nor the server (other processes, interrupts); StealPct the share the
+	// hypervisor gave to other guests. Both disturb a measurement.
+	ForeignUtilPct *float64 `json:"foreign_util_pct,omitempty"`
+	StealPct       *float64 `json:"steal_pct,omitempty"`
 	ClientCPUs     []int    `json:"client_cpus,omitempty"`
 	ServerCPUs     string   `json:"server_cpus,omitempty"`
 }

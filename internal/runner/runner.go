@@ -10,6 +10,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -67,8 +68,13 @@ type Outcome struct {
 	Intervals  []Interval
 	ClientCPU  time.Duration
 	ServerCPU  *time.Duration
-	// MachineUtil is the whole machine's CPU utilisation in percent.
-	MachineUtil  *float64
+	// MachineUtil is the whole machine's CPU utilisation in percent, and
+	// StealPct the share of its CPU time the hypervisor gave to others.
+	MachineUtil *float64
+	StealPct    *float64
+	// ForeignCPU is machine busy time that was neither encbench nor the
+	// server: other work on the measured CPUs.
+	ForeignCPU   *time.Duration
 	Sessions     []engine.SessionTLS
 	WorkerEvents []int64
 	WorkerBusy   []time.Duration
@@ -196,6 +202,9 @@ type run struct {
 	remaining atomic.Int64
 	failure   atomic.Pointer[error]
 	sched     chan time.Time
+	// halted closes when the run stops, releasing a scheduler blocked on
+	// a full queue.
+	halted    chan struct{}
 	queue     atomic.Int64
 	itemNames []string
 }
@@ -234,19 +243,21 @@ func (r *run) execute(ctx context.Context) (*Outcome, error) {
 	var start time.Time
 	var cpu0 time.Duration
 	var srv0 time.Duration
+	var procs0 []int
 	srvOK := false
-	var busy0, total0 float64
+	var mach0 measure.MachineSample
 	machineOK := false
 	startMeasuring := func() {
 		r.collect(nil) // drop warmup
 		start = time.Now()
 		cpu0 = measure.ProcessCPU()
-		if b, t, err := measure.MachineCPU(); err == nil {
-			busy0, total0, machineOK = b, t, true
+		if m, err := measure.MachineCPU(); err == nil {
+			mach0, machineOK = m, true
 		}
 		if cfg.ServerPID > 0 {
 			if v, err := measure.TreeCPU(cfg.ServerPID); err == nil {
 				srv0, srvOK = v, true
+				procs0 = serverProcs(cfg.ServerPID)
 			}
 		}
 		for _, s := range r.slots {
@@ -264,6 +275,7 @@ func (r *run) execute(ctx context.Context) (*Outcome, error) {
 	begin := time.Now()
 	if cfg.Rate > 0 {
 		r.sched = make(chan time.Time, 1<<16)
+		r.halted = make(chan struct{})
 		wg.Add(1)
 		go func() { defer wg.Done(); r.schedule(begin) }()
 	}
@@ -314,6 +326,7 @@ loop:
 	}
 	r.stop.Store(true)
 	if r.sched != nil {
+		close(r.halted)
 		// Unblock workers waiting for a scheduled start.
 		go func() {
 			for !isClosed(workersDone) {
@@ -338,16 +351,35 @@ loop:
 	}
 	out.Elapsed = end.Sub(start)
 	out.ClientCPU = measure.ProcessCPU() - cpu0
-	if b, t, err := measure.MachineCPU(); err == nil && machineOK && t > total0 {
-		u := 100 * (b - busy0) / (t - total0)
-		out.MachineUtil = &u
+	var srvEnd time.Duration
+	srvEndOK := false
+	if srvOK {
+		v, err := measure.TreeCPU(cfg.ServerPID)
+		srvEnd, srvEndOK = v, err == nil
+	}
+	if m, err := measure.MachineCPU(); err == nil && machineOK {
+		if busy, steal, secs, ok := m.Since(mach0); ok {
+			out.MachineUtil, out.StealPct = &busy, &steal
+			if srvEndOK {
+				f := max(0, time.Duration(secs*float64(time.Second))-out.ClientCPU-(srvEnd-srv0))
+				out.ForeignCPU = &f
+			}
+		}
 	}
 	if srvOK {
-		// Backends reaped a moment after the run are charged to it, not the next one.
-		time.Sleep(500 * time.Millisecond)
-		if v, err := measure.TreeCPU(cfg.ServerPID); err == nil {
-			d := v - srv0
+		// The workers' connections are still open, so their backends are
+		// counted. Backends that came and went (a connection per event)
+		// are charged to the server once reaped: wait for that, so they
+		// count for this run and not the next.
+		if slices.Equal(procs0, serverProcs(cfg.ServerPID)) && srvEndOK {
+			d := srvEnd - srv0
 			out.ServerCPU = &d
+		} else {
+			time.Sleep(500 * time.Millisecond)
+			if v, err := measure.TreeCPU(cfg.ServerPID); err == nil {
+				d := v - srv0
+				out.ServerCPU = &d
+			}
 		}
 	}
 	for _, s := range r.slots {
@@ -380,7 +412,11 @@ func (r *run) schedule(begin time.Time) {
 			time.Sleep(d)
 		}
 		r.queue.Add(1)
-		r.sched <- next
+		select {
+		case r.sched <- next:
+		case <-r.halted:
+			return
+		}
 	}
 }
 
@@ -654,4 +690,14 @@ func (r *run) interval(out *Outcome, iv intervalStats, at, span time.Duration) {
 		}
 		fmt.Fprintln(r.cfg.Out, line)
 	}
+}
+
+// serverProcs lists the server's processes, sorted; nil if unreadable.
+func serverProcs(pid int) []int {
+	pids, err := measure.Tree(pid)
+	if err != nil {
+		return nil
+	}
+	slices.Sort(pids)
+	return pids
 }

@@ -212,3 +212,19 @@ func reachable(dir string, u *user.User) error {
 		}
 	}
 }
+
+// Quiesce runs a checkpoint: dirty buffers and their files are written and
+// synced now, so neither a timed checkpoint nor the kernel's write-back of
+// this server's files falls into the next run measured on it (or, once the
+// server is frozen, on another).
+func (postgresProvider) Quiesce(ctx context.Context, info *Info) error {
+	conn, err := pgconn.Connect(ctx, info.AdminDSN)
+	if err != nil {
+		return fmt.Errorf("connecting to checkpoint: %w", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CHECKPOINT").ReadAll(); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
+}

@@ -26,6 +26,7 @@ import (
 	"github.com/encbench/encbench/internal/encryption/certs"
 	"github.com/encbench/encbench/internal/encryption/tdekeys"
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/quiet"
 	"github.com/encbench/encbench/internal/tlsconf"
 	"github.com/encbench/encbench/internal/variant"
 )
@@ -263,6 +264,8 @@ func Down(dir string) error {
 	if err != nil {
 		return err
 	}
+	// A suite freezes idle sandboxes; one it left frozen must wake to stop.
+	_ = quiet.Thaw(info.PID)
 	if err := stop(info.PID, 60*time.Second); err != nil {
 		return err
 	}
@@ -532,4 +535,22 @@ func Check(o Options) error {
 func (i *Info) TDE() bool {
 	v, err := variant.Parse(i.Variant)
 	return err == nil && v.TDE
+}
+
+// Quiescer is a provider whose server defers write work (a checkpoint) that
+// would otherwise land in a later measurement on the same server.
+type Quiescer interface {
+	Quiesce(ctx context.Context, info *Info) error
+}
+
+// Quiesce has the sandbox's server finish its deferred write work now;
+// engines without such work return at once.
+func Quiesce(ctx context.Context, info *Info) error {
+	providers.mu.RLock()
+	p, ok := providers.providers[info.Engine]
+	providers.mu.RUnlock()
+	if q, can := p.(Quiescer); ok && can {
+		return q.Quiesce(ctx, info)
+	}
+	return nil
 }

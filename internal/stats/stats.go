@@ -62,6 +62,55 @@ type Loss struct {
 	Paired bool `json:"paired,omitempty"`
 }
 
+// HalfWidth is the interval's wider side from the estimate, in
+// percentage points: the precision the interval gives.
+func (l Loss) HalfWidth() float64 { return max(l.Pct-l.Low, l.High-l.Pct) }
+
+// Diff is a variant's change of a measure against its baseline, in the
+// measure's units, with its 95% interval.
+type Diff struct {
+	Mean        float64 `json:"mean"`
+	Low         float64 `json:"ci95_low"`
+	High        float64 `json:"ci95_high"`
+	Significant bool    `json:"significant"`
+}
+
+// PairedDiff is the mean within-block difference variant - baseline with
+// a Student-t interval (n-1 degrees of freedom): for costs such as CPU per
+// transaction, where the difference itself is what a layer adds.
+func PairedDiff(baseline, variant []float64) (Diff, error) {
+	if len(baseline) != len(variant) {
+		return Diff{}, errors.New("paired samples of different lengths")
+	}
+	if len(baseline) < 2 {
+		return Diff{}, ErrTooFew
+	}
+	d := make([]float64, len(baseline))
+	for i := range baseline {
+		d[i] = variant[i] - baseline[i]
+	}
+	m, sd := stat.MeanStdDev(d, nil)
+	half := tQuantile(float64(len(d)-1)) * sd / math.Sqrt(float64(len(d)))
+	out := Diff{Mean: m, Low: m - half, High: m + half}
+	out.Significant = out.Low > 0 || out.High < 0
+	return out, nil
+}
+
+// DiffOfMeans is variant's mean minus baseline's with a Welch interval,
+// for measurements that do not pair up.
+func DiffOfMeans(baseline, variant []float64) (Diff, error) {
+	if len(baseline) < 2 || len(variant) < 2 {
+		return Diff{}, ErrTooFew
+	}
+	vb, vv := stat.Variance(baseline, nil), stat.Variance(variant, nil)
+	nb, nv := float64(len(baseline)), float64(len(variant))
+	m := stat.Mean(variant, nil) - stat.Mean(baseline, nil)
+	half := tQuantile(welchDF(vb/nb, vv/nv, nb, nv)) * math.Sqrt(vb/nb+vv/nv)
+	d := Diff{Mean: m, Low: m - half, High: m + half}
+	d.Significant = d.Low > 0 || d.High < 0
+	return d, nil
+}
+
 // LossPct compares variant against baseline. The interval comes from the
 // delta method on the ratio of the two means, with Welch-Satterthwaite
 // degrees of freedom, so unequal variances and sample sizes are allowed.

@@ -102,3 +102,28 @@ func TestPairingNarrowsTheIntervalUnderDrift(t *testing.T) {
 		t.Errorf("paired loss %.2f, want about 9.8", p.Pct)
 	}
 }
+
+func TestPairedDiffKnownValues(t *testing.T) {
+	// Differences 2, 3, 2, 3: mean 2.5, sd sqrt(1/3), t(0.975, 3) = 3.182446.
+	d, err := PairedDiff([]float64{10, 12, 11, 13}, []float64{12, 15, 13, 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := 3.182446 * math.Sqrt(1.0/3) / 2
+	if math.Abs(d.Mean-2.5) > 1e-9 || math.Abs(d.Low-(2.5-half)) > 1e-5 || math.Abs(d.High-(2.5+half)) > 1e-5 || !d.Significant {
+		t.Fatalf("got %+v, want 2.5 +- %.5f, significant", d, half)
+	}
+	if _, err := PairedDiff([]float64{1}, []float64{2}); err == nil {
+		t.Fatal("one pair gave an interval")
+	}
+	if _, err := PairedDiff([]float64{1, 2}, []float64{2}); err == nil {
+		t.Fatal("unequal lengths were paired")
+	}
+}
+
+func TestHalfWidthIsTheWiderSide(t *testing.T) {
+	l := Loss{Pct: 10, Low: 7, High: 14}
+	if l.HalfWidth() != 4 {
+		t.Fatalf("half-width of 7..10..14 is %v, want 4", l.HalfWidth())
+	}
+}

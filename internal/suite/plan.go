@@ -21,13 +21,19 @@ type Overrides struct {
 	ClientCPUs  *string
 	ServerCPUs  *string
 	Scale       string
+	// Precision (percentage points, negative: not given) and Budget
+	// ("": not given) replace the suite's.
+	Precision float64
+	Budget    string
 	// Seed shuffles the variants' order within each block; 0 keeps the
 	// suite's order. A new suite directory stores the seed it drew.
 	Seed uint64
 }
 
 // NoOverrides leaves a suite as written.
-func NoOverrides() Overrides { return Overrides{Time: -1, Warmup: -1, Repetitions: -1} }
+func NoOverrides() Overrides {
+	return Overrides{Time: -1, Warmup: -1, Repetitions: -1, Precision: -1}
+}
 
 // Plan is a suite expanded into setups (target x variant, each prepared
 // once) and cells in run order.
@@ -39,6 +45,11 @@ type Plan struct {
 	Setups  []Setup  `json:"setups"`
 	Cells   []Cell   `json:"cells"`
 	Skipped []string `json:"skipped,omitempty"`
+	// Extra counts the blocks added past the suite's repetitions to reach
+	// its precision.
+	Extra int `json:"extra_blocks,omitempty"`
+
+	threadsOverridden bool
 }
 
 // Setup is one target with one variant: a sandbox of its own, or a DSN.
@@ -61,6 +72,10 @@ type Cell struct {
 	Options    map[string]string `json:"options,omitempty"`
 	Threads    int               `json:"threads"`
 	Repetition int               `json:"repetition"`
+	// LoadPct and Rate: a cell run at a fixed rate, LoadPct% of the
+	// baseline's saturation throughput (Rate transactions/s), open loop.
+	LoadPct int     `json:"load_pct,omitempty"`
+	Rate    float64 `json:"rate,omitempty"`
 }
 
 // WorkloadID is the cell's workload label, or its name without one.
@@ -85,7 +100,7 @@ func Expand(s Suite, o Overrides, supports Supports) (*Plan, error) {
 	if err := s.apply(o); err != nil {
 		return nil, err
 	}
-	p := &Plan{Suite: s, Baseline: s.Variants[0], Seed: o.Seed}
+	p := &Plan{Suite: s, Baseline: s.Variants[0], Seed: o.Seed, threadsOverridden: len(o.Threads) > 0}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x5eedb10c))
 	for _, t := range s.Targets {
 		for _, name := range s.Variants {
@@ -104,21 +119,8 @@ func Expand(s Suite, o Overrides, supports Supports) (*Plan, error) {
 	}
 	for rep := 1; rep <= s.Repetitions; rep++ {
 		for _, w := range s.Workloads {
-			opts := w.OptionStrings()
-			threads := s.Threads
-			if len(w.Threads) > 0 && len(o.Threads) == 0 {
-				threads = w.Threads
-			}
-			for _, th := range threads {
-				var block []Cell
-				for _, su := range p.Setups {
-					if t, _ := s.Target(su.Target); !w.RunsOn(t) || !w.RunsIn(su.Variant) {
-						continue
-					}
-					id := fmt.Sprintf("%s__%s__t%d__r%d", su.ID, w.ID(), th, rep)
-					block = append(block, Cell{ID: id, Setup: su.ID, Target: su.Target, Variant: su.Variant,
-						Workload: w.Name, Label: w.Label, Options: opts, Threads: th, Repetition: rep})
-				}
+			for _, th := range p.threadsOf(w) {
+				block := p.block(w, th, rep, "")
 				if o.Seed != 0 {
 					rng.Shuffle(len(block), func(i, j int) { block[i], block[j] = block[j], block[i] })
 				}
@@ -127,6 +129,29 @@ func Expand(s Suite, o Overrides, supports Supports) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// threadsOf is a workload's thread counts: its own, or the suite's.
+func (p *Plan) threadsOf(w Workload) []int {
+	if len(w.Threads) > 0 && !p.threadsOverridden {
+		return w.Threads
+	}
+	return p.Suite.Threads
+}
+
+// block is repetition rep of one workload at one thread count: a cell per
+// setup it runs on (on one target only, if target is given).
+func (p *Plan) block(w Workload, th, rep int, target string) []Cell {
+	var block []Cell
+	for _, su := range p.Setups {
+		if t, _ := p.Suite.Target(su.Target); !w.RunsOn(t) || !w.RunsIn(su.Variant) || (target != "" && su.Target != target) {
+			continue
+		}
+		id := fmt.Sprintf("%s__%s__t%d__r%d", su.ID, w.ID(), th, rep)
+		block = append(block, Cell{ID: id, Setup: su.ID, Target: su.Target, Variant: su.Variant,
+			Workload: w.Name, Label: w.Label, Options: w.OptionStrings(), Threads: th, Repetition: rep})
+	}
+	return block
 }
 
 func (s *Suite) apply(o Overrides) error {
@@ -162,6 +187,12 @@ func (s *Suite) apply(o Overrides) error {
 	if len(o.Threads) > 0 {
 		s.Threads = o.Threads
 	}
+	if o.Precision >= 0 {
+		s.Precision = o.Precision
+	}
+	if o.Budget != "" {
+		s.Budget = o.Budget
+	}
 	if o.ClientCPUs != nil {
 		s.ClientCPUs = *o.ClientCPUs
 	}
@@ -193,6 +224,9 @@ func (s *Suite) apply(o Overrides) error {
 		return fmt.Errorf("repetitions must be at least 1")
 	case len(s.Threads) == 0:
 		return fmt.Errorf("no thread counts: give threads: [1, 8]")
+	}
+	if err := s.checkPrecision(); err != nil {
+		return err
 	}
 	for _, th := range s.Threads {
 		if th < 1 {
@@ -287,4 +321,7 @@ type Record struct {
 	ClientCPUs string            `json:"client_cpus"`
 	ServerCPUs string            `json:"server_cpus"`
 	Reproduce  map[string]string `json:"reproduce"`
+	// BudgetSpent says the budget ended the blocks before every group
+	// reached the precision target.
+	BudgetSpent bool `json:"budget_spent,omitempty"`
 }

@@ -38,6 +38,19 @@ type Suite struct {
 	Time        int `yaml:"time" json:"time"`
 	Warmup      int `yaml:"warmup" json:"warmup"`
 	Repetitions int `yaml:"repetitions" json:"repetitions"`
+	// Precision is the target half-width, in percentage points, of every
+	// TPS loss interval: past Repetitions, blocks continue until every
+	// group reaches it, MaxRepetitions or the Budget (wall time from the
+	// suite's start, set-up included). 0 runs exactly Repetitions blocks.
+	Precision      float64 `yaml:"precision" json:"precision,omitempty"`
+	Budget         string  `yaml:"budget" json:"budget,omitempty"`
+	MaxRepetitions int     `yaml:"max_repetitions" json:"max_repetitions,omitempty"`
+	// OfferedLoad runs every variant again at these shares (percent) of the
+	// baseline's saturation throughput, open loop, for latency and CPU per
+	// transaction at equal load.
+	OfferedLoad []int `yaml:"offered_load" json:"offered_load,omitempty"`
+	// Disturbance is when a repetition runs again (see Disturbance).
+	Disturbance *Disturbance `yaml:"disturbance" json:"disturbance,omitempty"`
 	// Data are the prepare options of the data set (tables, table-size),
 	// shared by every workload of a family.
 	Data       map[string]any `yaml:"data" json:"data"`
@@ -241,6 +254,12 @@ func (s *Suite) check() error {
 		return fmt.Errorf("the suite has no variants: list plain, tls, tde or tls+tde")
 	case len(s.Workloads) == 0:
 		return fmt.Errorf("the suite has no workloads")
+	}
+	if err := s.checkPrecision(); err != nil {
+		return err
+	}
+	if err := s.checkLoad(); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for i := range s.Targets {

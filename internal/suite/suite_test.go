@@ -6,6 +6,7 @@ import (
 	"github.com/encbench/encbench/internal/variant"
 	"strings"
 	"testing"
+	"time"
 )
 
 const sample = `name: t
@@ -47,6 +48,9 @@ func TestParseChecks(t *testing.T) {
 		"name: x\ntargets: [{engine: postgres}, {engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\n",
 		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a, options: {tables: 3}}]\n",
 		"name: x\ntargets: [{dsn: 'postgres://h/db'}]\nvariants: [plain]\nworkloads: [{name: a}]\n",
+		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\nprecision: -1\n",
+		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\nbudget: soon\n",
+		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ndisturbance: {foreign_pct: 0, steal_pct: 5}\n",
 	} {
 		if _, err := Parse([]byte(bad)); err == nil {
 			t.Errorf("accepted:\n%s", bad)
@@ -298,5 +302,71 @@ func TestAAVariant(t *testing.T) {
 	}
 	if _, err := Parse([]byte(strings.Replace(sample, "variants: [plain, tls, tde]", "variants: [aa, plain]", 1))); err == nil || !strings.Contains(err.Error(), "baseline first") {
 		t.Errorf("aa first: %v", err)
+	}
+}
+
+func TestPrecisionSettings(t *testing.T) {
+	s, err := Parse([]byte("name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\nthreads: [1]\ntime: 1\nrepetitions: 3\nprecision: 4\nbudget: 1h30m\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if least, most := s.Blocks(); least != 3 || most != 30 {
+		t.Fatalf("blocks %d..%d, want 3..30 (the default most)", least, most)
+	}
+	if s.BudgetDuration() != 90*time.Minute || s.Disturb() != defaultDisturbance {
+		t.Fatalf("budget %v, disturbance %+v", s.BudgetDuration(), s.Disturb())
+	}
+	o := NoOverrides()
+	o.Precision, o.Budget = 0, "5m"
+	p, err := Expand(*s, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if least, most := p.Suite.Blocks(); p.Suite.Precision != 0 || least != 3 || most != 3 || p.Suite.BudgetDuration() != 5*time.Minute {
+		t.Fatalf("--precision 0 --budget 5m gave precision %v, blocks %d..%d, budget %v", p.Suite.Precision, least, most, p.Suite.BudgetDuration())
+	}
+	o.Budget = "yesterday"
+	if _, err := Expand(*s, o, nil); err == nil || !strings.Contains(err.Error(), "budget") {
+		t.Fatalf("a bad --budget was accepted: %v", err)
+	}
+}
+
+func TestOfferedLoadBlocks(t *testing.T) {
+	s, err := Parse([]byte("name: x\ntargets: [{engine: postgres}, {engine: mariadb}]\nvariants: [plain, tls]\nworkloads: [{name: oltp_read_only}]\nthreads: [8]\ntime: 1\nrepetitions: 2\noffered_load: [50, 80]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := NoOverrides()
+	o.Seed = 7
+	p, err := Expand(*s, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := Group{Target: "mariadb", Workload: "oltp_read_only", Threads: 8}
+	if p.HasLoad(g) {
+		t.Fatal("a new plan has load blocks")
+	}
+	before := len(p.Cells)
+	cells := p.LoadBlocks(g, 1000)
+	// 2 loads x 2 repetitions x 2 variants, all on mariadb.
+	if len(cells) != 8 || len(p.Cells) != before+8 || !p.HasLoad(g) {
+		t.Fatalf("added %d cells, want 8", len(cells))
+	}
+	ids := map[string]bool{}
+	for _, c := range cells {
+		want := map[int]float64{50: 500, 80: 800}[c.LoadPct]
+		if c.Target != "mariadb" || c.Rate != want || c.Label != LoadLabel("oltp_read_only", c.LoadPct) || c.Group().LoadPct != c.LoadPct {
+			t.Fatalf("load cell %+v (group %+v, want rate %v)", c, c.Group(), want)
+		}
+		if ids[c.ID] {
+			t.Fatalf("two load cells share the id %s", c.ID)
+		}
+		ids[c.ID] = true
+	}
+	if p.LoadBlocks(g, 0) != nil {
+		t.Fatal("load blocks without a saturation throughput")
+	}
+	if _, err := Parse([]byte("name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\noffered_load: [120]\n")); err == nil {
+		t.Fatal("an offered load of 120% was accepted")
 	}
 }

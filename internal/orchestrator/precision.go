@@ -1,0 +1,174 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/encbench/encbench/internal/report"
+	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/suite"
+)
+
+// needMore lists the groups whose widest loss interval (any variant
+// against the baseline, A/A included) is still wider than the suite's
+// precision target and that may have another block.
+func (x *SuiteRun) needMore() []suite.Group {
+	st := x.Plan.Suite
+	if st.Precision <= 0 {
+		return nil
+	}
+	return wanting(x.Plan, x.HalfWidths())
+}
+
+// wanting is the precision rule: the groups, in plan order, whose widest
+// half-width is above the target and that have fewer than the most
+// blocks. A group without any interval yet (a failed cell) is left alone.
+func wanting(p *suite.Plan, widest map[suite.Group]float64) []suite.Group {
+	_, most := p.Suite.Blocks()
+	var out []suite.Group
+	for _, g := range p.Groups() {
+		if g.LoadPct > 0 {
+			continue // fixed rate: throughput is set, not measured
+		}
+		if hw, ok := widest[g]; ok && hw > p.Suite.Precision && p.Repetitions(g) < most {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// fits is the budget rule: a block of n cells starts only if, at the mean
+// cell time so far, it ends within the budget (0: no budget).
+func fits(elapsed time.Duration, n int, perCell, budget time.Duration) bool {
+	return budget <= 0 || elapsed+time.Duration(n)*perCell <= budget
+}
+
+// HalfWidths is each group's widest loss half-width so far, from the
+// results on disk, computed as the report computes it.
+func (x *SuiteRun) HalfWidths() map[suite.Group]float64 {
+	var rs []*result.Result
+	for _, c := range x.Plan.Cells {
+		if r, err := result.ReadFile(x.cellPath(c)); err == nil && !r.Partial {
+			rs = append(rs, r)
+		}
+	}
+	out := map[suite.Group]float64{}
+	if len(rs) == 0 {
+		return out
+	}
+	var order report.Order
+	for _, c := range report.Aggregate(rs, x.Plan.Baseline, &order) {
+		if c.Baseline || c.Loss == nil {
+			continue
+		}
+		g := suite.Group{Target: c.Target, Workload: c.Workload, Threads: c.Threads}
+		out[g] = max(out[g], c.Loss.HalfWidth())
+	}
+	return out
+}
+
+// extend adds blocks, one per group that needs it per round, until every
+// group reaches the precision target, has its most blocks, or the next
+// block would end past the budget.
+func (x *SuiteRun) extend(ctx context.Context, q *quietMachine, prog Progress, start time.Time) {
+	budget := x.Plan.Suite.BudgetDuration()
+	defer func() {
+		if x.BudgetSpent {
+			if err := WriteJSON(filepath.Join(x.Dir, PlanFile), x.Record()); err != nil {
+				fmt.Fprintf(x.Stderr, "encbench: %v\n", err)
+			}
+		}
+	}()
+	for ctx.Err() == nil {
+		added := false
+		for _, g := range x.needMore() {
+			if ctx.Err() != nil {
+				return
+			}
+			if !fits(time.Since(start), x.Plan.BlockSize(g), x.cellEstimate(), budget) {
+				x.BudgetSpent = true
+				continue
+			}
+			block := x.Plan.NextBlock(g)
+			prog.Grow(len(block))
+			if err := WriteJSON(filepath.Join(x.Dir, PlanFile), x.Record()); err != nil {
+				fmt.Fprintf(x.Stderr, "encbench: %v\n", err)
+			}
+			x.runCells(ctx, q, prog, block)
+			added = true
+		}
+		if !added {
+			break
+		}
+	}
+}
+
+// cellEstimate is the mean wall time of the cells measured so far.
+func (x *SuiteRun) cellEstimate() time.Duration {
+	if len(x.cellTimes) == 0 {
+		st := x.Plan.Suite
+		return time.Duration(st.Time+st.Warmup+2) * time.Second
+	}
+	var sum time.Duration
+	for _, d := range x.cellTimes {
+		sum += d
+	}
+	return sum / time.Duration(len(x.cellTimes))
+}
+
+// offerLoad runs every variant again at the suite's offered loads: shares
+// of the baseline's mean saturation TPS in the group's closed-loop blocks,
+// the same rate for every variant. Groups that have their load blocks
+// (a resumed suite) or do not fit in the budget are left out.
+func (x *SuiteRun) offerLoad(ctx context.Context, q *quietMachine, prog Progress, start time.Time) {
+	st := x.Plan.Suite
+	if len(st.OfferedLoad) == 0 {
+		return
+	}
+	saturation := x.baselineTPS()
+	for _, g := range x.Plan.Groups() {
+		if ctx.Err() != nil || g.LoadPct > 0 || x.Plan.HasLoad(g) {
+			continue
+		}
+		n := x.Plan.BlockSize(g) * len(st.OfferedLoad) * st.Repetitions
+		if !fits(time.Since(start), n, x.cellEstimate(), st.BudgetDuration()) {
+			x.BudgetSpent = true
+			continue
+		}
+		cells := x.Plan.LoadBlocks(g, saturation[g])
+		if len(cells) == 0 {
+			continue
+		}
+		prog.Grow(len(cells))
+		if err := WriteJSON(filepath.Join(x.Dir, PlanFile), x.Record()); err != nil {
+			fmt.Fprintf(x.Stderr, "encbench: %v\n", err)
+		}
+		x.runCells(ctx, q, prog, cells)
+	}
+	if x.BudgetSpent {
+		if err := WriteJSON(filepath.Join(x.Dir, PlanFile), x.Record()); err != nil {
+			fmt.Fprintf(x.Stderr, "encbench: %v\n", err)
+		}
+	}
+}
+
+// baselineTPS is the baseline's mean TPS per closed-loop group so far.
+func (x *SuiteRun) baselineTPS() map[suite.Group]float64 {
+	sum, n := map[suite.Group]float64{}, map[suite.Group]int{}
+	for _, c := range x.Plan.Cells {
+		if c.Variant != x.Plan.Baseline || c.LoadPct > 0 {
+			continue
+		}
+		if r, err := result.ReadFile(x.cellPath(c)); err == nil && !r.Partial {
+			sum[c.Group()] += r.TPS
+			n[c.Group()]++
+		}
+	}
+	out := map[suite.Group]float64{}
+	for g, s := range sum {
+		out[g] = s / float64(n[g])
+	}
+	return out
+}

@@ -1,0 +1,122 @@
+package orchestrator
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/suite"
+)
+
+func withCPU(foreign, steal float64) *result.Result {
+	return &result.Result{CPU: result.CPU{ForeignUtilPct: &foreign, StealPct: &steal}}
+}
+
+func TestRerunRule(t *testing.T) {
+	rule := suite.Disturbance{ForeignPct: 10, StealPct: 5, Reruns: 2}
+	// Disturbed, disturbed, quiet: the third run is kept, two discarded.
+	runs := []*result.Result{withCPU(30, 0), withCPU(0, 9), withCPU(2, 1)}
+	var seen [][]string
+	res, reruns, err := untilUndisturbed(rule, func(discarded []string) (*result.Result, error) {
+		seen = append(seen, discarded)
+		return runs[len(seen)-1], nil
+	})
+	if err != nil || res != runs[2] || reruns != 2 {
+		t.Fatalf("kept %v after %d reruns (err %v), want the third run after 2", res, reruns, err)
+	}
+	if len(seen[2]) != 2 || !strings.Contains(seen[2][0], "foreign CPU 30.0%") || !strings.Contains(seen[2][1], "steal 9.0%") {
+		t.Fatalf("the last run was not told why the others were discarded: %q", seen[2])
+	}
+	// Disturbed every time: at most Reruns more runs, the last one kept.
+	n := 0
+	res, reruns, _ = untilUndisturbed(rule, func([]string) (*result.Result, error) { n++; return withCPU(50, 0), nil })
+	if n != 3 || reruns != 2 || res == nil {
+		t.Fatalf("always disturbed: %d runs, %d reruns; want 3 runs, 2 reruns", n, reruns)
+	}
+	// Quiet at once, or failing: one run.
+	n = 0
+	if _, reruns, _ = untilUndisturbed(rule, func([]string) (*result.Result, error) { n++; return withCPU(10, 5), nil }); n != 1 || reruns != 0 {
+		t.Fatalf("a run at the limits ran %d times", n)
+	}
+	n = 0
+	if _, _, err = untilUndisturbed(rule, func([]string) (*result.Result, error) { n++; return withCPU(50, 0), errors.New("boom") }); n != 1 || err == nil {
+		t.Fatalf("a failed run was retried (%d runs) or its error lost (%v)", n, err)
+	}
+	// No CPU figures (a remote server): nothing to judge, not disturbed.
+	if why := disturbed(&result.Result{}, rule); why != "" {
+		t.Fatalf("a run without CPU figures was judged disturbed: %s", why)
+	}
+}
+
+func precisionPlan(t *testing.T) *suite.Plan {
+	t.Helper()
+	s, err := suite.Parse([]byte(`name: p
+targets: [{engine: postgres}, {engine: mariadb}]
+variants: [plain, tls, aa]
+workloads: [{name: oltp_point_select}]
+threads: [1, 8]
+time: 1
+repetitions: 3
+precision: 5
+max_repetitions: 5
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := suite.Expand(*s, suite.NoOverrides(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestPrecisionRuleAddsBlocksWhereTheTargetIsNotReached(t *testing.T) {
+	p := precisionPlan(t)
+	pg1 := suite.Group{Target: "postgres", Workload: "oltp_point_select", Threads: 1}
+	pg8 := suite.Group{Target: "postgres", Workload: "oltp_point_select", Threads: 8}
+	my1 := suite.Group{Target: "mariadb", Workload: "oltp_point_select", Threads: 1}
+	widest := map[suite.Group]float64{pg1: 7.5, pg8: 5, my1: 2}
+	got := wanting(p, widest)
+	if len(got) != 1 || got[0] != pg1 {
+		t.Fatalf("groups wanting blocks: %v, want only %v (at the target is enough; no interval yet is left alone)", got, pg1)
+	}
+	before := len(p.Cells)
+	block := p.NextBlock(pg1)
+	if len(block) != 3 || len(p.Cells) != before+3 || p.Repetitions(pg1) != 4 {
+		t.Fatalf("a block of %v added %d cells (repetitions now %d), want its 3 variants as repetition 4", pg1, len(block), p.Repetitions(pg1))
+	}
+	for _, c := range block {
+		if c.Group() != pg1 || c.Repetition != 4 {
+			t.Fatalf("block cell %+v is not %v repetition 4", c, pg1)
+		}
+	}
+	p.NextBlock(pg1)
+	if got := wanting(p, widest); len(got) != 0 {
+		t.Fatalf("a group at max_repetitions still wants blocks: %v", got)
+	}
+	// A resumed plan keeps the added blocks.
+	q := precisionPlan(t)
+	q.Keep(p.Cells)
+	if len(q.Cells) != len(p.Cells) || q.Extra != 2 || q.Repetitions(pg1) != 5 {
+		t.Fatalf("resumed plan has %d cells and %d extra blocks, want %d and 2", len(q.Cells), q.Extra, len(p.Cells))
+	}
+}
+
+func TestBudgetRule(t *testing.T) {
+	for _, c := range []struct {
+		elapsed, per, budget time.Duration
+		n                    int
+		want                 bool
+	}{
+		{elapsed: 9 * time.Minute, n: 3, per: 20 * time.Second, budget: 10 * time.Minute, want: true},
+		{elapsed: 9*time.Minute + 1, n: 3, per: 20 * time.Second, budget: 10 * time.Minute, want: false},
+		{elapsed: 11 * time.Minute, n: 1, per: time.Second, budget: 10 * time.Minute, want: false},
+		{elapsed: time.Hour, n: 9, per: time.Minute, budget: 0, want: true},
+	} {
+		if got := fits(c.elapsed, c.n, c.per, c.budget); got != c.want {
+			t.Errorf("%v elapsed, %d cells of %v, budget %v: fits %v, want %v", c.elapsed, c.n, c.per, c.budget, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,81 @@
+// Package quiet keeps the machine quiet while a cell is measured: servers
+// of other cells are first allowed to finish their background work
+// (checkpoints, page flushes, purge), then frozen until their turn.
+package quiet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/encbench/encbench/internal/measure"
+)
+
+// Settling defaults: a server is settled once its processes used at most
+// one scheduler tick (10 ms) of CPU over a 250 ms window.
+const (
+	Window  = 250 * time.Millisecond
+	IdleCPU = 10 * time.Millisecond
+	MaxWait = 20 * time.Second
+)
+
+// Settle waits until the process tree under pid is idle or maxWait has
+// passed, and returns how long it waited and whether it went idle.
+func Settle(ctx context.Context, pid int, maxWait time.Duration) (time.Duration, bool, error) {
+	start := time.Now()
+	prev, err := measure.TreeCPU(pid)
+	if err != nil {
+		return 0, false, fmt.Errorf("settling server %d: %w", pid, err)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return time.Since(start), false, ctx.Err()
+		case <-time.After(Window):
+		}
+		cur, err := measure.TreeCPU(pid)
+		if err != nil {
+			return time.Since(start), false, fmt.Errorf("settling server %d: %w", pid, err)
+		}
+		if cur-prev <= IdleCPU {
+			return time.Since(start), true, nil
+		}
+		if time.Since(start) >= maxWait {
+			return time.Since(start), false, nil
+		}
+		prev = cur
+	}
+}
+
+// Freeze stops every process of the tree under pid (SIGSTOP), parent
+// first so it cannot start new children meanwhile.
+func Freeze(pid int) error {
+	return signalTree(pid, syscall.SIGSTOP, false)
+}
+
+// Thaw continues every process of the tree under pid (SIGCONT). It is
+// harmless on a tree that is not frozen.
+func Thaw(pid int) error {
+	return signalTree(pid, syscall.SIGCONT, true)
+}
+
+func signalTree(pid int, sig syscall.Signal, childrenFirst bool) error {
+	pids, err := measure.Tree(pid)
+	if err != nil {
+		return err
+	}
+	if childrenFirst {
+		slices.Reverse(pids)
+	}
+	var all error
+	for _, p := range pids {
+		// A process that ended meanwhile is not an error.
+		if err := syscall.Kill(p, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+			all = errors.Join(all, fmt.Errorf("signal %v to %d: %w", sig, p, err))
+		}
+	}
+	return all
+}

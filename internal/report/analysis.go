@@ -1,0 +1,72 @@
+package report
+
+import (
+	"github.com/encbench/encbench/internal/stats"
+)
+
+// AnalysisFile is the report's figures for programs: every cell with its
+// loss, CPU per transaction and what each variant adds, with intervals.
+const AnalysisFile = "analysis.json"
+
+// Analysis is analysis.json.
+type Analysis struct {
+	Schema   string `json:"schema"`
+	Baseline string `json:"baseline"`
+	// Precision is the target half-width of loss intervals (0: none).
+	Precision   float64        `json:"precision,omitempty"`
+	BudgetSpent bool           `json:"budget_spent,omitempty"`
+	Cells       []CellAnalysis `json:"cells"`
+}
+
+// CellAnalysis is one target, workload, thread count and variant over its
+// blocks. CPU figures are microseconds per transaction.
+type CellAnalysis struct {
+	Target   string         `json:"target"`
+	Workload string         `json:"workload"`
+	Threads  int            `json:"threads"`
+	Variant  string         `json:"variant"`
+	Blocks   int            `json:"blocks"`
+	Verified bool           `json:"verified"`
+	TPS      stats.Summary  `json:"tps"`
+	ClientUs stats.Summary  `json:"client_us_per_txn"`
+	ServerUs *stats.Summary `json:"server_us_per_txn"`
+	// Against the baseline; absent for the baseline itself.
+	Loss          *stats.Loss `json:"tps_loss_pct,omitempty"`
+	HalfWidth     *float64    `json:"half_width,omitempty"`
+	ReachedTarget *bool       `json:"reached_target,omitempty"`
+	LossReason    string      `json:"loss_reason,omitempty"`
+	ClientUsAdded *stats.Diff `json:"client_us_added,omitempty"`
+	ServerUsAdded *stats.Diff `json:"server_us_added,omitempty"`
+}
+
+// AnalysisSchema names analysis.json's format.
+const AnalysisSchema = "encbench/analysis/v1"
+
+func analysisOf(m *Model) Analysis {
+	a := Analysis{Schema: AnalysisSchema, Baseline: m.Baseline, Precision: m.Precision, BudgetSpent: m.BudgetSpent}
+	for _, s := range m.Sections {
+		for _, c := range s.Cells {
+			ca := CellAnalysis{Target: c.Target, Workload: c.Workload, Threads: c.Threads, Variant: c.Variant,
+				Blocks: len(c.Results), Verified: c.Verified, TPS: c.TPS, ClientUs: perTxnUs(c.ClientMsPerTxn),
+				Loss: c.Loss, LossReason: c.LossReason, ClientUsAdded: c.ClientUsAdded, ServerUsAdded: c.ServerUsAdded}
+			if c.ServerMsPerTxn != nil {
+				s := perTxnUs(*c.ServerMsPerTxn)
+				ca.ServerUs = &s
+			}
+			if c.Loss != nil {
+				hw := c.Loss.HalfWidth()
+				ca.HalfWidth = &hw
+				if m.Precision > 0 {
+					ok := hw <= m.Precision
+					ca.ReachedTarget = &ok
+				}
+			}
+			a.Cells = append(a.Cells, ca)
+		}
+	}
+	return a
+}
+
+func perTxnUs(ms stats.Summary) stats.Summary {
+	return stats.Summary{N: ms.N, Mean: 1000 * ms.Mean, SD: 1000 * ms.SD, Low: 1000 * ms.Low, High: 1000 * ms.High}
+}

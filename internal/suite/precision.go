@@ -1,0 +1,164 @@
+package suite
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// Disturbance is when a repetition counts as disturbed by other work on
+// the machine and runs again: foreign CPU (machine busy time that was
+// neither encbench nor the measured server) or hypervisor steal above
+// these shares of the machine's CPU time, at most Reruns times per cell.
+type Disturbance struct {
+	ForeignPct float64 `yaml:"foreign_pct" json:"foreign_pct"`
+	StealPct   float64 `yaml:"steal_pct" json:"steal_pct"`
+	Reruns     int     `yaml:"reruns" json:"reruns"`
+}
+
+// DefaultDisturbance: 10% of a 2-core machine is a fifth of the server's
+// CPU; 5% steal is more than a quiet VM shows.
+var defaultDisturbance = Disturbance{ForeignPct: 10, StealPct: 5, Reruns: 2}
+
+// Disturb is the suite's disturbance rule, its defaults filled in.
+func (s Suite) Disturb() Disturbance {
+	if s.Disturbance == nil {
+		return defaultDisturbance
+	}
+	return *s.Disturbance
+}
+
+// BudgetDuration is the suite's wall-time budget; 0 means none.
+func (s Suite) BudgetDuration() time.Duration {
+	d, _ := time.ParseDuration(s.Budget)
+	return d
+}
+
+// Blocks bounds the blocks of a cell: at least Repetitions, and with a
+// precision target at most MaxRepetitions (default 30).
+func (s Suite) Blocks() (least, most int) {
+	most = s.MaxRepetitions
+	if s.Precision <= 0 {
+		most = s.Repetitions
+	} else if most == 0 {
+		most = 30
+	}
+	return s.Repetitions, max(most, s.Repetitions)
+}
+
+func (s Suite) checkPrecision() error {
+	if s.Precision < 0 || s.Precision > 100 {
+		return fmt.Errorf("%sprecision %v: give the target half-width of a loss interval in percentage points, for example 5", s.at("$.precision"), s.Precision)
+	}
+	if s.Budget != "" {
+		if d, err := time.ParseDuration(s.Budget); err != nil || d <= 0 {
+			return fmt.Errorf("%sbudget %q: give a duration such as 10m or 1h30m", s.at("$.budget"), s.Budget)
+		}
+	}
+	if s.MaxRepetitions < 0 {
+		return fmt.Errorf("%smax_repetitions must not be negative", s.at("$.max_repetitions"))
+	}
+	if d := s.Disturbance; d != nil && (d.ForeignPct <= 0 || d.StealPct <= 0 || d.Reruns < 0) {
+		return fmt.Errorf("%sdisturbance: foreign_pct and steal_pct must be above 0, reruns at least 0", s.at("$.disturbance"))
+	}
+	return nil
+}
+
+// Group is one workload at one thread count on one target: the cells whose
+// variants are compared with each other, block by block.
+type Group struct {
+	Target   string `json:"target"`
+	Workload string `json:"workload"`
+	Threads  int    `json:"threads"`
+	// LoadPct is set for a group run at a fixed share of the baseline's
+	// saturation throughput (its Workload is then the load label).
+	LoadPct int `json:"load_pct,omitempty"`
+}
+
+func (g Group) String() string {
+	return fmt.Sprintf("%s %s at %d threads", g.Target, g.Workload, g.Threads)
+}
+
+// Group is the cell's group.
+func (c Cell) Group() Group {
+	return Group{Target: c.Target, Workload: c.WorkloadID(), Threads: c.Threads, LoadPct: c.LoadPct}
+}
+
+// Groups lists the plan's groups in run order.
+func (p *Plan) Groups() []Group {
+	var out []Group
+	for _, c := range p.Cells {
+		if g := c.Group(); !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// Repetitions is how many blocks of a group the plan holds.
+func (p *Plan) Repetitions(g Group) int {
+	n := 0
+	for _, c := range p.Cells {
+		if c.Group() == g {
+			n = max(n, c.Repetition)
+		}
+	}
+	return n
+}
+
+// BlockSize is how many cells a block of g holds.
+func (p *Plan) BlockSize(g Group) int {
+	i := slices.IndexFunc(p.Suite.Workloads, func(w Workload) bool { return w.ID() == g.Workload })
+	if i < 0 {
+		return 0
+	}
+	return len(p.block(p.Suite.Workloads[i], g.Threads, 0, g.Target))
+}
+
+// NextBlock adds one more block of g to the plan, its variants in an
+// order drawn from the plan's seed, the group and the repetition, and
+// returns it.
+func (p *Plan) NextBlock(g Group) []Cell {
+	i := slices.IndexFunc(p.Suite.Workloads, func(w Workload) bool { return w.ID() == g.Workload })
+	if i < 0 {
+		return nil
+	}
+	rep := p.Repetitions(g) + 1
+	block := p.block(p.Suite.Workloads[i], g.Threads, rep, g.Target)
+	if p.Seed != 0 {
+		h := fnv.New64a()
+		fmt.Fprint(h, g)
+		rng := rand.New(rand.NewPCG(p.Seed^h.Sum64(), uint64(rep)))
+		rng.Shuffle(len(block), func(i, j int) { block[i], block[j] = block[j], block[i] })
+	}
+	p.Cells = append(p.Cells, block...)
+	p.Extra++
+	return block
+}
+
+// Keep adds the blocks an earlier run of this suite added past its
+// repetitions (from its plan.json), so a resumed suite runs them too.
+func (p *Plan) Keep(earlier []Cell) {
+	have := map[string]bool{}
+	for _, c := range p.Cells {
+		have[c.ID] = true
+	}
+	setups := map[string]bool{}
+	for _, su := range p.Setups {
+		setups[su.ID] = true
+	}
+	blocks := map[string]bool{}
+	for _, c := range earlier {
+		if have[c.ID] || !setups[c.Setup] || (c.Repetition <= p.Suite.Repetitions && c.LoadPct == 0) {
+			continue
+		}
+		p.Cells = append(p.Cells, c)
+		have[c.ID] = true
+		if c.LoadPct == 0 {
+			blocks[fmt.Sprint(c.Group(), c.Repetition)] = true
+		}
+	}
+	p.Extra += len(blocks)
+}
