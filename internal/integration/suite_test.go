@@ -43,7 +43,7 @@ func TestQuickSuiteInterruptResumeAndReport(t *testing.T) {
 	servers(t)
 	bin := buildBinary(t)
 	out := filepath.Join(fx.dir, "quick")
-	args := []string{"suite", "run", "quick", "--out", out, "--time", "1", "--warmup-time", "0", "--repetitions", "2", "--threads", "1"}
+	args := []string{"suite", "run", "quick", "--out", out, "--time", "1", "--warmup-time", "0", "--repetitions", "2", "--threads", "1", "--precision", "0"}
 	cmd := exec.Command(bin, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -73,7 +73,7 @@ func TestQuickSuiteInterruptResumeAndReport(t *testing.T) {
 		t.Fatalf("processes left after Ctrl-C:\n%s", strings.Join(left, "\n"))
 	}
 	finished := countFiles(cells, ".json", ".partial.json")
-	const total = 5 * 4 * 2 // setups (postgres has no tde) x workloads x repetitions
+	const total = 7 * 4 * 2 // setups (postgres has no tde; aa on both) x workloads x repetitions
 	if finished < 1 || finished >= total {
 		t.Fatalf("after the interrupt %d of %d cells are finished", finished, total)
 	}

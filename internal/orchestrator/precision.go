@@ -1,9 +1,11 @@
 package orchestrator
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/encbench/encbench/internal/report"
@@ -22,20 +24,30 @@ func (x *SuiteRun) needMore() []suite.Group {
 	return wanting(x.Plan, x.HalfWidths())
 }
 
-// wanting is the precision rule: the groups, in plan order, whose widest
-// half-width is above the target and that have fewer than the most
-// blocks. A group without any interval yet (a failed cell) is left alone.
+// wanting is the precision rule: the groups whose widest half-width is
+// above the target and that can still reach it within the most blocks,
+// nearest to the target first, so a budget buys as many groups reaching
+// it as it can. A group without any interval yet (a failed cell) is left
+// alone; fixed-rate groups set their throughput and are not counted.
 func wanting(p *suite.Plan, widest map[suite.Group]float64) []suite.Group {
 	_, most := p.Suite.Blocks()
+	need := map[suite.Group]float64{}
 	var out []suite.Group
 	for _, g := range p.Groups() {
-		if g.LoadPct > 0 {
-			continue // fixed rate: throughput is set, not measured
+		hw, ok := widest[g]
+		n := p.Repetitions(g)
+		if !ok || g.LoadPct > 0 || hw <= p.Suite.Precision || n >= most {
+			continue
 		}
-		if hw, ok := widest[g]; ok && hw > p.Suite.Precision && p.Repetitions(g) < most {
-			out = append(out, g)
+		// The half-width shrinks about as 1/sqrt(blocks).
+		blocks := float64(n) * (hw / p.Suite.Precision) * (hw / p.Suite.Precision)
+		if blocks > float64(most) {
+			continue
 		}
+		need[g] = blocks - float64(n)
+		out = append(out, g)
 	}
+	slices.SortStableFunc(out, func(a, b suite.Group) int { return cmp.Compare(need[a], need[b]) })
 	return out
 }
 

@@ -60,7 +60,7 @@ threads: [1, 8]
 time: 1
 repetitions: 3
 precision: 5
-max_repetitions: 5
+max_repetitions: 8
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -77,10 +77,13 @@ func TestPrecisionRuleAddsBlocksWhereTheTargetIsNotReached(t *testing.T) {
 	pg1 := suite.Group{Target: "postgres", Workload: "oltp_point_select", Threads: 1}
 	pg8 := suite.Group{Target: "postgres", Workload: "oltp_point_select", Threads: 8}
 	my1 := suite.Group{Target: "mariadb", Workload: "oltp_point_select", Threads: 1}
-	widest := map[suite.Group]float64{pg1: 7.5, pg8: 5, my1: 2}
+	my8 := suite.Group{Target: "mariadb", Workload: "oltp_point_select", Threads: 8}
+	// pg1 needs about 3 x (7.5/5)^2 = 6.75 blocks, my8 about 3.6: both fit
+	// in 8, my8 first; pg8 is at the target; my1 would need 48: hopeless.
+	widest := map[suite.Group]float64{pg1: 7.5, pg8: 5, my1: 20, my8: 5.5}
 	got := wanting(p, widest)
-	if len(got) != 1 || got[0] != pg1 {
-		t.Fatalf("groups wanting blocks: %v, want only %v (at the target is enough; no interval yet is left alone)", got, pg1)
+	if len(got) != 2 || got[0] != my8 || got[1] != pg1 {
+		t.Fatalf("groups wanting blocks: %v, want %v then %v (at the target is enough, hopeless ones and those without an interval are left alone)", got, my8, pg1)
 	}
 	before := len(p.Cells)
 	block := p.NextBlock(pg1)
@@ -92,15 +95,17 @@ func TestPrecisionRuleAddsBlocksWhereTheTargetIsNotReached(t *testing.T) {
 			t.Fatalf("block cell %+v is not %v repetition 4", c, pg1)
 		}
 	}
-	p.NextBlock(pg1)
-	if got := wanting(p, widest); len(got) != 0 {
+	for p.Repetitions(pg1) < 8 {
+		p.NextBlock(pg1)
+	}
+	if got := wanting(p, map[suite.Group]float64{pg1: 5.1}); len(got) != 0 {
 		t.Fatalf("a group at max_repetitions still wants blocks: %v", got)
 	}
 	// A resumed plan keeps the added blocks.
 	q := precisionPlan(t)
 	q.Keep(p.Cells)
-	if len(q.Cells) != len(p.Cells) || q.Extra != 2 || q.Repetitions(pg1) != 5 {
-		t.Fatalf("resumed plan has %d cells and %d extra blocks, want %d and 2", len(q.Cells), q.Extra, len(p.Cells))
+	if len(q.Cells) != len(p.Cells) || q.Extra != 5 || q.Repetitions(pg1) != 8 {
+		t.Fatalf("resumed plan has %d cells and %d extra blocks, want %d and 5", len(q.Cells), q.Extra, len(p.Cells))
 	}
 }
 

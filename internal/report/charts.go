@@ -125,7 +125,6 @@ func sectionCharts(idx int, s Section, m *Model) ([]Chart, error) {
 	return append(out, whiskered...), nil
 }
 
-
 func globals(id, title, unit string) []charts.GlobalOpts {
 	return []charts.GlobalOpts{
 		charts.WithInitializationOpts(opts.Initialization{ChartID: id, Width: "100%", Height: "340px"}),

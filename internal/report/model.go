@@ -158,7 +158,7 @@ var settingsThatMatter = []string{
 	"innodb_buffer_pool_size", "shared_buffers", "innodb_flush_log_at_trx_commit", "sync_binlog", "fsync",
 	"synchronous_commit", "innodb_flush_method", "wal_sync_method", "have_ssl", "ssl", "tls_version",
 	"ssl_min_protocol_version", "require_secure_transport", "innodb_encrypt_tables", "innodb_encrypt_log",
-	"innodb_encrypt_temporary_tables",
+	"innodb_encrypt_temporary_tables", "deadlock_timeout",
 }
 
 func serverTable(cells []*Cell, order Order) Table {
@@ -281,7 +281,7 @@ func method(d *Data, cells []*Cell, m *Model) []string {
 		dist := st.Disturb()
 		out = append(out, fmt.Sprintf("Quiet machine: before each run, the server that ran last is given time to finish its background work (until its processes use at most 10 ms of CPU in 150 ms, at most 20 s), then every other sandbox server is frozen (SIGSTOP) until its own turn, so only the measured server and encbench work. Each run records foreign CPU (machine busy time that was neither encbench nor the server) and hypervisor steal; a run with foreign CPU above %.0f%% or steal above %.0f%% of the machine is discarded and run again, at most %d times. %s", dist.ForeignPct, dist.StealPct, dist.Reruns, rerunText(d.Results)))
 		if st.Precision > 0 {
-			s := fmt.Sprintf("Precision: the suite asked for every loss interval to be at most %.0f points wide on each side. After %d blocks, cells whose widest interval (any variant, A/A included) was wider got more blocks, one per cell per round, up to %d", st.Precision, st.Repetitions, func() int { _, m := st.Blocks(); return m }())
+			s := fmt.Sprintf("Precision: the suite asked for every loss interval to be at most %.0f points wide on each side. After %d blocks, cells whose widest interval (any variant, A/A included) was wider got more blocks, one per cell per round, the cells nearest to the target first; a cell that would need more than %d blocks (the half-width shrinks about as one over the square root of the blocks) gets none", st.Precision, st.Repetitions, func() int { _, m := st.Blocks(); return m }())
 			if st.Budget != "" {
 				s += fmt.Sprintf(", within a budget of %s of wall time", st.Budget)
 			}
