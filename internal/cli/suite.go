@@ -33,6 +33,7 @@ type suiteFlags struct {
 	seed        uint64
 	precision   float64
 	budget      string
+	offered     []int
 }
 
 func newSuite() *cobra.Command {
@@ -63,6 +64,7 @@ func newSuite() *cobra.Command {
 	fs.BoolVar(&f.noReport, "no-report", false, "do not write report.html and report.md at the end")
 	fs.Float64Var(&f.precision, "precision", -1, "target half-width of every loss interval, in percentage points: blocks continue until each cell reaches it (0: exactly --repetitions; default: the suite's)")
 	fs.StringVar(&f.budget, "budget", "", "wall time the suite may take, set-up included, for example 11m; no block starts that would end past it (default: the suite's)")
+	fs.IntSliceVar(&f.offered, "offered-load", nil, "after the closed-loop blocks, run every variant at these shares (%) of the baseline's saturation TPS, for example 50,80: latency and CPU at equal load (default: the suite's)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the variants' random order within each block (default: drawn, and recorded in plan.json)")
 	list := &cobra.Command{
 		Use:   "list",
@@ -99,7 +101,7 @@ func newSuite() *cobra.Command {
 func (f *suiteFlags) overrides(cmd *cobra.Command) suite.Overrides {
 	o := suite.Overrides{Time: f.time, Warmup: f.warmup, Repetitions: f.repetitions,
 		Threads: f.threads, Engines: f.engines, Scale: f.scale, Seed: f.seed,
-		Precision: f.precision, Budget: f.budget}
+		Precision: f.precision, Budget: f.budget, OfferedLoad: f.offered}
 	if cmd.Flags().Changed("client-cpus") {
 		o.ClientCPUs = &f.clientCPUs
 	}
@@ -114,7 +116,7 @@ func (f *suiteFlags) run(cmd *cobra.Command, nameOrFile string) error {
 		return errs.Usage("no output directory: pass --out DIR")
 	}
 	if f.resume {
-		for _, name := range []string{"time", "warmup-time", "repetitions", "threads", "engines", "client-cpus", "server-cpus", "scale", "seed"} {
+		for _, name := range []string{"time", "warmup-time", "repetitions", "threads", "engines", "client-cpus", "server-cpus", "scale", "seed", "offered-load"} {
 			if cmd.Flags().Changed(name) {
 				return errs.Usage("--resume continues the stored plan; --%s cannot change it (start a new --out instead)", name)
 			}

@@ -10,44 +10,71 @@ import (
 
 	"github.com/encbench/encbench/internal/report"
 	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/stats"
 	"github.com/encbench/encbench/internal/suite"
 )
+
+// want is a group short of the precision target and the blocks it is
+// predicted to need in all.
+type want struct {
+	group suite.Group
+	need  int
+	// reachable: the target is predicted within the most blocks.
+	reachable bool
+}
 
 // needMore lists the groups whose widest loss interval (any variant
 // against the baseline, A/A included) is still wider than the suite's
 // precision target and that may have another block.
-func (x *SuiteRun) needMore() []suite.Group {
-	st := x.Plan.Suite
-	if st.Precision <= 0 {
+func (x *SuiteRun) needMore() []want {
+	if x.Plan.Suite.Precision <= 0 {
 		return nil
 	}
 	return wanting(x.Plan, x.HalfWidths())
 }
 
 // wanting is the precision rule: the groups whose widest half-width is
-// above the target and that can still reach it within the most blocks,
-// nearest to the target first, so a budget buys as many groups reaching
-// it as it can. A group without any interval yet (a failed cell) is left
-// alone; fixed-rate groups set their throughput and are not counted.
-func wanting(p *suite.Plan, widest map[suite.Group]float64) []suite.Group {
+// above the target and that have fewer than the most blocks, those that
+// can reach the target first, fewest blocks to go first, so a budget buys
+// as many reached targets as it can. A group without any interval yet (a
+// failed cell) is left alone; fixed-rate groups set their throughput.
+func wanting(p *suite.Plan, widest map[suite.Group]float64) []want {
 	_, most := p.Suite.Blocks()
-	need := map[suite.Group]float64{}
-	var out []suite.Group
+	var out []want
 	for _, g := range p.Groups() {
 		hw, ok := widest[g]
 		n := p.Repetitions(g)
 		if !ok || g.LoadPct > 0 || hw <= p.Suite.Precision || n >= most {
 			continue
 		}
-		// The half-width shrinks about as 1/sqrt(blocks).
-		blocks := float64(n) * (hw / p.Suite.Precision) * (hw / p.Suite.Precision)
-		if blocks > float64(most) {
-			continue
-		}
-		need[g] = blocks - float64(n)
-		out = append(out, g)
+		need := stats.BlocksFor(hw, p.Suite.Precision, n, most)
+		out = append(out, want{group: g, need: need - n, reachable: need <= most})
 	}
-	slices.SortStableFunc(out, func(a, b suite.Group) int { return cmp.Compare(need[a], need[b]) })
+	slices.SortStableFunc(out, func(a, b want) int {
+		if a.reachable != b.reachable {
+			if a.reachable {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.need, b.need)
+	})
+	return out
+}
+
+// serve picks a round's groups: those that can still reach the target
+// within the time left, or, when none can, all that want blocks, so the
+// rest of the budget still narrows their intervals.
+func serve(ws []want, blockTime func(suite.Group) time.Duration, left time.Duration) []want {
+	var out []want
+	for _, w := range ws {
+		if w.reachable && (left <= 0 || time.Duration(w.need)*blockTime(w.group) <= left) {
+			out = append(out, w)
+		}
+	}
+	if len(out) == 0 {
+		return ws
+	}
 	return out
 }
 
@@ -93,9 +120,17 @@ func (x *SuiteRun) extend(ctx context.Context, q *quietMachine, prog Progress, s
 			}
 		}
 	}()
+	blockTime := func(g suite.Group) time.Duration {
+		return time.Duration(x.Plan.BlockSize(g)) * x.cellEstimate()
+	}
 	for ctx.Err() == nil {
+		left := time.Duration(0)
+		if budget > 0 {
+			left = max(time.Nanosecond, budget-time.Since(start))
+		}
 		added := false
-		for _, g := range x.needMore() {
+		for _, w := range serve(x.needMore(), blockTime, left) {
+			g := w.group
 			if ctx.Err() != nil {
 				return
 			}

@@ -78,12 +78,22 @@ func TestPrecisionRuleAddsBlocksWhereTheTargetIsNotReached(t *testing.T) {
 	pg8 := suite.Group{Target: "postgres", Workload: "oltp_point_select", Threads: 8}
 	my1 := suite.Group{Target: "mariadb", Workload: "oltp_point_select", Threads: 1}
 	my8 := suite.Group{Target: "mariadb", Workload: "oltp_point_select", Threads: 8}
-	// pg1 needs about 3 x (7.5/5)^2 = 6.75 blocks, my8 about 3.6: both fit
-	// in 8, my8 first; pg8 is at the target; my1 would need 48: hopeless.
-	widest := map[suite.Group]float64{pg1: 7.5, pg8: 5, my1: 20, my8: 5.5}
+	// From 3 blocks (t = 4.303): pg1 at 9 needs 5 blocks, my8 at 5.5 needs
+	// 4; my1 at 20 would need more than 8; pg8 is at the target.
+	widest := map[suite.Group]float64{pg1: 9, pg8: 5, my1: 20, my8: 5.5}
 	got := wanting(p, widest)
-	if len(got) != 2 || got[0] != my8 || got[1] != pg1 {
-		t.Fatalf("groups wanting blocks: %v, want %v then %v (at the target is enough, hopeless ones and those without an interval are left alone)", got, my8, pg1)
+	if len(got) != 3 || got[0] != (want{my8, 1, true}) || got[1] != (want{pg1, 2, true}) || got[2].group != my1 || got[2].reachable {
+		t.Fatalf("groups wanting blocks: %+v, want my8 (1 to go), pg1 (2), then my1 (out of reach)", got)
+	}
+	minute := func(suite.Group) time.Duration { return time.Minute }
+	if s := serve(got, minute, 90*time.Second); len(s) != 1 || s[0].group != my8 {
+		t.Fatalf("with 90 s left only my8 can still reach the target, got %+v", s)
+	}
+	if s := serve(got, minute, 0); len(s) != 2 {
+		t.Fatalf("without a budget both reachable groups are served, got %+v", s)
+	}
+	if s := serve(got[2:], minute, time.Hour); len(s) != 1 || s[0].group != my1 {
+		t.Fatalf("when no group can reach the target, the others still get blocks, got %+v", s)
 	}
 	before := len(p.Cells)
 	block := p.NextBlock(pg1)

@@ -328,7 +328,7 @@ func (x *SuiteRun) Execute(ctx context.Context) error {
 	}
 	for _, su := range x.Plan.Setups {
 		for _, g := range more {
-			need[su.ID] = need[su.ID] || su.Target == g.Target
+			need[su.ID] = need[su.ID] || su.Target == g.group.Target
 		}
 	}
 	defer x.stopSandboxes()

@@ -21,15 +21,17 @@ type Analysis struct {
 // CellAnalysis is one target, workload, thread count and variant over its
 // blocks. CPU figures are microseconds per transaction.
 type CellAnalysis struct {
-	Target   string         `json:"target"`
-	Workload string         `json:"workload"`
-	Threads  int            `json:"threads"`
-	Variant  string         `json:"variant"`
-	Blocks   int            `json:"blocks"`
-	Verified bool           `json:"verified"`
-	TPS      stats.Summary  `json:"tps"`
-	ClientUs stats.Summary  `json:"client_us_per_txn"`
-	ServerUs *stats.Summary `json:"server_us_per_txn"`
+	Target   string `json:"target"`
+	Workload string `json:"workload"`
+	Threads  int    `json:"threads"`
+	Variant  string `json:"variant"`
+	Blocks   int    `json:"blocks"`
+	// OfferedTPS is the fixed rate of an equal-load cell (0: closed loop).
+	OfferedTPS float64        `json:"offered_tps,omitempty"`
+	Verified   bool           `json:"verified"`
+	TPS        stats.Summary  `json:"tps"`
+	ClientUs   stats.Summary  `json:"client_us_per_txn"`
+	ServerUs   *stats.Summary `json:"server_us_per_txn"`
 	// Against the baseline; absent for the baseline itself.
 	Loss          *stats.Loss `json:"tps_loss_pct,omitempty"`
 	HalfWidth     *float64    `json:"half_width,omitempty"`
@@ -37,6 +39,7 @@ type CellAnalysis struct {
 	LossReason    string      `json:"loss_reason,omitempty"`
 	ClientUsAdded *stats.Diff `json:"client_us_added,omitempty"`
 	ServerUsAdded *stats.Diff `json:"server_us_added,omitempty"`
+	P95MsAdded    *stats.Diff `json:"p95_ms_added,omitempty"`
 }
 
 // AnalysisSchema names analysis.json's format.
@@ -48,7 +51,8 @@ func analysisOf(m *Model) Analysis {
 		for _, c := range s.Cells {
 			ca := CellAnalysis{Target: c.Target, Workload: c.Workload, Threads: c.Threads, Variant: c.Variant,
 				Blocks: len(c.Results), Verified: c.Verified, TPS: c.TPS, ClientUs: perTxnUs(c.ClientMsPerTxn),
-				Loss: c.Loss, LossReason: c.LossReason, ClientUsAdded: c.ClientUsAdded, ServerUsAdded: c.ServerUsAdded}
+				Loss: c.Loss, LossReason: c.LossReason, ClientUsAdded: c.ClientUsAdded, ServerUsAdded: c.ServerUsAdded,
+				P95MsAdded: c.P95Added, OfferedTPS: c.Rate}
 			if c.ServerMsPerTxn != nil {
 				s := perTxnUs(*c.ServerMsPerTxn)
 				ca.ServerUs = &s

@@ -45,6 +45,26 @@ func Summarize(x []float64) (Summary, error) {
 	return s, nil
 }
 
+// BlocksFor predicts how many blocks an interval now halfWidth wide from n
+// blocks needs to be at most target wide, if its spread stays: the
+// half-width goes as t(0.975, n-1) / sqrt(n). It returns most+1 when even
+// most blocks would not do.
+func BlocksFor(halfWidth, target float64, n, most int) int {
+	if halfWidth <= target {
+		return n
+	}
+	if n < 2 {
+		return most + 1
+	}
+	base := halfWidth * math.Sqrt(float64(n)) / tQuantile(float64(n-1))
+	for m := n + 1; m <= most; m++ {
+		if base*tQuantile(float64(m-1))/math.Sqrt(float64(m)) <= target {
+			return m
+		}
+	}
+	return most + 1
+}
+
 func tQuantile(df float64) float64 {
 	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - (1-Confidence)/2)
 }

@@ -25,6 +25,8 @@ type Overrides struct {
 	// ("": not given) replace the suite's.
 	Precision float64
 	Budget    string
+	// OfferedLoad replaces the suite's equal-load shares when given.
+	OfferedLoad []int
 	// Seed shuffles the variants' order within each block; 0 keeps the
 	// suite's order. A new suite directory stores the seed it drew.
 	Seed uint64
@@ -193,6 +195,9 @@ func (s *Suite) apply(o Overrides) error {
 	if o.Budget != "" {
 		s.Budget = o.Budget
 	}
+	if len(o.OfferedLoad) > 0 {
+		s.OfferedLoad = o.OfferedLoad
+	}
 	if o.ClientCPUs != nil {
 		s.ClientCPUs = *o.ClientCPUs
 	}
@@ -226,6 +231,9 @@ func (s *Suite) apply(o Overrides) error {
 		return fmt.Errorf("no thread counts: give threads: [1, 8]")
 	}
 	if err := s.checkPrecision(); err != nil {
+		return err
+	}
+	if err := s.checkLoad(); err != nil {
 		return err
 	}
 	for _, th := range s.Threads {
