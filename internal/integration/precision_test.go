@@ -20,7 +20,11 @@ import (
 // run, then run both variants at half the baseline's throughput.
 func TestPrecisionQuietMachineAndEqualLoad(t *testing.T) {
 	servers(t)
-	dir := t.TempDir()
+	// Sandbox servers run as their own users and must reach the suite's dir.
+	dir := filepath.Join(fx.dir, "precision")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	file := filepath.Join(dir, "p.yaml")
 	text := `name: precision
 targets: [{engine: postgres}]

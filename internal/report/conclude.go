@@ -93,12 +93,12 @@ func aaConclusion(cs []*Cell, baseline string) string {
 
 func variantConclusions(cs []*Cell, baseline string, order Order, floor func(*Cell) float64) []string {
 	head := fmt.Sprintf("%s (%s), %s against %s:", cs[0].Target, cs[0].EngineVersion, cs[0].Variant, baseline)
-	var sig, gain, ns []*Cell
+	var sig, gain, ns, floored []*Cell
 	for _, c := range cs {
 		switch {
 		case c.Loss == nil:
 		case c.Loss.Significant && math.Abs(c.Loss.Pct) <= floor(c):
-			ns = append(ns, c)
+			floored = append(floored, c)
 		case c.Loss.Significant && c.Loss.Pct > 0:
 			sig = append(sig, c)
 		case c.Loss.Significant:
@@ -107,7 +107,7 @@ func variantConclusions(cs []*Cell, baseline string, order Order, floor func(*Ce
 			ns = append(ns, c)
 		}
 	}
-	compared := len(sig) + len(gain) + len(ns)
+	compared := len(sig) + len(gain) + len(ns) + len(floored)
 	if compared == 0 {
 		out := []string{fmt.Sprintf("%s no loss can be computed (%s).", head, cs[0].LossReason)}
 		if s := regimeNote(cs); s != "" {
@@ -129,9 +129,12 @@ func variantConclusions(cs []*Cell, baseline string, order Order, floor func(*Ce
 		if len(ns) > 0 {
 			s += fmt.Sprintf(" Not significant: %s.", list(ns))
 		}
+		if len(floored) > 0 {
+			s += fmt.Sprintf(" Within the A/A noise floor of their cell: %s.", list(floored))
+		}
 		out = append(out, s)
 	} else {
-		lo, hi := pctRange(append(ns, gain...))
+		lo, hi := pctRange(append(append(ns, gain...), floored...))
 		out = append(out, fmt.Sprintf("%s no significant throughput loss in any of %d cells (point estimates %.1f%% to %.1f%%; each interval includes 0 or shows a gain).",
 			head, compared, lo, hi))
 	}
