@@ -7,10 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/encbench/encbench/internal/report"
 	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/schematest"
 	"github.com/encbench/encbench/internal/suite"
 )
 
@@ -62,10 +61,10 @@ data: {tables: 1, table-size: 1000}
 	}
 	var plainTPS []float64
 	rates := map[float64]int{}
-	resultSchema := compileSchema(t, "result.schema.json")
+	resultSchema := schematest.Compile(t, "result.schema.json")
 	for _, c := range rec.Cells {
 		path := filepath.Join(out, "cells", c.ID+".json")
-		matchesSchema(t, resultSchema, path)
+		schematest.File(t, resultSchema, path)
 		r, err := result.ReadFile(path)
 		if err != nil {
 			t.Fatalf("cell %s: %v", c.ID, err)
@@ -104,7 +103,7 @@ data: {tables: 1, table-size: 1000}
 			t.Errorf("%s does not show the previous server settling:\n%s", l, b)
 		}
 	}
-	matchesSchema(t, compileSchema(t, "analysis.schema.json"), filepath.Join(out, report.AnalysisFile))
+	schematest.File(t, schematest.Compile(t, "analysis.schema.json"), filepath.Join(out, report.AnalysisFile))
 	var a report.Analysis
 	data, err = os.ReadFile(filepath.Join(out, report.AnalysisFile))
 	if err == nil {
@@ -127,32 +126,5 @@ data: {tables: 1, table-size: 1000}
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
 		}
-	}
-}
-
-func compileSchema(t *testing.T, name string) *jsonschema.Schema {
-	t.Helper()
-	sch, err := jsonschema.NewCompiler().Compile(filepath.Join("..", "..", "docs", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sch
-}
-
-// matchesSchema validates a document encbench wrote against the JSON
-// Schema the README cites.
-func matchesSchema(t *testing.T, sch *jsonschema.Schema, path string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	inst, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Fatalf("%s does not match its schema: %v", path, err)
 	}
 }

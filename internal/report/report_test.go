@@ -9,9 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/schematest"
 	"github.com/encbench/encbench/internal/stats"
 	"github.com/encbench/encbench/internal/suite"
 )
@@ -149,22 +148,7 @@ func TestWriteFromSuiteDirectory(t *testing.T) {
 	if err != nil || len(paths) != 3 {
 		t.Fatalf("%v %v", paths, err)
 	}
-	sch, err := jsonschema.NewCompiler().Compile(filepath.Join("..", "..", "docs", "analysis.schema.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(filepath.Join(dir, AnalysisFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	inst, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Fatalf("analysis.json does not match docs/analysis.schema.json: %v", err)
-	}
+	schematest.File(t, schematest.Compile(t, "analysis.schema.json"), filepath.Join(dir, AnalysisFile))
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
 	for _, want := range []string{"suite t", "encbench suite run t", "1 interrupted or failed", "### oltp_read_only"} {
 		if !strings.Contains(string(md), want) {

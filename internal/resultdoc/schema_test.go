@@ -1,30 +1,16 @@
 package result
 
 import (
-	"bytes"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/encbench/encbench/internal/schematest"
 )
-
-// SchemaFile is docs/result.schema.json, the JSON Schema users validate
-// result documents against.
-var schemaFile = filepath.Join("..", "..", "docs", "result.schema.json")
 
 func validate(t *testing.T, doc []byte) error {
 	t.Helper()
-	sch, err := jsonschema.NewCompiler().Compile(schemaFile)
-	if err != nil {
-		t.Fatalf("compiling %s: %v", schemaFile, err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sch.Validate(inst)
+	return schematest.Check(t, schematest.Compile(t, "result.schema.json"), doc)
 }
 
 func full() *Result {
