@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"time"
@@ -18,7 +19,10 @@ import (
 // predicted to need in all.
 type want struct {
 	group suite.Group
-	need  int
+	// variants are those whose interval is still too wide; a block of
+	// the group runs them and the baseline.
+	variants []string
+	need     int
 	// reachable: the target is predicted within the most blocks.
 	reachable bool
 }
@@ -38,17 +42,27 @@ func (x *SuiteRun) needMore() []want {
 // can reach the target first, fewest blocks to go first, so a budget buys
 // as many reached targets as it can. A group without any interval yet (a
 // failed cell) is left alone; fixed-rate groups set their throughput.
-func wanting(p *suite.Plan, widest map[suite.Group]float64) []want {
+func wanting(p *suite.Plan, widths map[suite.Group]map[string]float64) []want {
 	_, most := p.Suite.Blocks()
 	var out []want
 	for _, g := range p.Groups() {
-		hw, ok := widest[g]
-		n := p.Repetitions(g)
-		if !ok || g.LoadPct > 0 || hw <= p.Suite.Precision || n >= most {
+		if g.LoadPct > 0 {
 			continue
 		}
-		need := stats.BlocksFor(hw, p.Suite.Precision, n, most)
-		out = append(out, want{group: g, need: need - n, reachable: need <= most})
+		w := want{group: g, reachable: true}
+		for _, v := range slices.Sorted(maps.Keys(widths[g])) {
+			hw, n := widths[g][v], p.VariantBlocks(g, v)
+			if hw <= p.Suite.Precision || n >= most {
+				continue
+			}
+			need := stats.BlocksFor(hw, p.Suite.Precision, n, most)
+			w.variants = append(w.variants, v)
+			w.need = max(w.need, need-n)
+			w.reachable = w.reachable && need <= most
+		}
+		if len(w.variants) > 0 {
+			out = append(out, w)
+		}
 	}
 	slices.SortStableFunc(out, func(a, b want) int {
 		if a.reachable != b.reachable {
@@ -65,10 +79,10 @@ func wanting(p *suite.Plan, widest map[suite.Group]float64) []want {
 // serve picks a round's groups: those that can still reach the target
 // within the time left, or, when none can, all that want blocks, so the
 // rest of the budget still narrows their intervals.
-func serve(ws []want, blockTime func(suite.Group) time.Duration, left time.Duration) []want {
+func serve(ws []want, blockTime func(want) time.Duration, left time.Duration) []want {
 	var out []want
 	for _, w := range ws {
-		if w.reachable && (left <= 0 || time.Duration(w.need)*blockTime(w.group) <= left) {
+		if w.reachable && (left <= 0 || time.Duration(w.need)*blockTime(w) <= left) {
 			out = append(out, w)
 		}
 	}
@@ -84,26 +98,29 @@ func fits(elapsed time.Duration, n int, perCell, budget time.Duration) bool {
 	return budget <= 0 || elapsed+time.Duration(n)*perCell <= budget
 }
 
-// HalfWidths is each group's widest loss half-width so far, from the
-// results on disk, computed as the report computes it.
-func (x *SuiteRun) HalfWidths() map[suite.Group]float64 {
+// HalfWidths is each variant's loss half-width so far, per group, from
+// the results on disk, computed as the report computes it.
+func (x *SuiteRun) HalfWidths() map[suite.Group]map[string]float64 {
 	var rs []*result.Result
 	for _, c := range x.Plan.Cells {
 		if r, err := result.ReadFile(x.cellPath(c)); err == nil && !r.Partial {
 			rs = append(rs, r)
 		}
 	}
-	out := map[suite.Group]float64{}
+	out := map[suite.Group]map[string]float64{}
 	if len(rs) == 0 {
 		return out
 	}
 	var order report.Order
 	for _, c := range report.Aggregate(rs, x.Plan.Baseline, &order) {
-		if c.Baseline || c.Loss == nil {
+		if c.Baseline || c.Loss == nil || c.Rate > 0 {
 			continue
 		}
 		g := suite.Group{Target: c.Target, Workload: c.Workload, Threads: c.Threads}
-		out[g] = max(out[g], c.Loss.HalfWidth())
+		if out[g] == nil {
+			out[g] = map[string]float64{}
+		}
+		out[g][c.Variant] = c.Loss.HalfWidth()
 	}
 	return out
 }
@@ -120,8 +137,8 @@ func (x *SuiteRun) extend(ctx context.Context, q *quietMachine, prog Progress, s
 			}
 		}
 	}()
-	blockTime := func(g suite.Group) time.Duration {
-		return time.Duration(x.Plan.BlockSize(g)) * x.cellEstimate()
+	blockTime := func(w want) time.Duration {
+		return time.Duration(1+len(w.variants)) * x.cellEstimate()
 	}
 	for ctx.Err() == nil {
 		left := time.Duration(0)
@@ -134,11 +151,11 @@ func (x *SuiteRun) extend(ctx context.Context, q *quietMachine, prog Progress, s
 			if ctx.Err() != nil {
 				return
 			}
-			if !fits(time.Since(start), x.Plan.BlockSize(g), x.cellEstimate(), budget) {
+			if !fits(time.Since(start), 1+len(w.variants), x.cellEstimate(), budget) {
 				x.BudgetSpent = true
 				continue
 			}
-			block := x.Plan.NextBlock(g)
+			block := x.Plan.NextBlock(g, w.variants...)
 			prog.Grow(len(block))
 			if err := WriteJSON(filepath.Join(x.Dir, PlanFile), x.Record()); err != nil {
 				fmt.Fprintf(x.Stderr, "encbench: %v\n", err)

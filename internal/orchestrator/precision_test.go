@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,14 +79,18 @@ func TestPrecisionRuleAddsBlocksWhereTheTargetIsNotReached(t *testing.T) {
 	pg8 := suite.Group{Target: "postgres", Workload: "oltp_point_select", Threads: 8}
 	my1 := suite.Group{Target: "mariadb", Workload: "oltp_point_select", Threads: 1}
 	my8 := suite.Group{Target: "mariadb", Workload: "oltp_point_select", Threads: 8}
-	// From 3 blocks (t = 4.303): pg1 at 9 needs 5 blocks, my8 at 5.5 needs
-	// 4; my1 at 20 would need more than 8; pg8 is at the target.
-	widest := map[suite.Group]float64{pg1: 9, pg8: 5, my1: 20, my8: 5.5}
-	got := wanting(p, widest)
-	if len(got) != 3 || got[0] != (want{my8, 1, true}) || got[1] != (want{pg1, 2, true}) || got[2].group != my1 || got[2].reachable {
-		t.Fatalf("groups wanting blocks: %+v, want my8 (1 to go), pg1 (2), then my1 (out of reach)", got)
+	// From 3 blocks (t = 4.303): pg1's tls at 9 needs 5 blocks (its aa is
+	// at the target), my8's aa at 5.5 needs 4; my1's tls at 20 would need
+	// more than 8; pg8 is at the target.
+	widths := map[suite.Group]map[string]float64{
+		pg1: {"tls": 9, "aa": 4}, pg8: {"tls": 5, "aa": 5}, my1: {"tls": 20, "aa": 3}, my8: {"tls": 2, "aa": 5.5},
 	}
-	minute := func(suite.Group) time.Duration { return time.Minute }
+	got := wanting(p, widths)
+	if len(got) != 3 || got[0].group != my8 || got[1].group != pg1 || got[2].group != my1 || got[2].reachable || !got[0].reachable || !got[1].reachable ||
+		got[0].need != 1 || got[1].need != 2 || !slices.Equal(got[1].variants, []string{"tls"}) || !slices.Equal(got[0].variants, []string{"aa"}) {
+		t.Fatalf("groups wanting blocks: %+v, want my8 aa (1 to go), pg1 tls (2), then my1 tls (out of reach)", got)
+	}
+	minute := func(want) time.Duration { return time.Minute }
 	if s := serve(got, minute, 90*time.Second); len(s) != 1 || s[0].group != my8 {
 		t.Fatalf("with 90 s left only my8 can still reach the target, got %+v", s)
 	}
@@ -94,6 +99,13 @@ func TestPrecisionRuleAddsBlocksWhereTheTargetIsNotReached(t *testing.T) {
 	}
 	if s := serve(got[2:], minute, time.Hour); len(s) != 1 || s[0].group != my1 {
 		t.Fatalf("when no group can reach the target, the others still get blocks, got %+v", s)
+	}
+	// A block runs the baseline and the variants still too wide.
+	if b := p.NextBlock(my8, "aa"); len(b) != 2 || slices.ContainsFunc(b, func(c suite.Cell) bool { return c.Variant == "tls" }) {
+		t.Fatalf("a block for my8's aa: %+v, want plain and aa only", b)
+	}
+	if p.VariantBlocks(my8, "aa") != 4 || p.VariantBlocks(my8, "tls") != 3 {
+		t.Fatalf("my8 blocks: aa %d, tls %d; want 4 and 3", p.VariantBlocks(my8, "aa"), p.VariantBlocks(my8, "tls"))
 	}
 	before := len(p.Cells)
 	block := p.NextBlock(pg1)
@@ -108,14 +120,14 @@ func TestPrecisionRuleAddsBlocksWhereTheTargetIsNotReached(t *testing.T) {
 	for p.Repetitions(pg1) < 8 {
 		p.NextBlock(pg1)
 	}
-	if got := wanting(p, map[suite.Group]float64{pg1: 5.1}); len(got) != 0 {
+	if got := wanting(p, map[suite.Group]map[string]float64{pg1: {"tls": 5.1}}); len(got) != 0 {
 		t.Fatalf("a group at max_repetitions still wants blocks: %v", got)
 	}
 	// A resumed plan keeps the added blocks.
 	q := precisionPlan(t)
 	q.Keep(p.Cells)
-	if len(q.Cells) != len(p.Cells) || q.Extra != 5 || q.Repetitions(pg1) != 8 {
-		t.Fatalf("resumed plan has %d cells and %d extra blocks, want %d and 5", len(q.Cells), q.Extra, len(p.Cells))
+	if len(q.Cells) != len(p.Cells) || q.Extra != 6 || q.Repetitions(pg1) != 8 {
+		t.Fatalf("resumed plan has %d cells and %d extra blocks, want %d and 6", len(q.Cells), q.Extra, len(p.Cells))
 	}
 }
 

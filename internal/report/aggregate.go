@@ -151,9 +151,9 @@ func added(b, c *Cell, bs, cs []*result.Result, value func(*result.Result) (floa
 	return &d
 }
 
-// pairs matches the two cells' results by repetition (a block: one
-// repetition of every variant, run back to back) when both have the same
-// repetitions, at least two, once each; otherwise it returns nil.
+// pairs matches the two cells' results by repetition (a block: the
+// baseline and the variant run back to back) over the repetitions both
+// have, at least two, each once; otherwise it returns nil.
 func pairs(b, c *Cell) (bs, cs []*result.Result) {
 	byRep := func(x *Cell) map[int]*result.Result {
 		m := map[int]*result.Result{}
@@ -166,15 +166,16 @@ func pairs(b, c *Cell) (bs, cs []*result.Result) {
 		return m
 	}
 	mb, mc := byRep(b), byRep(c)
-	if len(mb) < 2 || len(mb) != len(mc) {
+	if mb == nil || mc == nil {
 		return nil, nil
 	}
-	for _, rep := range slices.Sorted(maps.Keys(mb)) {
-		w, ok := mc[rep]
-		if !ok {
-			return nil, nil
+	for _, rep := range slices.Sorted(maps.Keys(mc)) {
+		if r, ok := mb[rep]; ok {
+			bs, cs = append(bs, r), append(cs, mc[rep])
 		}
-		bs, cs = append(bs, mb[rep]), append(cs, w)
+	}
+	if len(bs) < 2 {
+		return nil, nil
 	}
 	return bs, cs
 }

@@ -222,3 +222,25 @@ func TestEqualOfferedLoadIsComparedByLatencyAndCPU(t *testing.T) {
 		t.Fatalf("fixed-rate cells were counted as throughput comparisons:\n%s", text)
 	}
 }
+
+// Extra blocks run the baseline and only the variants still too wide, so a
+// variant pairs with the baseline over the blocks both ran.
+func TestPairingOverTheBlocksBothRan(t *testing.T) {
+	var rs []*result.Result
+	for rep := 1; rep <= 5; rep++ {
+		rs = append(rs, fake("plain", 8, rep, 1000+10*float64(rep)))
+		if rep <= 3 {
+			rs = append(rs, fake("tls", 8, rep, 900+9*float64(rep)))
+		}
+	}
+	for _, c := range Aggregate(rs, "plain", &Order{}) {
+		if c.Variant != "tls" {
+			continue
+		}
+		if c.Loss == nil || !c.Loss.Paired || c.Loss.Pct < 9.99 || c.Loss.Pct > 10.01 {
+			t.Fatalf("tls against plain over blocks 1-3: %+v, want a paired 10%% loss", c.Loss)
+		}
+		return
+	}
+	t.Fatal("no tls cell")
+}

@@ -117,16 +117,34 @@ func (p *Plan) BlockSize(g Group) int {
 	return len(p.block(p.Suite.Workloads[i], g.Threads, 0, g.Target))
 }
 
-// NextBlock adds one more block of g to the plan, its variants in an
-// order drawn from the plan's seed, the group and the repetition, and
-// returns it.
-func (p *Plan) NextBlock(g Group) []Cell {
+// VariantBlocks is how many blocks of g ran variant.
+func (p *Plan) VariantBlocks(g Group, variant string) int {
+	n := 0
+	for _, c := range p.Cells {
+		if c.Group() == g && c.Variant == variant {
+			n++
+		}
+	}
+	return n
+}
+
+// NextBlock adds one more block of g to the plan and returns it: the
+// baseline and the given variants (all, when none are given), in an order
+// drawn from the plan's seed, the group and the repetition. A variant
+// whose interval is narrow enough need not run again: its blocks still
+// pair with the baseline's of the same repetition.
+func (p *Plan) NextBlock(g Group, variants ...string) []Cell {
 	i := slices.IndexFunc(p.Suite.Workloads, func(w Workload) bool { return w.ID() == g.Workload })
 	if i < 0 {
 		return nil
 	}
 	rep := p.Repetitions(g) + 1
 	block := p.block(p.Suite.Workloads[i], g.Threads, rep, g.Target)
+	if len(variants) > 0 {
+		block = slices.DeleteFunc(block, func(c Cell) bool {
+			return c.Variant != p.Baseline && !slices.Contains(variants, c.Variant)
+		})
+	}
 	if p.Seed != 0 {
 		h := fnv.New64a()
 		fmt.Fprint(h, g)
