@@ -1,0 +1,290 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/encbench/encbench/internal/errs"
+	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/runner"
+	"github.com/encbench/encbench/internal/sandbox"
+	"github.com/encbench/encbench/internal/suite"
+)
+
+// Execute runs every cell not finished yet, then, with a precision
+// target, more blocks of the groups that have not reached it.
+func (x *SuiteRun) Execute(ctx context.Context) error {
+	start := time.Now()
+	var pending []suite.Cell
+	need := map[string]bool{}
+	for _, c := range x.Plan.Cells {
+		if x.done(c) {
+			x.Finished++
+			continue
+		}
+		pending = append(pending, c)
+		need[c.Setup] = true
+	}
+	total := len(x.Plan.Cells)
+	for _, sk := range x.Plan.Skipped {
+		fmt.Fprintf(x.Stderr, "encbench: skipped %s\n", sk)
+	}
+	more := x.needMore()
+	if len(pending) == 0 && len(more) == 0 {
+		fmt.Fprintf(x.Stdout, "all %d cells of suite %s are finished in %s\n", total, x.Plan.Suite.Name, x.Dir)
+		return nil
+	}
+	if x.Finished > 0 {
+		fmt.Fprintf(x.Stdout, "resuming suite %s: %d of %d cells finished, %d to run\n", x.Plan.Suite.Name, x.Finished, total, len(pending))
+	}
+	for _, su := range x.Plan.Setups {
+		for _, g := range more {
+			need[su.ID] = need[su.ID] || su.Target == g.group.Target
+		}
+	}
+	defer x.stopSandboxes()
+	if err := x.startSetups(ctx, need); err != nil {
+		return x.interrupted(ctx, err)
+	}
+	q := newQuietMachine()
+	defer q.thawAll()
+	for _, su := range x.Plan.Setups {
+		ls := x.setups[su.ID]
+		q.add(su.ID, ls.pid, ls.Sandbox)
+		if info, err := sandbox.Load(ls.sandboxDir); ls.Sandbox && err == nil {
+			q.quiesce[su.ID] = func(ctx context.Context) error { return sandbox.Quiesce(ctx, info) }
+		}
+	}
+	prog := x.NewProgress(total, x.Finished)
+	defer prog.Close()
+	x.runCells(ctx, q, prog, pending)
+	x.extend(ctx, q, prog, start)
+	x.offerLoad(ctx, q, prog, start)
+	prog.Close()
+	if ctx.Err() != nil {
+		return x.interrupted(ctx, ctx.Err())
+	}
+	if x.Failed > 0 {
+		return fmt.Errorf("%d of %d cells failed (see %s); rerun with --resume to retry them", x.Failed, len(x.Plan.Cells), filepath.Join(x.Dir, LogsDir))
+	}
+	return nil
+}
+
+// runCells measures cells in order, each on a quiet machine.
+func (x *SuiteRun) runCells(ctx context.Context, q *quietMachine, prog Progress, cells []suite.Cell) {
+	for _, c := range cells {
+		if ctx.Err() != nil {
+			return
+		}
+		t0 := time.Now()
+		ls := x.setups[c.Setup]
+		prog.CellStart(c)
+		if ls.err != nil {
+			x.Failed++
+			prog.CellDone(c, nil, fmt.Errorf("setup %s failed: %w", ls.ID, ls.err))
+			continue
+		}
+		res, err := x.measureCell(ctx, q, ls, c, prog.Live)
+		if res != nil && !res.Partial && err == nil {
+			x.Finished++
+		} else if ctx.Err() == nil {
+			x.Failed++
+		}
+		x.cellTimes = append(x.cellTimes, time.Since(t0))
+		prog.CellDone(c, res, err)
+	}
+}
+
+// measureCell runs a cell on a quiet machine, and again when other work
+// disturbed it beyond the suite's rule.
+func (x *SuiteRun) measureCell(ctx context.Context, q *quietMachine, ls *liveSetup, c suite.Cell, live func(float64)) (*result.Result, error) {
+	res, reruns, err := untilUndisturbed(x.Plan.Suite.Disturb(), func(discarded []string) (*result.Result, error) {
+		return x.runCell(ctx, q, ls, c, live, discarded)
+	})
+	x.Reruns += reruns
+	return res, err
+}
+
+// untilUndisturbed runs a cell until a run is not disturbed beyond the
+// rule, at most rule.Reruns more times, and keeps the last run; each run
+// learns why the earlier ones were discarded.
+func untilUndisturbed(rule suite.Disturbance, run func(discarded []string) (*result.Result, error)) (*result.Result, int, error) {
+	var discarded []string
+	for {
+		res, err := run(discarded)
+		if err != nil || res == nil || res.Partial || len(discarded) >= rule.Reruns {
+			return res, len(discarded), err
+		}
+		why := disturbed(res, rule)
+		if why == "" {
+			return res, len(discarded), nil
+		}
+		discarded = append(discarded, why)
+	}
+}
+
+func (x *SuiteRun) interrupted(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	return fmt.Errorf("interrupted: %d of %d cells finished; continue with `encbench suite run %s --out %s --resume`",
+		x.Finished, len(x.Plan.Cells), x.Plan.Suite.Name, x.Dir)
+}
+
+// startSetups brings up every needed sandbox first, then prepares each
+// data set once: all variants stay up so cells can interleave.
+func (x *SuiteRun) startSetups(ctx context.Context, need map[string]bool) error {
+	for _, su := range x.Plan.Setups {
+		ls := x.setups[su.ID]
+		if !need[su.ID] || !ls.Sandbox {
+			continue
+		}
+		fmt.Fprintf(x.Stdout, "starting sandbox %s\n", su.ID)
+		if err := x.startSandbox(ctx, ls); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			ls.err = err
+			fmt.Fprintf(x.Stderr, "encbench: sandbox %s: %s\n", su.ID, firstLine(err))
+		}
+	}
+	for _, su := range x.Plan.Setups {
+		ls := x.setups[su.ID]
+		if !need[su.ID] || ls.err != nil {
+			continue
+		}
+		fmt.Fprintf(x.Stdout, "preparing %s (%s)\n", su.ID, strings.Join(suite.Args(x.Plan.Suite.DataOptions()), " "))
+		if err := x.prepare(ctx, ls); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			ls.err = err
+			fmt.Fprintf(x.Stderr, "encbench: preparing %s: %s\n", su.ID, firstLine(err))
+		}
+	}
+	return nil
+}
+
+func firstLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
+}
+
+func (x *SuiteRun) startSandbox(ctx context.Context, ls *liveSetup) error {
+	// A resumed suite starts from a fresh server: the old one was stopped.
+	if info, err := sandbox.Load(ls.sandboxDir); err == nil {
+		_ = sandbox.Down(info.Dir)
+	}
+	if err := os.RemoveAll(ls.sandboxDir); err != nil {
+		return fmt.Errorf("clearing %s: %w", ls.sandboxDir, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(ls.sandboxDir), 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", filepath.Dir(ls.sandboxDir), err)
+	}
+	st := x.Plan.Suite
+	info, err := sandbox.Up(ctx, sandbox.Options{Engine: ls.Engine, Dir: ls.sandboxDir, BufferPool: st.BufferPool,
+		Variant: ls.variant.Server(), TLSVersion: ls.variant.TLSVersion, TDECipher: st.TDECipher, ServerCPUs: x.serverCPUs})
+	if err == nil {
+		ls.pid = info.PID
+	}
+	return err
+}
+
+func (x *SuiteRun) stopSandboxes() {
+	for _, su := range x.Plan.Setups {
+		ls := x.setups[su.ID]
+		if !ls.Sandbox {
+			continue
+		}
+		if _, err := sandbox.Load(ls.sandboxDir); err != nil {
+			continue
+		}
+		if err := sandbox.Down(ls.sandboxDir); err != nil {
+			fmt.Fprintf(x.Stderr, "encbench: stopping sandbox %s: %s\n", su.ID, firstLine(err))
+			continue
+		}
+		// Keep the server's log with the results; the data can go.
+		_ = os.Rename(filepath.Join(ls.sandboxDir, "log"), filepath.Join(x.Dir, LogsDir, su.ID+"-server"))
+		_ = os.RemoveAll(ls.sandboxDir)
+	}
+}
+
+// prepare loads each workload family's data set once per setup.
+func (x *SuiteRun) prepare(ctx context.Context, ls *liveSetup) error {
+	log, err := os.Create(filepath.Join(x.Dir, LogsDir, ls.ID+"-prepare.log"))
+	if err != nil {
+		return fmt.Errorf("creating prepare log: %w", err)
+	}
+	defer log.Close()
+	var prepared []string
+	for _, w := range x.Plan.Suite.Workloads {
+		if !w.RunsOn(ls.target) || !w.RunsIn(ls.Variant) {
+			continue
+		}
+		fam, err := x.Registry.Lookup(w.Name)
+		if err != nil {
+			return err
+		}
+		if slices.Contains(prepared, fam.Name()) {
+			continue
+		}
+		prepared = append(prepared, fam.Name())
+		s, err := x.prepareSpec(ls, w.Name)
+		if err != nil {
+			return errs.Usage("preparing %s: %v", w.Name, err)
+		}
+		fmt.Fprintf(log, "$ %s\n", s.Display())
+		if err := Prepare(ctx, s, x.Registry, log); err != nil {
+			return fmt.Errorf("prepare %s: %w", w.Name, err)
+		}
+	}
+	return nil
+}
+
+// runCell measures one cell and writes its result; an interrupted cell is
+// kept as .partial.json and runs again on resume.
+func (x *SuiteRun) runCell(ctx context.Context, q *quietMachine, ls *liveSetup, c suite.Cell, live func(float64), discarded []string) (*result.Result, error) {
+	log, err := os.Create(filepath.Join(x.Dir, LogsDir, c.ID+".log"))
+	if err != nil {
+		return nil, fmt.Errorf("creating cell log: %w", err)
+	}
+	defer log.Close()
+	s, err := x.cellSpec(ls, c)
+	if err != nil {
+		return nil, errs.Usage("cell %s: %v", c.ID, err)
+	}
+	for _, d := range discarded {
+		fmt.Fprintf(log, "an earlier attempt was disturbed: %s\n", d)
+	}
+	if err := q.before(ctx, c.Setup, log); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "$ %s\n\n", s.Display())
+	res, err := Run(ctx, s, x.Registry, Output{Stdout: log, Stderr: log, OnInterval: func(iv runner.Interval) { live(iv.TPS) }})
+	if err != nil {
+		fmt.Fprintf(log, "\nencbench: %v\n", err)
+	}
+	if res == nil {
+		return nil, err
+	}
+	res.Suite = &result.SuiteRef{Name: x.Plan.Suite.Name, Cell: c.ID, Setup: c.Setup, Target: c.Target, Discarded: discarded}
+	res.Workload.Label = c.Label
+	path := x.cellPath(c)
+	if res.Partial || err != nil {
+		path = strings.TrimSuffix(path, ".json") + ".partial.json"
+		res.Partial = true
+	}
+	if werr := result.WriteFile(path, res); werr != nil {
+		return nil, errors.Join(err, werr)
+	}
+	if !res.Partial {
+		_ = os.Remove(strings.TrimSuffix(path, ".json") + ".partial.json")
+	}
+	return res, err
+}
