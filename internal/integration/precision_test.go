@@ -122,7 +122,7 @@ data: {tables: 1, table-size: 1000}
 		t.Fatalf("analysis.json: precision %v, %d cells marked as missing the target", a.Precision, missed)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
-	for _, want := range []string{"At equal offered load", "oltp_point_select-load50", "* marks a half-width above", "Quiet machine:", "us/txn added"} {
+	for _, want := range []string{"At equal offered load", "oltp_point_select-load50", "* marks a half-width above", "Quiet machine:", "us/txn added", "deadlock_timeout=100ms"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
 		}

@@ -56,10 +56,11 @@ func (x *SuiteRun) Execute(ctx context.Context) error {
 	defer q.thawAll()
 	for _, su := range x.Plan.Setups {
 		ls := x.setups[su.ID]
-		q.add(su.ID, ls.pid, ls.Sandbox)
+		var quiesce func(context.Context) error
 		if info, err := sandbox.Load(ls.sandboxDir); ls.Sandbox && err == nil {
-			q.quiesce[su.ID] = func(ctx context.Context) error { return sandbox.Quiesce(ctx, info) }
+			quiesce = func(ctx context.Context) error { return sandbox.Quiesce(ctx, info) }
 		}
+		q.add(su.ID, ls.pid, ls.Sandbox, quiesce)
 	}
 	prog := x.NewProgress(total, x.Finished)
 	defer prog.Close()
@@ -285,6 +286,7 @@ func (x *SuiteRun) runCell(ctx context.Context, q *quietMachine, ls *liveSetup, 
 	}
 	if !res.Partial {
 		_ = os.Remove(strings.TrimSuffix(path, ".json") + ".partial.json")
+		x.keep(c, res)
 	}
 	return res, err
 }

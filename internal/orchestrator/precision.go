@@ -103,7 +103,7 @@ func fits(elapsed time.Duration, n int, perCell, budget time.Duration) bool {
 func (x *SuiteRun) HalfWidths() map[suite.Group]map[string]float64 {
 	var rs []*result.Result
 	for _, c := range x.Plan.Cells {
-		if r, err := result.ReadFile(x.cellPath(c)); err == nil && !r.Partial {
+		if r := x.resultOf(c); r != nil {
 			rs = append(rs, r)
 		}
 	}
@@ -225,7 +225,7 @@ func (x *SuiteRun) baselineTPS() map[suite.Group]float64 {
 		if c.Variant != x.Plan.Baseline || c.LoadPct > 0 {
 			continue
 		}
-		if r, err := result.ReadFile(x.cellPath(c)); err == nil && !r.Partial {
+		if r := x.resultOf(c); r != nil {
 			sum[c.Group()] += r.TPS
 			n[c.Group()]++
 		}

@@ -33,9 +33,14 @@ func newQuietMachine() *quietMachine {
 		quiesce: map[string]func(context.Context) error{}, maxSettle: quiet.MaxWait}
 }
 
-func (q *quietMachine) add(setup string, pid int, sandbox bool) {
+// add registers a server; quiesce, when not nil, has it finish its
+// deferred write work.
+func (q *quietMachine) add(setup string, pid int, sandbox bool, quiesce func(context.Context) error) {
 	if pid > 0 {
 		q.pids[setup], q.sandbox[setup] = pid, sandbox
+	}
+	if quiesce != nil {
+		q.quiesce[setup] = quiesce
 	}
 }
 

@@ -62,6 +62,8 @@ type SuiteRun struct {
 	BudgetSpent bool
 
 	cellTimes []time.Duration
+	// results are complete cell results by cell ID (resultOf).
+	results map[string]*result.Result
 
 	setups     map[string]*liveSetup
 	clientCPUs string
@@ -291,9 +293,28 @@ func (x *SuiteRun) cellPath(c suite.Cell) string {
 }
 
 // done says whether a cell has a complete result already.
-func (x *SuiteRun) done(c suite.Cell) bool {
+func (x *SuiteRun) done(c suite.Cell) bool { return x.resultOf(c) != nil }
+
+// resultOf is a cell's complete result, or nil: read from the suite
+// directory once, then kept, so the precision rule does not re-read every
+// finished cell after each block.
+func (x *SuiteRun) resultOf(c suite.Cell) *result.Result {
+	if r, ok := x.results[c.ID]; ok {
+		return r
+	}
 	r, err := result.ReadFile(x.cellPath(c))
-	return err == nil && !r.Partial
+	if err != nil || r.Partial {
+		return nil
+	}
+	x.keep(c, r)
+	return r
+}
+
+func (x *SuiteRun) keep(c suite.Cell, r *result.Result) {
+	if x.results == nil {
+		x.results = map[string]*result.Result{}
+	}
+	x.results[c.ID] = r
 }
 
 // WriteJSON writes v to path atomically (a temporary file renamed).

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/encbench/encbench/internal/stats"
@@ -234,10 +235,10 @@ func cpuChange(cs []*Cell) string {
 	}
 	var parts []string
 	if d := top.ServerUsAdded; d != nil {
-		parts = append(parts, usText(*d)+" of server CPU")
+		parts = append(parts, ciText(*d, 1, " us")+" of server CPU")
 	}
 	if d := top.ClientUsAdded; d != nil {
-		parts = append(parts, usText(*d)+" of encbench's own CPU")
+		parts = append(parts, ciText(*d, 1, " us")+" of encbench's own CPU")
 	}
 	s := fmt.Sprintf("Cost per transaction on %s: %s adds %s per transaction", where(top), top.Variant, strings.Join(parts, " and "))
 	if l := top.Loss; l != nil {
@@ -267,9 +268,11 @@ func lossPct(c *Cell) float64 {
 	return c.Loss.Pct
 }
 
-// usText is a CPU time difference in microseconds with its interval.
-func usText(d stats.Diff) string {
-	s := fmt.Sprintf("%+.1f us (95%% CI %+.1f to %+.1f", d.Mean, d.Low, d.High)
+// ciText is a difference with its unit (if any) and 95% interval, to
+// digits decimals.
+func ciText(d stats.Diff, digits int, unit string) string {
+	f := "%+." + strconv.Itoa(digits) + "f"
+	s := fmt.Sprintf(f+unit+" (95%% CI "+f+" to "+f, d.Mean, d.Low, d.High)
 	if !d.Significant {
 		s += ", not significant"
 	}

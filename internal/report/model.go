@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/encbench/encbench/internal/quiet"
 	result "github.com/encbench/encbench/internal/resultdoc"
 	"github.com/encbench/encbench/internal/stats"
 	"github.com/encbench/encbench/internal/variant"
@@ -100,7 +101,7 @@ func Build(d *Data) *Model {
 	}
 	m.Subtitle = subtitle(d.Results)
 	var partsSaid []string
-	m.Glance = glance(closedLoop(cells), order, baseline, m.Precision)
+	m.Glance = glance(closedLoop(cells, false), order, baseline, m.Precision)
 	m.Offered = offeredTable(cells)
 	m.GlanceNote = "TPS loss in % with the half-width of its 95% interval (bold: significant; n.s.: the interval includes 0"
 	if m.Precision > 0 {
@@ -126,7 +127,7 @@ func Build(d *Data) *Model {
 		partsSaid = append(partsSaid, partsConclusions(s.Parts, baseline, s.Cells)...)
 		m.Sections = append(m.Sections, s)
 	}
-	m.Conclusions = Conclusions(closedLoop(cells), baseline, order, append(partsSaid, offeredConclusions(cells, baseline, order)...))
+	m.Conclusions = Conclusions(closedLoop(cells, false), baseline, order, append(partsSaid, offeredConclusions(cells, baseline, order)...))
 	return m
 }
 
@@ -279,7 +280,7 @@ func method(d *Data, cells []*Cell, m *Model) []string {
 			out = append(out, "A/A: the variant aa is the baseline's layers on a second server of its own, measured exactly like a real variant. Its loss should be 0; its interval is the noise floor, and no conclusion calls a loss significant that the same cell's A/A interval could explain.")
 		}
 		dist := st.Disturb()
-		out = append(out, fmt.Sprintf("Quiet machine: before each run, the server that ran last finishes its deferred write work (a PostgreSQL sandbox runs CHECKPOINT) and is given time to finish the rest of its background work (until its processes use at most 10 ms of CPU in 150 ms, at most 20 s), then every other sandbox server is frozen (SIGSTOP) until its own turn, so only the measured server and encbench work. Each run records foreign CPU (machine busy time that was neither encbench nor the server) and hypervisor steal; a run with foreign CPU above %.0f%% or steal above %.0f%% of the machine is discarded and run again, at most %d times. %s", dist.ForeignPct, dist.StealPct, dist.Reruns, rerunText(d.Results)))
+		out = append(out, fmt.Sprintf("Quiet machine: before each run, the server that ran last finishes its deferred write work (a PostgreSQL sandbox runs CHECKPOINT) and is given time to finish the rest of its background work (until its processes use at most %v of CPU in %v, at most %v), then every other sandbox server is frozen (SIGSTOP) until its own turn, so only the measured server and encbench work. Each run records foreign CPU (machine busy time that was neither encbench nor the server) and hypervisor steal; a run with foreign CPU above %.0f%% or steal above %.0f%% of the machine is discarded and run again, at most %d times. %s", quiet.IdleCPU, quiet.Window, quiet.MaxWait, dist.ForeignPct, dist.StealPct, dist.Reruns, rerunText(d.Results)))
 		if st.Precision > 0 {
 			s := fmt.Sprintf("Precision: the suite asked for every loss interval to be at most %.0f points wide on each side. After %d blocks, cells whose widest interval (any variant, A/A included) was wider got more blocks, one per cell per round, up to %d each: first the cells predicted to reach the target in the time left, fewest blocks to go first (the half-width shrinks as t(n-1) over the square root of n blocks), and only when none can, the others", st.Precision, st.Repetitions, func() int { _, m := st.Blocks(); return m }())
 			if st.Budget != "" {

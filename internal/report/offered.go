@@ -3,26 +3,15 @@ package report
 import (
 	"fmt"
 	"strconv"
-
-	"github.com/encbench/encbench/internal/stats"
 )
 
-// closedLoop keeps the cells that ran as fast as the server went; cells at
-// a fixed offered load compare latency and CPU, not throughput.
-func closedLoop(cells []*Cell) []*Cell {
+// closedLoop keeps the cells that ran as fast as the server went (fixed
+// false) or those run at a fixed offered load (fixed true), which compare
+// latency and CPU, not throughput.
+func closedLoop(cells []*Cell, fixed bool) []*Cell {
 	var out []*Cell
 	for _, c := range cells {
-		if c.Rate == 0 {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func fixedRate(cells []*Cell) []*Cell {
-	var out []*Cell
-	for _, c := range cells {
-		if c.Rate > 0 {
+		if (c.Rate > 0) == fixed {
 			out = append(out, c)
 		}
 	}
@@ -33,7 +22,7 @@ func fixedRate(cells []*Cell) []*Cell {
 // rate for every variant, latency from each event's intended start.
 func offeredTable(cells []*Cell) Table {
 	t := Table{Head: []string{"target", "workload at load", "threads", "variant", "offered tps", "achieved tps", "p95 ms (95% CI)", "p95 ms added (95% CI)", "server us/txn added (95% CI)", "client us/txn added (95% CI)"}}
-	for _, c := range fixedRate(cells) {
+	for _, c := range closedLoop(cells, true) {
 		p95Added, srv, cli := "", "", ""
 		if !c.Baseline {
 			p95Added, srv, cli = diffText(c.P95Added), diffText(c.ServerUsAdded), diffText(c.ClientUsAdded)
@@ -52,7 +41,7 @@ func offeredConclusions(cells []*Cell, baseline string, order Order) []string {
 	for _, target := range order.Targets {
 		for _, variant := range order.Variants {
 			var top *Cell
-			for _, c := range fixedRate(cells) {
+			for _, c := range closedLoop(cells, true) {
 				if c.Target != target || c.Variant != variant || c.Baseline || c.P95Added == nil {
 					continue
 				}
@@ -64,9 +53,9 @@ func offeredConclusions(cells []*Cell, baseline string, order Order) []string {
 				continue
 			}
 			s := fmt.Sprintf("%s, %s at equal offered load (%s at %s, %.0f transactions/s for every variant): p95 latency changes by %s ms",
-				target, variant, top.Workload, threadsText(top.Threads), top.Rate, diffWithCI(*top.P95Added))
+				target, variant, top.Workload, threadsText(top.Threads), top.Rate, ciText(*top.P95Added, 2, ""))
 			if d := top.ServerUsAdded; d != nil {
-				s += ", server CPU per transaction by " + usText(*d)
+				s += ", server CPU per transaction by " + ciText(*d, 1, " us")
 			}
 			if top.TPS.Mean < 0.97*top.Rate {
 				s += fmt.Sprintf("; it reached only %.0f transactions/s, so it could not carry this load", top.TPS.Mean)
@@ -75,12 +64,4 @@ func offeredConclusions(cells []*Cell, baseline string, order Order) []string {
 		}
 	}
 	return out
-}
-
-func diffWithCI(d stats.Diff) string {
-	s := fmt.Sprintf("%+.2f (95%% CI %+.2f to %+.2f", d.Mean, d.Low, d.High)
-	if !d.Significant {
-		s += ", not significant"
-	}
-	return s + ")"
 }

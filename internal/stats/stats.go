@@ -99,21 +99,32 @@ type Diff struct {
 // a Student-t interval (n-1 degrees of freedom): for costs such as CPU per
 // transaction, where the difference itself is what a layer adds.
 func PairedDiff(baseline, variant []float64) (Diff, error) {
-	if len(baseline) != len(variant) {
-		return Diff{}, errors.New("paired samples of different lengths")
+	m, half, err := pairedMean(baseline, variant, func(b, v float64) (float64, error) { return v - b, nil })
+	if err != nil {
+		return Diff{}, err
 	}
-	if len(baseline) < 2 {
-		return Diff{}, ErrTooFew
-	}
-	d := make([]float64, len(baseline))
-	for i := range baseline {
-		d[i] = variant[i] - baseline[i]
-	}
-	m, sd := stat.MeanStdDev(d, nil)
-	half := tQuantile(float64(len(d)-1)) * sd / math.Sqrt(float64(len(d)))
 	out := Diff{Mean: m, Low: m - half, High: m + half}
 	out.Significant = out.Low > 0 || out.High < 0
 	return out, nil
+}
+
+// pairedMean is the mean of f over the pairs (baseline[i], variant[i])
+// and the half-width of its Student-t interval (n-1 degrees of freedom).
+func pairedMean(baseline, variant []float64, f func(b, v float64) (float64, error)) (mean, half float64, err error) {
+	if len(baseline) != len(variant) {
+		return 0, 0, errors.New("paired samples of different lengths")
+	}
+	if len(baseline) < 2 {
+		return 0, 0, ErrTooFew
+	}
+	d := make([]float64, len(baseline))
+	for i := range baseline {
+		if d[i], err = f(baseline[i], variant[i]); err != nil {
+			return 0, 0, err
+		}
+	}
+	m, sd := stat.MeanStdDev(d, nil)
+	return m, tQuantile(float64(len(d)-1)) * sd / math.Sqrt(float64(len(d))), nil
 }
 
 // DiffOfMeans is variant's mean minus baseline's with a Welch interval,
@@ -176,21 +187,15 @@ func welchDF(a, b, na, nb float64) float64 {
 // Student-t interval on that mean (n-1 degrees of freedom) carried through
 // exp, so the interval is asymmetric around the loss, as a ratio's is.
 func PairedLossPct(baseline, variant []float64) (Loss, error) {
-	if len(baseline) != len(variant) {
-		return Loss{}, errors.New("paired samples of different lengths")
-	}
-	if len(baseline) < 2 {
-		return Loss{}, ErrTooFew
-	}
-	logs := make([]float64, len(baseline))
-	for i := range baseline {
-		if baseline[i] <= 0 || variant[i] <= 0 {
-			return Loss{}, errors.New("paired loss needs positive values")
+	m, half, err := pairedMean(baseline, variant, func(b, v float64) (float64, error) {
+		if b <= 0 || v <= 0 {
+			return 0, errors.New("paired loss needs positive values")
 		}
-		logs[i] = math.Log(variant[i] / baseline[i])
+		return math.Log(v / b), nil
+	})
+	if err != nil {
+		return Loss{}, err
 	}
-	m, sd := stat.MeanStdDev(logs, nil)
-	half := tQuantile(float64(len(logs)-1)) * sd / math.Sqrt(float64(len(logs)))
 	l := Loss{Pct: 100 * (1 - math.Exp(m)), Low: 100 * (1 - math.Exp(m+half)), High: 100 * (1 - math.Exp(m-half)), Paired: true}
 	l.Significant = l.Low > 0 || l.High < 0
 	return l, nil
