@@ -1,30 +1,29 @@
 /*
  * encbench_ore: the server side of encbench's order-revealing encryption
  * (Lewi-Wu block ORE, see internal/encryption/ore). A stored value (format
- * version 2) is 'O', version, key id (4 bytes), right part (16-byte nonce
- * + 8 x 64 bytes of 2-bit values), left part (8 blocks of 16-byte PRF
- * value + permuted byte), then an AEAD ciphertext the server never reads.
- * A query bound is 'Q', version, key id and a left part only. Comparing
- * needs no key: the first block whose left parts differ is where the
- * plaintexts first differ, and one hash there (SHA-256 of the PRF value
- * and the nonce, mod 3) unmasks the answer.
+ * version 3, 414 bytes) is 'O', version, key id (4 bytes), left part (8
+ * blocks of 16-byte PRF value + permuted byte), 16-byte nonce, then the
+ * right part's 8 x 256 bits. A query bound is 'Q', version, key id and a
+ * left part only. Comparing needs no key: the first block whose left parts
+ * differ is where the plaintexts first differ, and one hash there (the low
+ * bit of AES-128 keyed by the nonce, applied to the PRF value) unmasks
+ * the answer bit.
  *
- * Input is checked (ore_in, ore_recv): the form, the lengths, and that no
- * 2-bit value of a right part is 3, which no encryption writes. A
+ * Input is checked (ore_in, ore_recv): the form and the lengths. A
  * comparison that a genuine pair never gives is an error, not an order:
- * "equal" where the left parts differ, or two values that order each
- * other differently in the two directions. Columns keep bounds out with
- * CHECK (ore_is_value(col)).
+ * two values that order each other differently in the two directions.
+ * Columns keep bounds out with CHECK (ore_is_value(col)).
  */
 #include "postgres.h"
 
 #include "fmgr.h"
 #include "utils/fmgrprotos.h"
 
-/* The low-level SHA-256 calls are deprecated in OpenSSL 3 but are the only
- * ones without a provider lookup per call; a comparison is one hash. */
+/* The low-level AES calls are deprecated in OpenSSL 3 but are the only
+ * ones without a context allocation and provider lookup per call; a
+ * comparison is one key schedule and one block. */
 #define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/sha.h>
+#include <openssl/aes.h>
 #include <string.h>
 
 PG_MODULE_MAGIC;
@@ -34,18 +33,16 @@ PG_MODULE_MAGIC;
 #define ORE_LEFT_BLOCK 17
 #define ORE_LEFT (ORE_BLOCKS * ORE_LEFT_BLOCK)
 #define ORE_NONCE 16
-#define ORE_ROW 64
+#define ORE_ROW 32
 #define ORE_RIGHT (ORE_NONCE + ORE_BLOCKS * ORE_ROW)
 #define ORE_FULL (ORE_LEFT + ORE_RIGHT)
-#define ORE_VERSION 2
-/* The smallest AEAD copy encbench writes (Tink prefix, nonce, tag, 1 byte). */
-#define ORE_MIN_TAIL 34
+#define ORE_VERSION 3
 
 typedef struct
 {
 	uint32		key_id;
 	const unsigned char *left;
-	const unsigned char *right; /* NULL for a query bound */
+	const unsigned char *right; /* nonce then bits; NULL for a query bound */
 } OreParts;
 
 static void
@@ -64,10 +61,10 @@ ore_parse(bytea *b, OreParts *p)
 	if (n < ORE_HEADER || d[1] != ORE_VERSION)
 		ore_bad("value or bound", n);
 	p->key_id = ((uint32) d[2] << 24) | ((uint32) d[3] << 16) | ((uint32) d[4] << 8) | d[5];
-	if (d[0] == 'O' && n >= ORE_HEADER + ORE_FULL + ORE_MIN_TAIL)
+	if (d[0] == 'O' && n == ORE_HEADER + ORE_FULL)
 	{
-		p->right = d + ORE_HEADER;
-		p->left = d + ORE_HEADER + ORE_RIGHT;
+		p->left = d + ORE_HEADER;
+		p->right = d + ORE_HEADER + ORE_LEFT;
 	}
 	else if (d[0] == 'Q' && n == ORE_HEADER + ORE_LEFT)
 	{
@@ -79,60 +76,39 @@ ore_parse(bytea *b, OreParts *p)
 }
 
 /* ore_validate checks what input may hold: a value or a bound of the
- * right form, and no 2-bit value 3 in a right part. */
+ * right form (every bit pattern of a right part is one an encryption can
+ * write). */
 static void
 ore_validate(bytea *b)
 {
 	OreParts	p;
-	int			i;
 
 	ore_parse(b, &p);
-	if (p.right == NULL)
-		return;
-	for (i = ORE_NONCE; i < ORE_RIGHT; i++)
-	{
-		unsigned char c = p.right[i];
-
-		if ((c & 3) == 3 || ((c >> 2) & 3) == 3 || ((c >> 4) & 3) == 3 || ((c >> 6) & 3) == 3)
-			ore_bad("value: its right part holds a value outside Z_3", VARSIZE_ANY_EXHDR(b));
-	}
 }
 
-/* H: SHA-256(prf value || nonce), first 8 bytes big-endian, mod 3. */
+/* H: the low bit of AES-128 under the nonce of the PRF value. */
 static int
-ore_hash(const unsigned char *key, const unsigned char *nonce)
+ore_hash(const unsigned char *prf, const unsigned char *nonce)
 {
-	SHA256_CTX	ctx;
-	unsigned char out[SHA256_DIGEST_LENGTH];
-	uint64		v = 0;
-	int			i;
+	AES_KEY		k;
+	unsigned char out[16];
 
-	if (SHA256_Init(&ctx) != 1 || SHA256_Update(&ctx, key, 16) != 1 ||
-		SHA256_Update(&ctx, nonce, ORE_NONCE) != 1 || SHA256_Final(out, &ctx) != 1)
-		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("SHA-256 failed")));
-	for (i = 0; i < 8; i++)
-		v = (v << 8) | out[i];
-	return (int) (v % 3);
+	if (AES_set_encrypt_key(nonce, 128, &k) != 0)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("AES key schedule failed")));
+	AES_encrypt(prf, out, &k);
+	return out[15] & 1;
 }
 
-/* Lewi-Wu's comparison at block i of left against right. */
+/* Lewi-Wu's comparison at block i of left against right, where the
+ * plaintexts differ: 1 if left's is greater, -1 if less. */
 static int
 ore_compare_at(int i, const unsigned char *left, const unsigned char *right)
 {
 	const unsigned char *blk = left + i * ORE_LEFT_BLOCK;
 	int			slot = blk[16];
-	int			z = (right[ORE_NONCE + i * ORE_ROW + slot / 4] >> (2 * (slot % 4))) & 3;
+	int			bit = (right[ORE_NONCE + i * ORE_ROW + slot / 8] >> (slot % 8)) & 1;
 
-	if (z == 3)
-		return 0;				/* never written: reported as inconsistent */
-	switch ((z + 3 - ore_hash(blk, right)) % 3)
-	{
-		case 1:
-			return 1;
-		case 2:
-			return -1;
-	}
-	return 0;
+	return (bit ^ ore_hash(blk, right)) ? 1 : -1;
 }
 
 static int
@@ -157,7 +133,7 @@ ore_compare(bytea *a, bytea *b)
 	if (y.right != NULL)
 	{
 		r = ore_compare_at(i, x.left, y.right);
-		if (x.right != NULL && r != 0 && -ore_compare_at(i, y.left, x.right) != r)
+		if (x.right != NULL && -ore_compare_at(i, y.left, x.right) != r)
 			r = 0;
 	}
 	else if (x.right != NULL)
@@ -168,7 +144,7 @@ ore_compare(bytea *a, bytea *b)
 	if (r == 0)
 		ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
 						errmsg("inconsistent ore values: a forged or damaged ciphertext"),
-						errhint("Their left parts differ but their comparison says equal, or the two directions disagree.")));
+						errhint("The two directions of the comparison disagree.")));
 	return r;
 }
 

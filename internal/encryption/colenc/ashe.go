@@ -64,13 +64,10 @@ type asheKey struct{ prf cipher.Block }
 
 func (c *Cipher) asheKeyFor(col Column) (*asheKey, error) {
 	name := "ashe\x00" + col.Table + "\x00" + col.Name
-	if k, ok := c.ores.Load(name); ok {
+	if k, ok := c.derived.Load(name); ok {
 		return k.(*asheKey), nil
 	}
-	seed, err := c.det.EncryptDeterministically(make([]byte, 32), []byte("encbench-ashe-key/v2\x00"+name))
-	if err != nil {
-		return nil, fmt.Errorf("deriving the ashe key of %s.%s: %w", col.Table, col.Name, err)
-	}
+	seed := c.detSeal(0, make([]byte, 32), []byte("encbench-ashe-key/v2\x00"+name))
 	raw, err := hkdf.Key(sha256.New, seed, nil, "encbench ashe key v2", 32)
 	if err != nil {
 		return nil, err
@@ -79,37 +76,44 @@ func (c *Cipher) asheKeyFor(col Column) (*asheKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, _ := c.ores.LoadOrStore(name, &asheKey{prf: b})
+	v, _ := c.derived.LoadOrStore(name, &asheKey{prf: b})
 	return v.(*asheKey), nil
 }
 
-// f is the PRF: the first 8 bytes of AES(id).
-func (k *asheKey) f(id uint64) uint64 {
-	var in, out [16]byte
+// f is the PRF: the first 8 bytes of AES(id), in the Field's scratch.
+func (f *Field) f(id uint64) uint64 {
+	in, out := &f.block[0], &f.block[1]
+	*in = [16]byte{}
 	binary.BigEndian.PutUint64(in[8:], id)
-	k.prf.Encrypt(out[:], in[:])
+	f.ashe.prf.Encrypt(out[:], in[:])
 	return binary.BigEndian.Uint64(out[:8])
+}
+
+func (f *Field) isAshe() error {
+	if f.ashe == nil {
+		return fmt.Errorf("column %s.%s is not ashe", f.col.Table, f.col.Name)
+	}
+	return nil
 }
 
 // AsheEncrypt encrypts m under identifier id, which must be fresh: never
 // used before under this column's key (see the type's comment).
-func (c *Cipher) AsheEncrypt(col Column, id uint64, m int64) (int64, error) {
+func (f *Field) AsheEncrypt(id uint64, m int64) (int64, error) {
+	if err := f.isAshe(); err != nil {
+		return 0, err
+	}
 	if id == 0 {
 		return 0, errors.New("ashe identifiers start at 1")
 	}
 	if m > AsheMax || m < -AsheMax {
-		return 0, fmt.Errorf("%s.%s: %d is beyond ashe's range of +-%d", col.Table, col.Name, m, int64(AsheMax))
+		return 0, fmt.Errorf("%s.%s: %d is beyond ashe's range of +-%d", f.col.Table, f.col.Name, m, int64(AsheMax))
 	}
-	k, err := c.asheKeyFor(col)
-	if err != nil {
-		return 0, err
-	}
-	return int64(uint64(m)<<asheCheckBits + k.f(id) - k.f(id-1)), nil
+	return int64(uint64(m)<<asheCheckBits + f.f(id) - f.f(id-1)), nil
 }
 
 // AsheDecrypt decrypts one value with its identifier.
-func (c *Cipher) AsheDecrypt(col Column, id uint64, v int64) (int64, error) {
-	return c.asheOpen(col, uint64(v), []IDRange{{id, id}})
+func (f *Field) AsheDecrypt(id uint64, v int64) (int64, error) {
+	return f.asheOpen(uint64(v), IDRange{id, id})
 }
 
 // two64 is 2^64, for reducing a server's exact sum.
@@ -117,27 +121,58 @@ var two64 = new(big.Int).Lsh(big.NewInt(1), 64)
 
 // AsheDecryptSum decrypts the server's SUM (as text: exact, possibly
 // beyond 64 bits) of the values whose identifiers are exactly ids.
-func (c *Cipher) AsheDecryptSum(col Column, sum string, ids []IDRange) (int64, error) {
+func (f *Field) AsheDecryptSum(sum string, ids []IDRange) (int64, error) {
 	s, ok := new(big.Int).SetString(sum, 10)
 	if !ok {
-		return 0, fmt.Errorf("sum of %s.%s: %q is not an integer", col.Table, col.Name, sum)
+		return 0, fmt.Errorf("sum of %s.%s: %q is not an integer", f.col.Table, f.col.Name, sum)
 	}
-	return c.asheOpen(col, s.Mod(s, two64).Uint64(), ids)
+	return f.asheOpen(s.Mod(s, two64).Uint64(), ids...)
 }
 
-func (c *Cipher) asheOpen(col Column, v uint64, ids []IDRange) (int64, error) {
-	k, err := c.asheKeyFor(col)
-	if err != nil {
+// AsheDecryptSum64 decrypts a sum the client added up modulo 2^64.
+func (f *Field) AsheDecryptSum64(sum uint64, ids []IDRange) (int64, error) {
+	return f.asheOpen(sum, ids...)
+}
+
+func (f *Field) asheOpen(v uint64, ids ...IDRange) (int64, error) {
+	if err := f.isAshe(); err != nil {
 		return 0, err
 	}
 	for _, r := range ids {
 		if r.Lo == 0 || r.Hi < r.Lo {
-			return 0, fmt.Errorf("%s.%s: bad ashe identifier run %d..%d", col.Table, col.Name, r.Lo, r.Hi)
+			return 0, fmt.Errorf("%s.%s: bad ashe identifier run %d..%d", f.col.Table, f.col.Name, r.Lo, r.Hi)
 		}
-		v -= k.f(r.Hi) - k.f(r.Lo-1)
+		v -= f.f(r.Hi) - f.f(r.Lo-1)
 	}
 	if v&(AsheOne-1) != 0 {
-		return 0, fmt.Errorf("decrypting %s.%s: the ashe check bits are not zero: the identifiers do not match the values summed, or the key changed (keys rotate) since they were written", col.Table, col.Name)
+		return 0, fmt.Errorf("decrypting %s.%s: the ashe check bits are not zero: the identifiers do not match the values summed, or the key changed (keys rotate) since they were written", f.col.Table, f.col.Name)
 	}
 	return int64(v) >> asheCheckBits, nil
+}
+
+// AsheEncrypt is Field.AsheEncrypt for a one-off call.
+func (c *Cipher) AsheEncrypt(col Column, id uint64, m int64) (int64, error) {
+	f, err := c.Field(col)
+	if err != nil {
+		return 0, err
+	}
+	return f.AsheEncrypt(id, m)
+}
+
+// AsheDecrypt is Field.AsheDecrypt for a one-off call.
+func (c *Cipher) AsheDecrypt(col Column, id uint64, v int64) (int64, error) {
+	f, err := c.Field(col)
+	if err != nil {
+		return 0, err
+	}
+	return f.AsheDecrypt(id, v)
+}
+
+// AsheDecryptSum is Field.AsheDecryptSum for a one-off call.
+func (c *Cipher) AsheDecryptSum(col Column, sum string, ids []IDRange) (int64, error) {
+	f, err := c.Field(col)
+	if err != nil {
+		return 0, err
+	}
+	return f.AsheDecryptSum(sum, ids)
 }

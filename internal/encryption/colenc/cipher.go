@@ -1,16 +1,27 @@
-// Package colenc is client-side column encryption on Tink: randomized AEAD
-// (AES-256-GCM) and deterministic AEAD (AES-SIV) per column, typed
+// Package colenc is client-side column encryption with Tink keysets:
+// randomized AEAD (AES-256-GCM) and deterministic AEAD (AES-SIV) per
+// column, order-revealing (ore) and additive (ashe) integers, typed
 // plaintexts, and associated data that binds each ciphertext to its table
 // and column (and, for randomized columns, its row).
+//
+// Tink is the key manager and the keyset format; the ciphertexts are
+// Tink's, byte for byte (prefix || nonce || ciphertext || tag for AEAD,
+// prefix || V || C for AES-SIV), but made with Go's crypto/cipher and the
+// key material read from the keyset once, in per-worker Fields, because
+// Tink's per-call indirection and allocations cost several times the
+// cipher itself.
 package colenc
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
 	"fmt"
 	"sync"
 
-	"github.com/tink-crypto/tink-go/v2/aead"
-	"github.com/tink-crypto/tink-go/v2/daead"
-	"github.com/tink-crypto/tink-go/v2/tink"
+	"github.com/tink-crypto/tink-go/v2/aead/aesgcm"
+	"github.com/tink-crypto/tink-go/v2/daead/aessiv"
+	"github.com/tink-crypto/tink-go/v2/insecuresecretdataaccess"
+	"github.com/tink-crypto/tink-go/v2/keyset"
 )
 
 // Column names an encrypted column and its scheme.
@@ -20,13 +31,23 @@ type Column struct {
 	Scheme Scheme
 }
 
-// Cipher encrypts and decrypts column values. Safe for concurrent use (the
-// Tink primitives are); workers still keep their own scratch buffers.
+// Cipher holds a keyset's keys. Safe for concurrent use; the work is done
+// by Fields, one per column and worker.
 type Cipher struct {
-	rnd tink.AEAD
-	det tink.DeterministicAEAD
-	// ores caches each ore column's derived key (read on every encryption).
-	ores sync.Map
+	rnd []gcmKey // primary first
+	det []sivEntry
+	// derived caches each ore and ashe column's derived key.
+	derived sync.Map
+}
+
+type gcmKey struct {
+	prefix []byte
+	aead   cipher.AEAD
+}
+
+type sivEntry struct {
+	prefix []byte
+	siv    *sivKey
 }
 
 // Open loads the keyset with the master key.
@@ -35,21 +56,83 @@ func Open(p Paths) (*Cipher, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := aead.New(ha)
+	return fromHandles(ha, hd)
+}
+
+// fromHandles reads the enabled keys of both keysets, primary first.
+func fromHandles(ha, hd *keyset.Handle) (*Cipher, error) {
+	c := &Cipher{}
+	err := eachEnabled(ha, func(k any, primary bool) error {
+		gk, ok := k.(*aesgcm.Key)
+		if !ok {
+			return fmt.Errorf("the rnd keyset holds a %T key: encbench reads AES-GCM keys only", k)
+		}
+		p := gk.Parameters().(*aesgcm.Parameters)
+		if p.IVSizeInBytes() != 12 || p.TagSizeInBytes() != 16 {
+			return fmt.Errorf("rnd key with a %d-byte IV and %d-byte tag: encbench reads 12 and 16", p.IVSizeInBytes(), p.TagSizeInBytes())
+		}
+		b, err := aes.NewCipher(gk.KeyBytes().Data(insecuresecretdataaccess.Token{}))
+		if err != nil {
+			return err
+		}
+		g, err := cipher.NewGCM(b)
+		if err != nil {
+			return err
+		}
+		c.rnd = insertKey(c.rnd, gcmKey{gk.OutputPrefix(), g}, primary)
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("rnd keyset: %w", err)
 	}
-	d, err := daead.New(hd)
+	err = eachEnabled(hd, func(k any, primary bool) error {
+		sk, ok := k.(*aessiv.Key)
+		if !ok {
+			return fmt.Errorf("the det keyset holds a %T key: encbench reads AES-SIV keys only", k)
+		}
+		s, err := newSIVKey(sk.KeyBytes().Data(insecuresecretdataaccess.Token{}))
+		if err != nil {
+			return err
+		}
+		c.det = insertKey(c.det, sivEntry{sk.OutputPrefix(), s}, primary)
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("det keyset: %w", err)
 	}
-	return &Cipher{rnd: a, det: d}, nil
+	if len(c.rnd) == 0 || len(c.det) == 0 {
+		return nil, fmt.Errorf("the keyset has no enabled key")
+	}
+	return c, nil
+}
+
+func eachEnabled(h *keyset.Handle, f func(k any, primary bool) error) error {
+	for i := range h.Len() {
+		e, err := h.Entry(i)
+		if err != nil {
+			return err
+		}
+		if e.KeyStatus() != keyset.Enabled {
+			continue
+		}
+		if err := f(e.Key(), e.IsPrimary()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func insertKey[T any](keys []T, k T, primary bool) []T {
+	if primary {
+		return append([]T{k}, keys...)
+	}
+	return append(keys, k)
 }
 
 // ad is the associated data: format tag, table, column and, for rnd, the
-// row's key (det values are not bound to a row; ore copies are, see
-// oreAD). A ciphertext copied to another column (or, for rnd and ore,
-// another row) no longer decrypts.
+// row's key (det values are not bound to a row; ore values are, through
+// their synthetic nonce). A ciphertext copied to another column (or, for
+// rnd and ore, another row) no longer decrypts.
 func ad(buf []byte, col Column, row []byte) []byte {
 	buf = append(buf[:0], "encbench-colenc/v1\x00"...)
 	buf = append(buf, col.Table...)
@@ -65,55 +148,23 @@ func ad(buf []byte, col Column, row []byte) []byte {
 }
 
 // Encrypt returns v's ciphertext for col; row is the row's key (ignored
-// for det columns, whose equal values must stay equal across rows).
+// for det columns, whose equal values must stay equal across rows). Each
+// call resolves the column's keys: a worker keeps a Field instead.
 func (c *Cipher) Encrypt(col Column, row []byte, v Value) ([]byte, error) {
-	pt, err := v.encode(nil)
+	f, err := c.Field(col)
 	if err != nil {
-		return nil, fmt.Errorf("encrypting %s.%s: %w", col.Table, col.Name, err)
+		return nil, err
 	}
-	a := ad(nil, col, row)
-	switch col.Scheme {
-	case Rnd:
-		return c.rnd.Encrypt(pt, a)
-	case Det:
-		return c.det.EncryptDeterministically(pt, a)
-	case Ore:
-		return c.encryptOre(col, v, pt, row)
-	case Ashe:
-		return nil, fmt.Errorf("column %s.%s is ashe: use AsheEncrypt with the row id", col.Table, col.Name)
-	}
-	return nil, fmt.Errorf("column %s.%s has no scheme", col.Table, col.Name)
+	return f.Append(nil, row, v)
 }
 
 // Decrypt checks and decrypts a ciphertext of col.
 func (c *Cipher) Decrypt(col Column, row, ct []byte) (Value, error) {
-	if col.Scheme == Ore {
-		if _, _, tail, err := oreParts(ct); err != nil || tail == nil {
-			return Value{}, notCiphertextOf(col)
-		}
-		return c.openOre(col, row, ct[OreIdentityFrom:oreTailAt], ct[oreTailAt:])
-	}
-	return c.open(col, row, ct)
-}
-
-// open checks and decrypts an AEAD ciphertext of col (for ore, the AEAD
-// copy stored after the ORE part).
-func (c *Cipher) open(col Column, row, ct []byte) (Value, error) {
-	a := ad(nil, col, row)
-	var pt []byte
-	var err error
-	switch col.Scheme {
-	case Rnd:
-		pt, err = c.rnd.Decrypt(ct, a)
-	case Det:
-		pt, err = c.det.DecryptDeterministically(ct, a)
-	default:
-		return Value{}, fmt.Errorf("column %s.%s has no scheme", col.Table, col.Name)
-	}
+	f, err := c.Field(col)
 	if err != nil {
-		return Value{}, notCiphertextOf(col)
+		return Value{}, err
 	}
-	return decode(pt)
+	return f.Decrypt(row, ct)
 }
 
 func notCiphertextOf(col Column) error {

@@ -2,9 +2,6 @@ package colenc
 
 import (
 	"bytes"
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/rand"
 	"encoding/hex"
 	"math/big"
 	"os"
@@ -215,52 +212,6 @@ func TestWriteKnownAnswer(t *testing.T) {
 	det, _ := c.Encrypt(customerLast, nil, Text("BARBARBAR"))
 	rnd, _ := c.Encrypt(customerBal, []byte("3/7/1201"), Decimal(-1000, 2))
 	t.Logf("knownDet = %q\nknownRnd = %q", hex.EncodeToString(det), hex.EncodeToString(rnd))
-}
-
-func benchValue() Value { return Text(strings.Repeat("x", 24)) }
-
-func BenchmarkEncryptDecryptRnd(b *testing.B) {
-	_, c := newKeys(b)
-	v := benchValue()
-	row := []byte("1/1/42")
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		ct, _ := c.Encrypt(customerCity, row, v)
-		if _, err := c.Decrypt(customerCity, row, ct); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkEncryptDecryptDet(b *testing.B) {
-	_, c := newKeys(b)
-	v := benchValue()
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		ct, _ := c.Encrypt(customerLast, nil, v)
-		if _, err := c.Decrypt(customerLast, nil, ct); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkRawAESGCM is the floor: AES-256-GCM seal+open of the same 25
-// bytes with Go's crypto, no Tink, no typing, no associated data.
-func BenchmarkRawAESGCM(b *testing.B) {
-	key := make([]byte, 32)
-	rand.Read(key)
-	blk, _ := aes.NewCipher(key)
-	g, _ := cipher.NewGCM(blk)
-	nonce := make([]byte, g.NonceSize())
-	pt := append([]byte{byte(KindText)}, strings.Repeat("x", 24)...)
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		rand.Read(nonce)
-		ct := g.Seal(nil, nonce, pt, nil)
-		if _, err := g.Open(nil, nonce, ct, nil); err != nil {
-			b.Fatal(err)
-		}
-	}
 }
 
 // Finding 8, as a new user met it: a keyset defaults to a file beside its

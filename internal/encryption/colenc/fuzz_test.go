@@ -15,7 +15,7 @@ func FuzzOreDecode(f *testing.F) {
 	f.Add(v1, v2)
 	f.Add(b1, v1)
 	f.Add(v1, rotateRight(v2))
-	f.Add([]byte{'O', 2}, []byte{'Q', 2, 0, 0, 0, 0})
+	f.Add([]byte{'O', 3}, []byte{'Q', 3, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		ab, errAB := OreCompare(a, b)
 		ba, errBA := OreCompare(b, a)
@@ -23,15 +23,16 @@ func FuzzOreDecode(f *testing.F) {
 			t.Fatalf("not antisymmetric: %d and %d", ab, ba)
 		}
 		if errAB == nil {
-			if _, _, _, err := oreParts(a); err != nil {
+			if _, _, err := oreParts(a); err != nil {
 				t.Fatalf("compared a value of invalid form: %v", err)
 			}
 		}
 		_, _ = OreIdentity(a)
 		_, _ = c.Decrypt(sbK, []byte("r"), a)
-		if len(a) > OreTailFrom {
-			_, _ = c.DecryptOreTail(sbK, []byte("r"), a[OreTailFrom:])
+		if len(a) >= OreTailFrom+OreTailLen {
+			_, _ = c.DecryptOreTail(sbK, []byte("r"), a[OreTailFrom:OreTailFrom+OreTailLen])
 		}
+		_, _ = c.DecryptOreTail(sbK, []byte("r"), a)
 	})
 }
 

@@ -59,7 +59,7 @@ func TestOreValuesOrderAndDecrypt(t *testing.T) {
 	}
 }
 
-// A reader that selects only the AEAD copy gets the value back, bound to
+// A reader that selects only the identity block and nonce gets the value back, bound to
 // the column like the whole stored value.
 func TestOreTailDecrypts(t *testing.T) {
 	_, c := newKeys(t)
@@ -69,14 +69,14 @@ func TestOreTailDecrypts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tail := stored[OreTailFrom:]
+		tail := stored[OreTailFrom : OreTailFrom+OreTailLen]
 		if got, err := c.DecryptOreTail(sbK, row, tail); err != nil || got.I != v {
 			t.Fatalf("tail of %d: %v, %v", v, got, err)
 		}
 		if _, err := c.DecryptOreTail(Column{Table: "sbtest2", Name: "k", Scheme: Ore}, row, tail); err == nil {
 			t.Fatal("a tail decrypted as another table's column")
 		}
-		if _, err := c.DecryptOreTail(sbK, row, stored[OreTailFrom-1:]); err == nil {
+		if _, err := c.DecryptOreTail(sbK, row, stored[OreTailFrom-1:OreTailFrom-1+OreTailLen]); err == nil {
 			t.Fatal("a tail read from the wrong offset decrypted")
 		}
 	}
@@ -146,24 +146,19 @@ func TestAsheSumsTelescope(t *testing.T) {
 	}
 }
 
-// rotateRight turns every 2-bit value z of a stored value's right part
-// into z+1 mod 3: a forgery that keeps the real header and left part and
-// passes the form check.
+// rotateRight flips every bit of a stored value's right part: a forgery
+// that keeps the real header, left part and nonce and passes the form
+// check.
 func rotateRight(v []byte) []byte {
 	out := append([]byte(nil), v...)
-	for i := oreHeaderLen + 16; i < oreLeftAt; i++ {
-		var b byte
-		for s := 0; s < 8; s += 2 {
-			b |= ((out[i]>>s&3 + 1) % 3) << s
-		}
-		out[i] = b
+	for i := OreTailFrom + OreTailLen; i < len(out); i++ {
+		out[i] ^= 0xff
 	}
 	return out
 }
 
-// Finding 3: a forged value is refused in either argument position
-// (before, Compare(a, bad) was 0 and Compare(bad, a) was 1), and values of
-// an impossible form are refused outright.
+// Finding 3: a forged value is refused in either argument position, and
+// values of an impossible form are refused outright.
 func TestOreCompareRefusesForgedValues(t *testing.T) {
 	_, c := newKeys(t)
 	a, _ := c.Encrypt(sbK, []byte("r1"), Int(1000))
@@ -174,9 +169,7 @@ func TestOreCompareRefusesForgedValues(t *testing.T) {
 			t.Errorf("a forged value compared: %d", got)
 		}
 	}
-	three := append([]byte(nil), b...)
-	three[oreHeaderLen+16] |= 3
-	for name, v := range map[string][]byte{"a 2-bit 3": three, "truncated": b[:len(b)-40], "old version": append([]byte{'O', 1}, b[2:]...)} {
+	for name, v := range map[string][]byte{"truncated": b[:len(b)-40], "old version": append([]byte{'O', 2}, b[2:]...), "too long": append(append([]byte{}, b...), 0)} {
 		if _, err := OreCompare(a, v); err == nil {
 			t.Errorf("%s value compared", name)
 		}
@@ -201,25 +194,30 @@ func TestOreKeyIDsDifferPerColumn(t *testing.T) {
 	}
 }
 
-// Finding 5: the AEAD copy is bound to its ORE part and its row: a value
-// spliced from ORE(1000) and the copy of 5, or moved to another row, does
-// not decrypt (in full or from OreTailFrom on).
-func TestOreCopyBoundToOrePartAndRow(t *testing.T) {
+// Finding 5: the nonce (which carries the value) is bound to its left
+// part's identity block and its row: a value spliced from ORE(1000) and
+// the nonce of 5, or moved to another row, does not decrypt (in full or
+// from OreTailFrom on).
+func TestOreNonceBoundToOrePartAndRow(t *testing.T) {
 	_, c := newKeys(t)
 	row := []byte("row-7")
 	big, _ := c.Encrypt(sbK, row, Int(1000))
 	small, _ := c.Encrypt(sbK, row, Int(5))
-	spliced := append(append([]byte(nil), big[:oreTailAt]...), small[oreTailAt:]...)
+	nonceAt := OreTailFrom + OreIdentityLen
+	spliced := append(append(append([]byte(nil), big[:nonceAt]...), small[nonceAt:nonceAt+16]...), big[nonceAt+16:]...)
 	if v, err := c.Decrypt(sbK, row, spliced); err == nil {
 		t.Errorf("spliced value decrypted to %d", v.I)
 	}
-	if v, err := c.DecryptOreTail(sbK, row, spliced[OreTailFrom:]); err == nil {
-		t.Errorf("spliced copy decrypted to %d", v.I)
+	if v, err := c.DecryptOreTail(sbK, row, spliced[OreTailFrom:OreTailFrom+OreTailLen]); err == nil {
+		t.Errorf("spliced nonce decrypted to %d", v.I)
 	}
 	if _, err := c.Decrypt(sbK, []byte("row-8"), small); err == nil {
 		t.Error("a value moved to another row decrypted")
 	}
 	if v, err := c.Decrypt(sbK, row, small); err != nil || v.I != 5 {
 		t.Errorf("genuine value: %v %v", v, err)
+	}
+	if len(small) != OreValueLen || OreValueLen > 420 {
+		t.Errorf("stored value of %d bytes (OreValueLen %d), want at most 420", len(small), OreValueLen)
 	}
 }

@@ -89,23 +89,35 @@ func (v Value) String() string {
 	return ""
 }
 
-// encode is [kind][payload]: big-endian integers, a scale byte for
-// decimals, UTF-8 for text.
-func (v Value) encode(buf []byte) ([]byte, error) {
-	buf = append(buf[:0], byte(v.Kind))
+// encodedLen is the length appendEncoded will add, or why v cannot be
+// encoded.
+func (v Value) encodedLen() (int, error) {
 	switch v.Kind {
 	case KindInt, KindDate, KindTime:
-		return binary.BigEndian.AppendUint64(buf, uint64(v.I)), nil
+		return 9, nil
 	case KindDecimal:
-		buf = append(buf, v.Scale)
-		return binary.BigEndian.AppendUint64(buf, uint64(v.I)), nil
+		return 10, nil
 	case KindText:
 		if !utf8.ValidString(v.S) {
-			return nil, fmt.Errorf("text is not valid UTF-8")
+			return 0, fmt.Errorf("text is not valid UTF-8")
 		}
-		return append(buf, v.S...), nil
+		return 1 + len(v.S), nil
 	}
-	return nil, fmt.Errorf("unknown value kind %q", v.Kind)
+	return 0, fmt.Errorf("unknown value kind %q", v.Kind)
+}
+
+// appendEncoded appends [kind][payload]: big-endian integers, a scale
+// byte for decimals, UTF-8 for text. encodedLen has checked v.
+func (v Value) appendEncoded(buf []byte) []byte {
+	buf = append(buf, byte(v.Kind))
+	switch v.Kind {
+	case KindInt, KindDate, KindTime:
+		return binary.BigEndian.AppendUint64(buf, uint64(v.I))
+	case KindDecimal:
+		buf = append(buf, v.Scale)
+		return binary.BigEndian.AppendUint64(buf, uint64(v.I))
+	}
+	return append(buf, v.S...)
 }
 
 func decode(b []byte) (Value, error) {

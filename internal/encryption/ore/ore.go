@@ -1,19 +1,39 @@
 // Package ore is order-revealing encryption of 64-bit integers: the block
 // construction of Lewi and Wu ("Order-Revealing Encryption: New
 // Constructions, Applications, and Lower Bounds", CCS 2016, section 4 with
-// its domain extension), over AES-256 (PRF), an AES-keyed shuffle (PRP on
-// one block) and SHA-256 (the hash H into Z_3, a random oracle in the
-// paper), all from Go's crypto.
+// its domain extension), 8 blocks of 8 bits, over AES only:
 //
-// A ciphertext has a left part and a right part. Compare(left(x), right(y))
-// tells the order of x and y; a right part alone says nothing. Stored
-// together (so a server can compare any two values) they reveal, for every
-// pair of values, their order and the index of the first 8-bit block in which
-// they differ - nothing else (the paper's leakage for left/right ciphertexts
-// kept side by side). Left parts are deterministic, which is what that
-// leakage already allows: Compare finds the first differing block by
-// comparing left parts and evaluates H once, at that block. A query bound
-// needs only a left part (Key.Left), which is far cheaper to make.
+//   - F, the PRF on (block, prefix, slot), is AES-256 under k1. The 256
+//     slots of one block are 256 consecutive counter blocks, so they come
+//     from one pipelined AES-GCM keystream (NIST SP 800-38D, section 7.1:
+//     the first counter block of IV N is N || 2).
+//   - The per-prefix permutation of a block's 256 values is a Fisher-Yates
+//     shuffle driven by AES-256 under k2 in counter mode.
+//   - H, the hash into {0,1} (a random oracle in the paper), is the low bit
+//     of AES-128 keyed by the ciphertext's nonce applied to F's value, as
+//     CipherStash's ore.rs instantiates it.
+//
+// Compact right part. The paper's right part holds CMP in Z_3 for every
+// slot. A comparison only ever reads a slot at the first block where the
+// two plaintexts differ (equal left blocks mean equal prefixes, the left
+// parts being deterministic), where CMP is never "equal": one bit per slot
+// carries it, as in ore.rs. A 64-bit value's ORE ciphertext is 136 + 16 +
+// 256 = 408 bytes.
+//
+// Synthetic nonce. The nonce is not drawn at random but is AES-256 under
+// k3 of (the plaintext, 8 bytes of SHA-256 of the caller's binding and of
+// the last left block): encode-then-encipher (Bellare and Rogaway,
+// ASIACRYPT 2000). Distinct (value, binding) pairs get distinct nonces,
+// so the paper's requirement of a fresh nonce per encryption holds except
+// when the same value is written again under the same binding (then the
+// whole ciphertext repeats, which its deterministic left part already
+// shows). It lets the key holder read a value back from the nonce alone
+// (Open) and check its binding: a nonce moved to another row or beside
+// another value's left part fails, except with probability 2^-64.
+//
+// Leakage of left/right ciphertexts stored side by side: for every pair of
+// values, their order and the index of the first 8-bit block in which they
+// differ - nothing else (the paper's leakage).
 package ore
 
 import (
@@ -25,237 +45,314 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
+	"math/bits"
 )
 
 const (
 	blocks    = 8   // 64-bit plaintexts in 8 blocks
 	blockSize = 256 // 8 bits per block
 	keyLen    = 32
-	nonceLen  = 16
+	// NonceLen is the synthetic nonce's length.
+	NonceLen = 16
 	// leftBlock is a 16-byte PRF value and the permuted block.
 	leftBlock = 16 + 1
 	// LeftLen is the length of a left part alone (Key.Left's output).
 	LeftLen = blocks * leftBlock
-	leftLen = LeftLen
-	// rightLen is the nonce and 2 bits for each of the 256 values of each block.
-	rightLen = nonceLen + blocks*blockSize/4
+	// rowBits is one block's right part: a bit per slot.
+	rowBits = blockSize / 8
+	// rightLen is the nonce and the bits.
+	rightLen = NonceLen + blocks*rowBits
 	// CiphertextLen is the length of Encrypt's output: left then right.
-	CiphertextLen = leftLen + rightLen
+	CiphertextLen = LeftLen + rightLen
+	// IdentityLen is the last left block: a deterministic function of the
+	// whole plaintext.
+	IdentityLen = leftBlock
+	// TailFrom is where, in a full ciphertext, the identity block and the
+	// nonce run (IdentityLen + NonceLen bytes): what Open reads.
+	TailFrom = LeftLen - IdentityLen
+	// TailLen is the length of that run.
+	TailLen = IdentityLen + NonceLen
 )
 
-// Key holds the two AES-256 keys: k1 for the PRF F, k2 for the per-prefix
-// permutations.
+// KeyLen is the raw key's length: k1 (F), k2 (permutations), k3 (nonces).
+const KeyLen = 3 * keyLen
+
+// Key holds the three AES-256 keys and the permutations of the first two
+// blocks, which every value shares (block 0) or nearly shares (block 1).
+// Safe for concurrent use; an Encrypter holds one worker's scratch space.
 type Key struct {
-	f, p cipher.Block
-	// perms caches permutations by block and prefix: values near each
-	// other share most prefixes, and a shuffle costs far more than a lookup.
-	perms  sync.Map // permKey -> *perm
-	cached atomic.Int64
+	fStream cipher.AEAD  // k1 as GCM: 256 slots of F in one keystream
+	pStream cipher.AEAD  // k2 as GCM: a shuffle's keystream
+	f       cipher.Block // k1: one slot of F
+	n       cipher.Block // k3: synthetic nonces
+	first   [1 + blockSize]perm
 }
 
-type permKey struct {
-	block  int
-	prefix uint64
+// GenerateKey returns KeyLen random bytes for NewKey.
+func GenerateKey() []byte {
+	k := make([]byte, KeyLen)
+	rand.Read(k) // never fails (crypto/rand, Go 1.24+)
+	return k
 }
 
-// maxCachedPerms bounds the cache (512 bytes each: 8 MiB).
-const maxCachedPerms = 16384
-
-// NewKey reads a 64-byte key (k1 || k2).
+// NewKey reads a KeyLen-byte key (k1 || k2 || k3).
 func NewKey(raw []byte) (*Key, error) {
-	if len(raw) != 2*keyLen {
-		return nil, fmt.Errorf("ore key must be %d bytes, got %d", 2*keyLen, len(raw))
+	if len(raw) != KeyLen {
+		return nil, fmt.Errorf("ore key must be %d bytes, got %d", KeyLen, len(raw))
 	}
-	f, err := aes.NewCipher(raw[:keyLen])
+	var bs [3]cipher.Block
+	for i := range bs {
+		b, err := aes.NewCipher(raw[i*keyLen : (i+1)*keyLen])
+		if err != nil {
+			return nil, err
+		}
+		bs[i] = b
+	}
+	fs, err := cipher.NewGCM(bs[0])
 	if err != nil {
 		return nil, err
 	}
-	p, err := aes.NewCipher(raw[keyLen:])
+	ps, err := cipher.NewGCM(bs[1])
 	if err != nil {
 		return nil, err
 	}
-	return &Key{f: f, p: p}, nil
+	k := &Key{fStream: fs, pStream: ps, f: bs[0], n: bs[2]}
+	var s scratch
+	k.shuffle(&k.first[0], 0, 0, &s)
+	for b := range blockSize {
+		k.shuffle(&k.first[1+b], 1, uint64(b)<<56, &s)
+	}
+	return k, nil
 }
 
-// GenerateKey returns 64 random bytes for NewKey.
-func GenerateKey() ([]byte, error) {
-	k := make([]byte, 2*keyLen)
-	_, err := rand.Read(k)
-	return k, err
+// scratch is the buffers an operation passes to AES (an interface call,
+// through which stack buffers would escape to the heap).
+type scratch struct {
+	in, out [16]byte
+	stream  [shuffleStream + 16]byte
+	nonce   [12]byte
 }
 
 // ordered maps an int64 to a uint64 with the same order.
 func ordered(v int64) uint64 { return uint64(v) ^ (1 << 63) }
 
-// prefixInput is F's 16-byte input for block i: the block index, the
-// plaintext blocks before it and one more byte (the permuted block, or 0 for
-// the permutation's own key). Injective for a fixed i.
-func prefixInput(i int, x uint64, last byte) [16]byte {
-	var in [16]byte
-	in[0] = byte(i)
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], x)
-	copy(in[1:1+i], b[:i])
-	in[9] = last
-	return in
-}
-
 func block(x uint64, i int) byte { return byte(x >> (8 * (blocks - 1 - i))) }
 
-// perm is the permutation of one block's 256 values for a prefix: a
-// Fisher-Yates shuffle driven by AES-CTR under a key derived from the prefix.
-type perm struct{ fwd, inv [blockSize]byte }
-
-func (k *Key) permutation(i int, x uint64) (*perm, error) {
-	pk := permKey{block: i}
-	if i > 0 {
-		pk.prefix = x >> (8 * (blocks - i))
+// prefix is x's blocks before block i, left-aligned (the rest zero).
+func prefix(x uint64, i int) uint64 {
+	if i == 0 {
+		return 0
 	}
-	if p, ok := k.perms.Load(pk); ok {
-		return p.(*perm), nil
-	}
-	p, err := k.shuffle(i, x)
-	if err == nil && k.cached.Load() < maxCachedPerms {
-		if _, loaded := k.perms.LoadOrStore(pk, p); !loaded {
-			k.cached.Add(1)
-		}
-	}
-	return p, err
+	return x >> (8 * (blocks - i)) << (8 * (blocks - i))
 }
 
-func (k *Key) shuffle(i int, x uint64) (*perm, error) {
-	in := prefixInput(i, x, 0)
-	var seed [32]byte
-	k.p.Encrypt(seed[:16], in[:])
-	in[15] = 1
-	k.p.Encrypt(seed[16:], in[:])
-	c, err := aes.NewCipher(seed[:])
-	if err != nil {
-		return nil, err
+// fNonce is F's 12-byte GCM nonce for block i: the block index and the
+// prefix, zero-padded (injective for a fixed i). Slot j is the counter
+// block fNonce || j+2.
+func fNonce(n *[12]byte, i int, x uint64) {
+	*n = [12]byte{}
+	n[0] = byte(i)
+	binary.BigEndian.PutUint64(n[1:9], prefix(x, i))
+}
+
+// perm is the permutation of one block's 256 values for a prefix.
+type perm struct{ fwd, inv [blockSize]byte }
+
+// shuffle fills p for block i and x's prefix: Fisher-Yates driven by the
+// AES-256 keystream of k2 for nonce (i, prefix, refill), 16 bits per draw,
+// with Lemire's multiply-and-reject for unbiased draws.
+func (k *Key) shuffle(p *perm, i int, x uint64, s *scratch) {
+	var n [12]byte
+	fNonce(&n, i, x)
+	refill := func() {
+		copy(s.nonce[:], n[:])
+		clear(s.stream[:shuffleStream])
+		k.pStream.Seal(s.stream[:0], s.nonce[:], s.stream[:shuffleStream], nil)
+		n[11]++
 	}
-	stream := cipher.NewCTR(c, make([]byte, aes.BlockSize))
-	p := &perm{}
+	refill()
+	pos := 0
 	for j := range p.fwd {
 		p.fwd[j] = byte(j)
 	}
-	// The keystream is drawn in chunks: one call per 2-byte draw dominated
-	// the cost of a left part.
-	var buf [512]byte
-	pos := len(buf)
 	for j := blockSize - 1; j > 0; j-- {
-		// Rejection sampling keeps the shuffle uniform.
-		limit := 65536 - 65536%(j+1)
-		var r int
+		bound := uint32(j + 1)
+		threshold := (65536 - bound) % bound
+		var m uint32
 		for {
-			if pos == len(buf) {
-				buf = [512]byte{}
-				stream.XORKeyStream(buf[:], buf[:])
+			if pos == shuffleStream {
+				refill()
 				pos = 0
 			}
-			r = int(binary.BigEndian.Uint16(buf[pos:]))
+			m = uint32(s.stream[pos])<<8 | uint32(s.stream[pos+1])
+			m *= bound
 			pos += 2
-			if r < limit {
+			if m&0xffff >= threshold {
 				break
 			}
 		}
-		r %= j + 1
+		r := m >> 16
 		p.fwd[j], p.fwd[r] = p.fwd[r], p.fwd[j]
 	}
 	for j, v := range p.fwd {
 		p.inv[v] = byte(j)
 	}
-	return p, nil
 }
 
-// prf is F(k1, input).
-func (k *Key) prf(in [16]byte) [16]byte {
-	var out [16]byte
-	k.f.Encrypt(out[:], in[:])
-	return out
+// shuffleStream is one keystream draw: 256 16-bit draws, enough for a
+// shuffle but for a rare rejection.
+const shuffleStream = 512
+
+// Encrypter is one worker's ORE state: scratch space and a bounded cache
+// of permutations. Not safe for concurrent use.
+type Encrypter struct {
+	k     *Key
+	s     scratch
+	f     [blockSize*16 + 16]byte // 256 F values and GCM's tag
+	tmp   [blocks]perm
+	perms [blocks]*perm
+	cache map[uint64]*perm
 }
 
-// h is the hash into Z_3: SHA-256 of a PRF value and the nonce (one
-// compression; the input has a fixed length, so there is no extension to
-// worry about). Reducing 64 bits mod 3 leaves a bias below 2^-62. The
-// PostgreSQL extension (tools/pg-ore) computes the same function.
-func h(key []byte, nonce []byte) byte {
-	var in [16 + nonceLen]byte
-	copy(in[:16], key)
-	copy(in[16:], nonce)
-	sum := sha256.Sum256(in[:])
-	return byte(binary.BigEndian.Uint64(sum[:8]) % 3)
+// maxCachedPerms bounds an Encrypter's cache (512 bytes each: 2 MiB).
+const maxCachedPerms = 4096
+
+// NewEncrypter returns scratch space for one worker.
+func (k *Key) NewEncrypter() *Encrypter {
+	return &Encrypter{k: k, cache: make(map[uint64]*perm)}
 }
 
-// cmp3 is CMP(a, b) in Z_3: 0 equal, 1 a > b, 2 (= -1) a < b.
-func cmp3(a, b byte) byte {
-	switch {
-	case a == b:
-		return 0
-	case a > b:
-		return 1
+func (e *Encrypter) permutation(i int, x uint64) *perm {
+	switch i {
+	case 0:
+		return &e.k.first[0]
+	case 1:
+		return &e.k.first[1+int(block(x, 0))]
 	}
-	return 2
+	id := uint64(i)<<56 | prefix(x, i)>>8
+	if p, ok := e.cache[id]; ok {
+		return p
+	}
+	p := &e.tmp[i]
+	if len(e.cache) < maxCachedPerms {
+		p = new(perm)
+		e.cache[id] = p
+	}
+	e.k.shuffle(p, i, x, &e.s)
+	return p
 }
 
-// Encrypt returns left || right for v, with a fresh random nonce.
-func (k *Key) Encrypt(v int64) ([]byte, error) {
-	var nonce [nonceLen]byte
-	if _, err := rand.Read(nonce[:]); err != nil {
+// slotF writes F(i, prefix, j) into out.
+func (e *Encrypter) slotF(out []byte, i int, x uint64, j byte) {
+	var n [12]byte
+	fNonce(&n, i, x)
+	copy(e.s.in[:12], n[:])
+	binary.BigEndian.PutUint32(e.s.in[12:], uint32(j)+2)
+	e.k.f.Encrypt(out, e.s.in[:])
+}
+
+// left writes x's left part and keeps its permutations in e.perms.
+func (e *Encrypter) left(x uint64, left []byte) {
+	for i := range blocks {
+		e.perms[i] = e.permutation(i, x)
+		px := e.perms[i].fwd[block(x, i)]
+		blk := left[i*leftBlock : (i+1)*leftBlock]
+		e.slotF(blk[:16], i, x, px)
+		blk[16] = px
+	}
+}
+
+// Left appends v's left part only: enough to compare against stored full
+// ciphertexts (a query bound), never against another left part.
+func (e *Encrypter) Left(dst []byte, v int64) []byte {
+	dst = grow(dst, LeftLen)
+	e.left(ordered(v), dst[len(dst)-LeftLen:])
+	return dst
+}
+
+// Encrypt appends v's full ciphertext (left, then nonce and right bits),
+// bound to bind (for example the row's key): Open succeeds only with the
+// same binding.
+func (e *Encrypter) Encrypt(dst []byte, v int64, bind []byte) ([]byte, error) {
+	dst = grow(dst, CiphertextLen)
+	out := dst[len(dst)-CiphertextLen:]
+	x := ordered(v)
+	left, nonce, right := out[:LeftLen], out[LeftLen:LeftLen+NonceLen], out[LeftLen+NonceLen:]
+	e.left(x, left)
+	e.nonce(nonce, x, left[TailFrom:], bind)
+	h, err := aes.NewCipher(nonce)
+	if err != nil {
 		return nil, err
 	}
-	return k.encrypt(v, nonce)
-}
-
-// Left returns v's left part only: enough to compare against stored full
-// ciphertexts (a query bound), never against another left part.
-func (k *Key) Left(v int64) ([]byte, error) {
-	out := make([]byte, LeftLen)
-	return out, k.fill(ordered(v), out, nil)
-}
-
-func (k *Key) encrypt(v int64, n [nonceLen]byte) ([]byte, error) {
-	out := make([]byte, CiphertextLen)
-	copy(out[leftLen:], n[:])
-	return out, k.fill(ordered(v), out[:leftLen], out[leftLen:])
-}
-
-// fill writes x's left part and, when right is not nil (its nonce already
-// in place), its right part.
-func (k *Key) fill(x uint64, left, right []byte) error {
-	for i := 0; i < blocks; i++ {
-		p, err := k.permutation(i, x)
-		if err != nil {
-			return err
-		}
+	clear(right)
+	for i := range blocks {
+		fNonce(&e.s.nonce, i, x)
+		clear(e.f[:blockSize*16])
+		e.k.fStream.Seal(e.f[:0], e.s.nonce[:], e.f[:blockSize*16], nil)
+		inv := &e.perms[i].inv
 		xi := block(x, i)
-		px := p.fwd[xi]
-		f := k.prf(prefixInput(i, x, px))
-		copy(left[i*leftBlock:], f[:])
-		left[i*leftBlock+16] = px
-		if right == nil {
-			continue
-		}
-		nonce := right[:nonceLen]
-		// Right part: for every slot j, CMP(pi^-1(j), x_i) masked by H.
-		row := right[nonceLen+i*blockSize/4 : nonceLen+(i+1)*blockSize/4]
-		for j := 0; j < blockSize; j++ {
-			fj := k.prf(prefixInput(i, x, byte(j)))
-			z := (cmp3(p.inv[j], xi) + h(fj[:], nonce)) % 3
-			row[j/4] |= z << (2 * (j % 4))
+		row := right[i*rowBits : (i+1)*rowBits]
+		for j := range blockSize {
+			h.Encrypt(e.s.out[:], e.f[16*j:16*j+16])
+			// slot j holds [pi^-1(j) > x_i] masked by H(F(j), nonce)
+			bit := e.s.out[15] & 1
+			if inv[j] > xi {
+				bit ^= 1
+			}
+			row[j/8] |= bit << (j % 8)
 		}
 	}
-	return nil
+	return dst, nil
 }
 
-// ErrMalformed is a ciphertext of the wrong length, or one whose right
-// part holds a value no encryption produces.
+// nonce writes the synthetic nonce: AES_k3(x || SHA-256(identity || bind)[:8]).
+func (e *Encrypter) nonce(out []byte, x uint64, identity, bind []byte) {
+	binary.BigEndian.PutUint64(e.s.in[:8], x)
+	tagOf(e.s.in[8:], identity, bind)
+	e.k.n.Encrypt(out, e.s.in[:])
+}
+
+// tagOf is the binding's check value.
+func tagOf(out, identity, bind []byte) {
+	d := sha256.New()
+	d.Write(identity)
+	d.Write(bind)
+	var sum [sha256.Size]byte
+	copy(out, d.Sum(sum[:0])[:8])
+}
+
+// ErrNotOpened is a tail that is not a value under this key and binding.
+var ErrNotOpened = errors.New("ore: not a ciphertext of this key and binding")
+
+// Open reads the plaintext of a ciphertext's tail (its TailLen bytes from
+// TailFrom) and checks that it was made with this binding and beside this
+// identity block. It needs neither the rest of the left part nor the right
+// part.
+func (e *Encrypter) Open(tail, bind []byte) (int64, error) {
+	if len(tail) != TailLen {
+		return 0, ErrMalformed
+	}
+	e.k.n.Decrypt(e.s.out[:], tail[IdentityLen:])
+	var want [8]byte
+	tagOf(want[:], tail[:IdentityLen], bind)
+	if !bytes.Equal(want[:], e.s.out[8:]) {
+		return 0, ErrNotOpened
+	}
+	return int64(binary.BigEndian.Uint64(e.s.out[:8]) ^ 1<<63), nil
+}
+
+func grow(dst []byte, n int) []byte {
+	if cap(dst)-len(dst) < n {
+		dst = append(make([]byte, 0, len(dst)+n), dst...)
+	}
+	return dst[:len(dst)+n]
+}
+
+// ErrMalformed is a ciphertext of the wrong length.
 var ErrMalformed = errors.New("ore: malformed ciphertext")
 
-// ErrInconsistent is a comparison that a genuine pair of ciphertexts
-// never gives: "equal" at a block where the left parts differ, or two
-// full ciphertexts that order each other differently in the two
+// ErrInconsistent is a comparison that a genuine pair of full ciphertexts
+// never gives: two that order each other differently in the two
 // directions. It means one of them was forged or damaged.
 var ErrInconsistent = errors.New("ore: inconsistent ciphertexts (forged or damaged)")
 
@@ -266,52 +363,47 @@ var ErrTwoLefts = errors.New("ore: two left parts cannot be compared; one side n
 // greater than b's. Each side is a full ciphertext or a left part; at least
 // one must be full. It needs no key: this is what a server runs.
 //
-// Two full ciphertexts are compared in both directions, which must agree;
-// a result of "equal" where the left parts differ is an error too. So a
-// damaged or forged right part cannot make an order that depends on which
-// side is asked (what corrupts a btree index), short of a forgery made
-// against one particular value.
+// Two full ciphertexts are compared in both directions, which must agree,
+// so a damaged or forged right part cannot make an order that depends on
+// which side is asked (what corrupts a btree index), short of a forgery
+// made against one particular value.
 func Compare(a, b []byte) (int, error) {
 	if !wellFormed(a) || !wellFormed(b) {
 		return 0, ErrMalformed
 	}
-	i := firstDifference(a[:leftLen], b[:leftLen])
+	i := firstDifference(a[:LeftLen], b[:LeftLen])
 	if i < 0 {
 		return 0, nil
 	}
 	fullA, fullB := len(a) == CiphertextLen, len(b) == CiphertextLen
-	var r int
 	switch {
 	case fullB:
-		r = compareAt(i, a[:leftLen], b[leftLen:])
-		if fullA && r != 0 && -compareAt(i, b[:leftLen], a[leftLen:]) != r {
-			return 0, ErrInconsistent
+		r, err := compareAt(i, a[:LeftLen], b[LeftLen:])
+		if err != nil {
+			return 0, err
 		}
+		if fullA {
+			back, err := compareAt(i, b[:LeftLen], a[LeftLen:])
+			if err != nil {
+				return 0, err
+			}
+			if back != -r {
+				return 0, ErrInconsistent
+			}
+		}
+		return r, nil
 	case fullA:
-		r = -compareAt(i, b[:leftLen], a[leftLen:])
-	default:
-		return 0, ErrTwoLefts
+		r, err := compareAt(i, b[:LeftLen], a[LeftLen:])
+		return -r, err
 	}
-	if r == 0 {
-		return 0, ErrInconsistent
-	}
-	return r, nil
+	return 0, ErrTwoLefts
 }
 
-// Valid checks a ciphertext's form without the key: its length and, for
-// a full ciphertext, that every 2-bit value of the right part is in Z_3.
+// Valid checks a ciphertext's form without the key: every bit pattern of
+// the right part is one an encryption can give, so only lengths can fail.
 func Valid(c []byte) error {
 	if !wellFormed(c) {
 		return ErrMalformed
-	}
-	if len(c) == CiphertextLen {
-		for _, b := range c[leftLen+nonceLen:] {
-			for s := 0; s < 8; s += 2 {
-				if b>>s&3 == 3 {
-					return ErrMalformed
-				}
-			}
-		}
 	}
 	return nil
 }
@@ -321,7 +413,7 @@ func wellFormed(c []byte) bool { return len(c) == CiphertextLen || len(c) == Lef
 // firstDifference is the first block whose left parts differ, or -1: equal
 // left blocks mean equal plaintext prefixes (the PRF is keyed by the prefix).
 func firstDifference(a, b []byte) int {
-	for i := 0; i < blocks; i++ {
+	for i := range blocks {
 		if !bytes.Equal(a[i*leftBlock:(i+1)*leftBlock], b[i*leftBlock:(i+1)*leftBlock]) {
 			return i
 		}
@@ -331,19 +423,30 @@ func firstDifference(a, b []byte) int {
 
 // compareAt is Lewi-Wu's comparison at block i: the slot the left part
 // names in the right part, unmasked by H.
-func compareAt(i int, left, right []byte) int {
-	nonce := right[:nonceLen]
-	f := left[i*leftBlock : i*leftBlock+16]
-	slot := int(left[i*leftBlock+16])
-	z := right[nonceLen+i*blockSize/4+slot/4] >> (2 * (slot % 4)) & 3
-	if z == 3 {
-		return 0 // never produced: reported as inconsistent
+func compareAt(i int, left, right []byte) (int, error) {
+	nonce := right[:NonceLen]
+	blk := left[i*leftBlock : (i+1)*leftBlock]
+	slot := int(blk[16])
+	h, err := aes.NewCipher(nonce)
+	if err != nil {
+		return 0, err
 	}
-	switch (z + 3 - h(f, nonce)) % 3 {
-	case 1:
-		return 1
-	case 2:
+	var out [16]byte
+	h.Encrypt(out[:], blk[:16])
+	bit := right[NonceLen+i*rowBits+slot/8] >> (slot % 8) & 1
+	if bit^out[15]&1 == 1 {
+		return 1, nil
+	}
+	return -1, nil
+}
+
+// FirstDifferingBlock is the leakage of a pair made visible: the index of
+// the first 8-bit block in which two values differ, or -1 (for tests and
+// the leakage statement's checks).
+func FirstDifferingBlock(a, b int64) int {
+	d := ordered(a) ^ ordered(b)
+	if d == 0 {
 		return -1
 	}
-	return 0
+	return bits.LeadingZeros64(d) / 8
 }

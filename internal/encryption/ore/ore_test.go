@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-func testKey(t *testing.T) *Key {
+func testKey(t testing.TB) *Key {
 	t.Helper()
-	raw := make([]byte, 64)
+	raw := make([]byte, KeyLen)
 	for i := range raw {
 		raw[i] = byte(i)
 	}
@@ -31,11 +31,22 @@ func sign(a, b int64) int {
 	return 0
 }
 
+func mustEncrypt(t testing.TB, e *Encrypter, v int64, bind string) []byte {
+	t.Helper()
+	ct, err := e.Encrypt(nil, v, []byte(bind))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ct
+}
+
 // TestOrderOfRandomPairs compares 100,000 random pairs drawn from a pool of
 // encrypted values that holds the edge values, negatives, neighbours and
-// repeats (equal plaintexts under different nonces).
+// repeats (equal plaintexts under different bindings, so different nonces),
+// and checks that the first differing left block is exactly the first
+// differing plaintext block: the leakage, and nothing less.
 func TestOrderOfRandomPairs(t *testing.T) {
-	k := testKey(t)
+	e := testKey(t).NewEncrypter()
 	r := rand.New(rand.NewPCG(7, 11))
 	values := []int64{0, 1, -1, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1, 255, 256, -256, 65535, 65536}
 	for len(values) < 1500 {
@@ -53,13 +64,10 @@ func TestOrderOfRandomPairs(t *testing.T) {
 	cts := make([][]byte, len(values))
 	lefts := make([][]byte, len(values))
 	for i, v := range values {
-		ct, err := k.Encrypt(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cts[i] = ct
-		if lefts[i], err = k.Left(v); err != nil {
-			t.Fatal(err)
+		cts[i] = mustEncrypt(t, e, v, string(rune(i)))
+		lefts[i] = e.Left(nil, v)
+		if string(lefts[i]) != string(cts[i][:LeftLen]) {
+			t.Fatalf("Left(%d) differs from the full ciphertext's left part", v)
 		}
 	}
 	for n := 0; n < 100000; n++ {
@@ -74,29 +82,15 @@ func TestOrderOfRandomPairs(t *testing.T) {
 				t.Fatalf("Compare(%d, %d) = %d, want %d (lengths %d, %d)", values[i], values[j], got, want, len(pair[0]), len(pair[1]))
 			}
 		}
-		// The paper's comparison, block by block with no shortcut, agrees.
-		if got := paperCompare(cts[i], cts[j]); got != want {
-			t.Fatalf("paper comparison of %d, %d = %d, want %d", values[i], values[j], got, want)
+		if got, want := firstDifference(cts[i], cts[j]), FirstDifferingBlock(values[i], values[j]); got != want {
+			t.Fatalf("%d, %d: left parts first differ at block %d, plaintexts at %d", values[i], values[j], got, want)
 		}
 	}
-}
-
-// paperCompare is Lewi-Wu's comparison as published: H at every block
-// from the first until one is non-zero, using only a's left part and b's
-// right part.
-func paperCompare(a, b []byte) int {
-	for i := 0; i < blocks; i++ {
-		if c := compareAt(i, a[:leftLen], b[leftLen:]); c != 0 {
-			return c
-		}
-	}
-	return 0
 }
 
 func TestTwoLeftPartsDoNotCompare(t *testing.T) {
-	k := testKey(t)
-	a, _ := k.Left(1)
-	b, _ := k.Left(2)
+	e := testKey(t).NewEncrypter()
+	a, b := e.Left(nil, 1), e.Left(nil, 2)
 	if _, err := Compare(a, b); err != ErrTwoLefts {
 		t.Fatalf("Compare(left, left) error %v, want ErrTwoLefts", err)
 	}
@@ -105,61 +99,118 @@ func TestTwoLeftPartsDoNotCompare(t *testing.T) {
 	}
 }
 
-// TestEqualValuesDifferOnDisk: two encryptions of one value compare equal
-// but are different bytes (the right part is randomized).
-func TestEqualValuesDifferOnDisk(t *testing.T) {
-	k := testKey(t)
-	a, _ := k.Encrypt(42)
-	b, _ := k.Encrypt(42)
-	if string(a) == string(b) {
-		t.Fatal("two encryptions of 42 are identical")
+// TestNonceIsSynthetic: one value under two bindings gives two nonces and
+// two right parts, and compares equal; under one binding it repeats.
+func TestNonceIsSynthetic(t *testing.T) {
+	e := testKey(t).NewEncrypter()
+	a, b := mustEncrypt(t, e, 42, "row 1"), mustEncrypt(t, e, 42, "row 2")
+	if string(a[LeftLen:]) == string(b[LeftLen:]) {
+		t.Fatal("42 under two bindings has one nonce and right part")
 	}
 	if c, _ := Compare(a, b); c != 0 {
 		t.Fatalf("Compare(42, 42) = %d", c)
 	}
+	if string(mustEncrypt(t, e, 42, "row 1")) != string(a) {
+		t.Fatal("42 under one binding encrypts two ways")
+	}
 }
 
-// TestVector pins the construction: a fixed key and nonce give this
-// ciphertext (SHA-256 of it), so a change to any primitive shows.
+// TestOpenChecksTheBinding: the tail gives the value back under its own
+// binding; another binding, another value's identity block or a flipped
+// bit is refused.
+func TestOpenChecksTheBinding(t *testing.T) {
+	e := testKey(t).NewEncrypter()
+	for _, v := range []int64{0, -1, 7, math.MinInt64, math.MaxInt64} {
+		ct := mustEncrypt(t, e, v, "row 9")
+		tail := ct[TailFrom : TailFrom+TailLen]
+		if got, err := e.Open(tail, []byte("row 9")); err != nil || got != v {
+			t.Fatalf("Open = %d, %v; want %d", got, err, v)
+		}
+		if _, err := e.Open(tail, []byte("row 8")); err != ErrNotOpened {
+			t.Fatalf("another binding: %v", err)
+		}
+		other := mustEncrypt(t, e, v+1, "row 9")
+		spliced := append(append([]byte{}, other[TailFrom:LeftLen]...), ct[LeftLen:LeftLen+NonceLen]...)
+		if _, err := e.Open(spliced, []byte("row 9")); err != ErrNotOpened {
+			t.Fatalf("nonce beside another value's identity: %v", err)
+		}
+		for bit := 0; bit < 8*TailLen; bit += 13 {
+			bad := append([]byte{}, tail...)
+			bad[bit/8] ^= 1 << (bit % 8)
+			if _, err := e.Open(bad, []byte("row 9")); err == nil {
+				t.Fatalf("tail with bit %d flipped opened", bit)
+			}
+		}
+		if _, err := e.Open(tail[1:], []byte("row 9")); err != ErrMalformed {
+			t.Fatalf("short tail: %v", err)
+		}
+	}
+}
+
+// TestVector pins the construction: a fixed key gives this ciphertext
+// (SHA-256 of it), so a change to any primitive or to the layout shows.
 func TestVector(t *testing.T) {
-	k := testKey(t)
-	var nonce [nonceLen]byte
-	for i := range nonce {
-		nonce[i] = byte(0xa0 + i)
-	}
-	ct, err := k.encrypt(-42, nonce)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ct := mustEncrypt(t, testKey(t).NewEncrypter(), -42, "row")
 	sum := sha256.Sum256(ct)
 	if got := hex.EncodeToString(sum[:]); got != vector {
 		t.Fatalf("ciphertext digest %s, want %s", got, vector)
 	}
-	if len(ct) != CiphertextLen {
-		t.Fatalf("length %d", len(ct))
+	if len(ct) != CiphertextLen || CiphertextLen != 408 {
+		t.Fatalf("length %d (CiphertextLen %d), want 408", len(ct), CiphertextLen)
+	}
+}
+
+// TestShuffleIsAPermutation: every cached and first-block permutation is
+// one, and its inverse is its inverse.
+func TestShuffleIsAPermutation(t *testing.T) {
+	k := testKey(t)
+	e := k.NewEncrypter()
+	for _, x := range []uint64{0, 1 << 40, math.MaxUint64, 0x0102030405060708} {
+		for i := range blocks {
+			p := e.permutation(i, x)
+			seen := [blockSize]bool{}
+			for j, v := range p.fwd {
+				if seen[v] || p.inv[v] != byte(j) {
+					t.Fatalf("block %d of %x: not a permutation at %d", i, x, j)
+				}
+				seen[v] = true
+			}
+		}
 	}
 }
 
 func TestMalformed(t *testing.T) {
-	if _, err := Compare(make([]byte, 3), make([]byte, CiphertextLen)); err == nil {
-		t.Fatal("short ciphertext accepted")
+	if _, err := Compare(make([]byte, 3), make([]byte, CiphertextLen)); err != ErrMalformed {
+		t.Fatalf("short ciphertext: %v", err)
 	}
 	if _, err := NewKey(make([]byte, 10)); err == nil {
 		t.Fatal("short key accepted")
 	}
 }
 
+// TestForgedRightPartIsInconsistent: flipping the slot a comparison reads
+// makes the two directions disagree, which Compare refuses.
+func TestForgedRightPartIsInconsistent(t *testing.T) {
+	e := testKey(t).NewEncrypter()
+	a, b := mustEncrypt(t, e, 1000, "a"), mustEncrypt(t, e, 2000, "b")
+	i := firstDifference(a, b)
+	slot := int(a[i*leftBlock+16])
+	b[LeftLen+NonceLen+i*rowBits+slot/8] ^= 1 << (slot % 8)
+	if _, err := Compare(a, b); err != ErrInconsistent {
+		t.Fatalf("forged right part: %v", err)
+	}
+}
+
 // A key is bound to its ciphertexts: another key's left part does not order
 // against this key's right part (the comparison is then noise).
 func TestOtherKeyDoesNotOrder(t *testing.T) {
-	k := testKey(t)
-	raw, _ := GenerateKey()
-	other, _ := NewKey(raw)
+	e := testKey(t).NewEncrypter()
+	other, _ := NewKey(GenerateKey())
+	o := other.NewEncrypter()
+	b := mustEncrypt(t, e, 100, "")
 	wrong := 0
 	for v := int64(0); v < 200; v++ {
-		a, _ := other.Encrypt(v)
-		b, _ := k.Encrypt(100)
-		if c, _ := Compare(a, b); c != sign(v, 100) {
+		if c, _ := Compare(o.Left(nil, v), b); c != sign(v, 100) {
 			wrong++
 		}
 	}
@@ -169,35 +220,51 @@ func TestOtherKeyDoesNotOrder(t *testing.T) {
 }
 
 func BenchmarkEncrypt(b *testing.B) {
-	raw, _ := GenerateKey()
-	k, _ := NewKey(raw)
-	for i := 0; i < b.N; i++ {
-		if _, err := k.Encrypt(int64(i)); err != nil {
+	k, _ := NewKey(GenerateKey())
+	e := k.NewEncrypter()
+	r := rand.New(rand.NewPCG(1, 2))
+	bind := []byte("row key 12345678")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Encrypt(nil, r.Int64(), bind); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkLeft(b *testing.B) {
-	raw, _ := GenerateKey()
-	k, _ := NewKey(raw)
-	for i := 0; i < b.N; i++ {
-		if _, err := k.Left(int64(i)); err != nil {
+	k, _ := NewKey(GenerateKey())
+	e := k.NewEncrypter()
+	r := rand.New(rand.NewPCG(1, 2))
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Left(nil, r.Int64())
+	}
+}
+
+func BenchmarkOpen(b *testing.B) {
+	k, _ := NewKey(GenerateKey())
+	e := k.NewEncrypter()
+	ct, _ := e.Encrypt(nil, 12345, []byte("row"))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Open(ct[TailFrom:TailFrom+TailLen], []byte("row")); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkCompare(b *testing.B) {
-	raw, _ := GenerateKey()
-	k, _ := NewKey(raw)
-	x, _ := k.Encrypt(1 << 40)
-	y, _ := k.Encrypt(1<<40 + 1)
-	for i := 0; i < b.N; i++ {
+	k, _ := NewKey(GenerateKey())
+	e := k.NewEncrypter()
+	x, _ := e.Encrypt(nil, 1<<40, nil)
+	y, _ := e.Encrypt(nil, 1<<40+1, nil)
+	b.ReportAllocs()
+	for b.Loop() {
 		if _, err := Compare(x, y); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-const vector = "cdc9febd1962c52372ff6a4c519a60646c1377390284c4420c3d56722c4d80b2"
+const vector = "81f4bcf86371d915b447b8a0d1357b8f768f631dba53e46dfc2eccef51755805"

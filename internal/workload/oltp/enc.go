@@ -204,7 +204,10 @@ func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d engine.D
 		return err
 	}
 	fmt.Fprintf(env.Log, "Inserting %d records into 'sbtest%d'\n", o.TableSize, n)
-	enc := newRowEncoder(e, cipher, n)
+	enc, err := newRowEncoder(e, cipher, n)
+	if err != nil {
+		return err
+	}
 	width := enc.width()
 	tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", width), ", ") + "), "
 	rows := strings.TrimSuffix(strings.Repeat(tuple, encLoadBatch), ", ")

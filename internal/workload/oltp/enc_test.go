@@ -66,7 +66,10 @@ func TestRowEncoderBindsRows(t *testing.T) {
 	}
 	for _, spec := range []string{"id:ore,k:ashe,c,pad", "id:det,k:rnd,c:det,pad", "k,c,pad"} {
 		e, _ := parseEncrypt(spec)
-		r := newRowEncoder(e, c, 1)
+		r, err := newRowEncoder(e, c, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
 		row, err := r.row(7, 42, []byte("c-value"), []byte("pad-value"), 9)
 		if err != nil {
 			t.Fatal(err)

@@ -51,7 +51,10 @@ func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*result.Col
 	p.SharePct = float64(p.Level)
 	p.Name = "enc(" + e.String() + ")"
 	for t := 1; t <= w.opts.Tables; t++ {
-		enc := newRowEncoder(e, cipher, t)
+		enc, err := newRowEncoder(e, cipher, t)
+		if err != nil {
+			return nil, err
+		}
 		st, err := c.Prepare(ctx, fmt.Sprintf("SELECT %s FROM %s LIMIT %d", enc.columnList(), tableName(t), encProofRows))
 		if err != nil {
 			return nil, fmt.Errorf("proof of column encryption: %w", err)
@@ -119,7 +122,7 @@ func proveValue(enc *rowEncoder, i int, id int64, key []byte, row [][]byte) erro
 		return fmt.Errorf("id decrypts to %d twice differently", n)
 	}
 	if enc.spec[i] == colenc.Ore {
-		return enc.cipher.OreCheck(enc.cols[i], n, v)
+		return enc.fields[i].Check(n, v)
 	}
 	return nil
 }

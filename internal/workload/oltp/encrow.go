@@ -13,8 +13,8 @@ import (
 // decryption: the id's text, its det ciphertext, or its ore identity block.
 type rowEncoder struct {
 	spec   encSpec
-	cipher *colenc.Cipher
 	cols   [4]colenc.Column
+	fields [4]*colenc.Field // nil for plaintext columns
 	num    []byte
 	// detCache keeps det ciphertexts of integers (deterministic, so a
 	// client may reuse them): IN lists of range-size ids cost lookups, not
@@ -28,7 +28,7 @@ func (r *rowEncoder) detInt(i int, v int64) ([]byte, error) {
 	if ct, ok := r.detCache[i][v]; ok {
 		return ct, nil
 	}
-	ct, err := r.cipher.Encrypt(r.cols[i], nil, colenc.Int(v))
+	ct, err := r.fields[i].Encrypt(nil, colenc.Int(v))
 	if err != nil {
 		return nil, err
 	}
@@ -41,12 +41,21 @@ func (r *rowEncoder) detInt(i int, v int64) ([]byte, error) {
 	return ct, nil
 }
 
-func newRowEncoder(e encSpec, c *colenc.Cipher, table int) *rowEncoder {
-	r := &rowEncoder{spec: e, cipher: c}
+// newRowEncoder resolves the table's encrypted columns for one worker.
+func newRowEncoder(e encSpec, c *colenc.Cipher, table int) (*rowEncoder, error) {
+	r := &rowEncoder{spec: e}
 	for i := range r.cols {
 		r.cols[i] = e.column(table, i)
+		if e[i] == "" {
+			continue
+		}
+		f, err := c.Field(r.cols[i])
+		if err != nil {
+			return nil, err
+		}
+		r.fields[i] = f
 	}
-	return r
+	return r, nil
 }
 
 // rowOf is the row key column i's values are bound to: the id is the
@@ -74,7 +83,7 @@ func (r *rowEncoder) idLookup(id int64) (engine.Arg, []byte, error) {
 		r.num = strconv.AppendInt(r.num[:0], id, 10)
 		return engine.Arg{Int: id}, r.num, nil
 	case colenc.Ore:
-		tok, err := r.cipher.OreToken(r.cols[colID], id)
+		tok, err := r.fields[colID].Token(id)
 		if err != nil {
 			return engine.Arg{}, nil, err
 		}
@@ -91,7 +100,7 @@ func (r *rowEncoder) bound(i int, v int64) (engine.Arg, error) {
 	case "":
 		return engine.Arg{Int: v}, nil
 	case colenc.Ore:
-		tok, err := r.cipher.OreToken(r.cols[i], v)
+		tok, err := r.fields[i].Token(v)
 		return engine.Arg{Str: tok}, err
 	}
 	ct, err := r.detInt(i, v)
@@ -115,7 +124,7 @@ func (r *rowEncoder) store(i int, row []byte, v colenc.Value) (engine.Arg, error
 		}
 		return engine.Arg{Str: []byte(v.S)}, nil
 	}
-	ct, err := r.cipher.Encrypt(r.cols[i], row, v)
+	ct, err := r.fields[i].Encrypt(row, v)
 	if err != nil {
 		return engine.Arg{}, err
 	}
@@ -159,7 +168,7 @@ func (r *rowEncoder) row(id, k int64, c, pad []byte, asheID uint64) ([5]engine.A
 	}
 	if r.spec[colK] == colenc.Ashe {
 		var v int64
-		v, err = r.cipher.AsheEncrypt(r.cols[colK], asheID, k)
+		v, err = r.fields[colK].AsheEncrypt(asheID, k)
 		out[colK] = engine.Arg{Int: v}
 		out[4] = engine.Arg{Int: int64(asheID)}
 	} else {
@@ -180,13 +189,14 @@ func (r *rowEncoder) intOf(i int, row, v []byte) (int64, error) {
 	if r.spec[i] == "" {
 		return strconv.ParseInt(string(v), 10, 64)
 	}
-	x, err := r.cipher.Decrypt(r.cols[i], r.rowOf(i, row), v)
+	x, err := r.fields[i].Decrypt(r.rowOf(i, row), v)
 	return r.asInt(i, x, err)
 }
 
-// intOfOreTail reads an ore column's value selected from its AEAD copy on.
+// intOfOreTail reads an ore column's value from its identity block and
+// nonce (colenc.OreTailFrom, OreTailLen).
 func (r *rowEncoder) intOfOreTail(i int, row, tail []byte) (int64, error) {
-	x, err := r.cipher.DecryptOreTail(r.cols[i], row, tail)
+	x, err := r.fields[i].DecryptOreTail(row, tail)
 	return r.asInt(i, x, err)
 }
 
@@ -206,7 +216,7 @@ func (r *rowEncoder) textOf(i int, row, v []byte) (string, error) {
 	if r.spec[i] == "" {
 		return string(v), nil
 	}
-	x, err := r.cipher.Decrypt(r.cols[i], row, v)
+	x, err := r.fields[i].Decrypt(row, v)
 	if err != nil {
 		return "", err
 	}
@@ -226,5 +236,5 @@ func (r *rowEncoder) asheK(id, v []byte) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("ashe identifier %q: %w", id, err)
 	}
-	return r.cipher.AsheDecrypt(r.cols[colK], n, x)
+	return r.fields[colK].AsheDecrypt(n, x)
 }

@@ -22,7 +22,7 @@ type encTable struct {
 	lockK, setK, incK, setC, del engine.Stmt
 	insert                       engine.Stmt
 	// sumK reads a k that read returned for a client-side sum: whole, or,
-	// for ore, only its AEAD copy.
+	// for ore, only its identity block and nonce.
 	sumK func(row, v []byte) (int64, error)
 	// deleted are ids this worker deleted here and will insert again.
 	deleted []int64
@@ -54,8 +54,6 @@ type encWorker struct {
 	ashePart  big.Int
 }
 
-// oreTailMax bounds the length of an ore value's AEAD copy in SUBSTRING.
-const oreTailMax = 4096
 
 // rowKeyExpr selects what identifies a row without decryption.
 func rowKeyExpr(e encSpec, d engine.Dialect) string {
@@ -104,7 +102,10 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 	}
 	in := strings.TrimSuffix(strings.Repeat("?, ", w.opts.RangeSize), ", ")
 	for t := 1; t <= w.opts.Tables; t++ {
-		enc := newRowEncoder(e, cipher, t)
+		enc, encErr := newRowEncoder(e, cipher, t)
+		if encErr != nil {
+			return nil, encErr
+		}
 		tb := encTable{enc: enc, sumK: func(row, v []byte) (int64, error) { return enc.intOf(colK, row, v) }}
 		name := tableName(t)
 		switch w.name {
@@ -133,8 +134,8 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 					asheIDColumn + " - ROW_NUMBER() OVER (ORDER BY " + asheIDColumn + ") AS run FROM %[1]s" + pred + ") r GROUP BY run"
 				from = ""
 			case e[colK] == colenc.Ore && wk.mode != inClient:
-				// the sum needs the value, not the ~700-byte ORE part
-				sel = "SELECT %[2]s, " + d.Substring("k", colenc.OreTailFrom+1, oreTailMax) + " FROM %[1]s"
+				// the sum needs the value (identity block and nonce), not the 414-byte ORE value
+				sel = "SELECT %[2]s, " + d.Substring("k", colenc.OreTailFrom+1, colenc.OreTailLen) + " FROM %[1]s"
 				tb.sumK = func(row, v []byte) (int64, error) { return enc.intOfOreTail(colK, row, v) }
 			case wk.mode != inClient:
 				sel = "SELECT %[2]s, k FROM %[1]s"
@@ -486,5 +487,5 @@ func (wk *encWorker) asheSum(tb *encTable) (int64, error) {
 	if err != nil || len(runs) == 0 {
 		return 0, err
 	}
-	return tb.enc.cipher.AsheDecryptSum(tb.enc.cols[colK], total.String(), runs)
+	return tb.enc.fields[colK].AsheDecryptSum(total.String(), runs)
 }

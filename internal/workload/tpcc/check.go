@@ -24,7 +24,11 @@ func (w *Workload) Check(ctx context.Context, env workload.Env) ([]workload.Chec
 	if err := w.checkConfig(ctx, c, cipher); err != nil {
 		return nil, err
 	}
-	s, k := w.s, newCodec(w.s, w.o.Level, cipher)
+	k, err := newCodec(w.s, w.o.Level, cipher)
+	if err != nil {
+		return nil, err
+	}
+	s := w.s
 	r := &dec{k: k}
 	scan := func(sql string, row func([][]byte)) error {
 		st, err := c.Prepare(ctx, sql)

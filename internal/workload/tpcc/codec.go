@@ -13,21 +13,26 @@ import (
 // codec turns values into statement arguments and result bytes back into
 // values, encrypting the columns the level encrypts. One per worker.
 type codec struct {
-	cipher *colenc.Cipher
-	enc    []bool // by column index
-	cols   []colenc.Column
+	enc    []bool          // by column index
+	fields []*colenc.Field // by column index; nil where not encrypted
 	row    []byte
 }
 
-func newCodec(s *schema, level int, cipher *colenc.Cipher) *codec {
-	k := &codec{cipher: cipher, enc: make([]bool, s.numCols()), cols: make([]colenc.Column, s.numCols())}
+func newCodec(s *schema, level int, cipher *colenc.Cipher) (*codec, error) {
+	k := &codec{enc: make([]bool, s.numCols()), fields: make([]*colenc.Field, s.numCols())}
 	for _, t := range s.tables {
 		for _, c := range t.cols {
-			k.enc[c.idx] = c.level > 0 && c.level <= level
-			k.cols[c.idx] = colenc.Column{Table: t.name, Name: c.name, Scheme: c.scheme}
+			if k.enc[c.idx] = c.level > 0 && c.level <= level; !k.enc[c.idx] {
+				continue
+			}
+			f, err := cipher.Field(colenc.Column{Table: t.name, Name: c.name, Scheme: c.scheme})
+			if err != nil {
+				return nil, err
+			}
+			k.fields[c.idx] = f
 		}
 	}
-	return k
+	return k, nil
 }
 
 // on says whether the column is encrypted at this level.
@@ -51,7 +56,7 @@ func AppendRowKey(dst []byte, ids ...int64) []byte {
 }
 
 func (k *codec) seal(c *column, row []byte, v colenc.Value) (engine.Arg, error) {
-	ct, err := k.cipher.Encrypt(k.cols[c.idx], row, v)
+	ct, err := k.fields[c.idx].Encrypt(row, v)
 	if err != nil {
 		return engine.Arg{}, err
 	}
@@ -88,7 +93,7 @@ func (k *codec) Time(c *column, row []byte, t time.Time) (engine.Arg, error) {
 }
 
 func (k *codec) open(c *column, row, b []byte, want colenc.Kind) (colenc.Value, error) {
-	v, err := k.cipher.Decrypt(k.cols[c.idx], row, b)
+	v, err := k.fields[c.idx].Decrypt(row, b)
 	if err != nil {
 		return v, err
 	}

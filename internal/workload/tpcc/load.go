@@ -145,7 +145,11 @@ func (w *Workload) load(ctx context.Context, env workload.Env, cipher *colenc.Ci
 				return err
 			}
 			defer c.Close()
-			ld := &loader{w: w, c: c, ctx: gctx, k: newCodec(w.s, w.o.Level, cipher), g: newRNG(w.seed, uint64(1000+l)),
+			k, err := newCodec(w.s, w.o.Level, cipher)
+			if err != nil {
+				return err
+			}
+			ld := &loader{w: w, c: c, ctx: gctx, k: k, g: newRNG(w.seed, uint64(1000+l)),
 				stmts: map[string]engine.Stmt{}, now: time.Now()}
 			for j := range jobs {
 				if err := ld.run(j); err != nil {

@@ -33,7 +33,10 @@ func (w *Workload) prove(ctx context.Context, c engine.Conn, limit func(*table) 
 	if err != nil {
 		return nil, err
 	}
-	k := newCodec(w.s, w.o.Level, cipher)
+	k, err := newCodec(w.s, w.o.Level, cipher)
+	if err != nil {
+		return nil, err
+	}
 	cols, business := w.s.encrypted(w.o.Level)
 	p := &result.ColencProof{Level: w.o.Level, BusinessColumns: business,
 		SharePct: float64(int(float64(len(cols))*1000/float64(business))) / 10,

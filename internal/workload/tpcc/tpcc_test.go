@@ -134,7 +134,14 @@ func TestCodecRoundTripsAndBinding(t *testing.T) {
 		t.Fatalf("keys: %v %v", created, err)
 	}
 	s := newSchema()
-	plain, enc := newCodec(s, 0, nil), newCodec(s, 100, cipher)
+	plain, err := newCodec(s, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := newCodec(s, 100, cipher)
+	if err != nil {
+		t.Fatal(err)
+	}
 	when := time.Date(2026, 11, 22, 6, 30, 1, 123456000, time.UTC)
 	for _, k := range []*codec{plain, enc} {
 		row := AppendRowKey(nil, 1, 2, 3)

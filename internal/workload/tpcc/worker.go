@@ -69,7 +69,11 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 			return nil, fmt.Errorf("setting isolation %s: %w", w.o.Isolation, err)
 		}
 	}
-	wk := &worker{w: w, s: w.s, k: newCodec(w.s, w.o.Level, cipher), g: newRNG(w.seed, uint64(id)), conn: conn,
+	k, err := newCodec(w.s, w.o.Level, cipher)
+	if err != nil {
+		return nil, err
+	}
+	wk := &worker{w: w, s: w.s, k: k, g: newRNG(w.seed, uint64(id)), conn: conn,
 		home: int64(id%w.o.Warehouses) + 1, slDist: int64(id/w.o.Warehouses)%districts + 1, notes: map[string]int64{}}
 	if err := wk.st.prepare(ctx, conn, w.s, wk.k); err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
--- The ore type stores encbench's ORE values, format version 2 (and takes
+-- The ore type stores encbench's ORE values, format version 3 (and takes
 -- its query bounds), checked on input; its btree operator class orders
 -- them without any key.
 \echo Use "CREATE EXTENSION encbench_ore" to load this file. \quit

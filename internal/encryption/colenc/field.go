@@ -1,0 +1,149 @@
+package colenc
+
+import (
+	"bytes"
+	"crypto/rand"
+	"fmt"
+	"slices"
+
+	"github.com/encbench/encbench/internal/encryption/ore"
+)
+
+// Field is one column's encryption for one worker: the column's keys
+// resolved, the fixed part of its associated data built, and the scratch
+// space the primitives write to, so encrypting and decrypting allocate
+// nothing but their results. Not safe for concurrent use: a worker keeps
+// one per column, as it keeps its prepared statements.
+type Field struct {
+	c     *Cipher
+	col   Column
+	ad    []byte // the associated data; rnd appends the row after fixed
+	fixed int
+	detD  [][16]byte // det: S2V's state after ad, per key
+	s     sivScratch
+	pt    []byte
+	ore   *oreKey // the primary det key's; ores holds every det key's
+	ores  []*oreKey
+	oe    *ore.Encrypter
+	ashe  *asheKey
+	block [2][16]byte // ashe's AES input and output
+}
+
+// Field resolves col's keys for one worker.
+func (c *Cipher) Field(col Column) (*Field, error) {
+	f := &Field{c: c, col: col}
+	f.ad = ad(nil, col, nil)
+	f.fixed = len(f.ad)
+	var err error
+	switch col.Scheme {
+	case Rnd:
+	case Det:
+		for _, k := range c.det {
+			f.detD = append(f.detD, k.siv.adState(f.ad, &f.s))
+		}
+	case Ore:
+		if f.ores, err = c.oreKeysFor(col); err == nil {
+			f.ore, f.oe = f.ores[0], f.ores[0].key.NewEncrypter()
+		}
+	case Ashe:
+		f.ashe, err = c.asheKeyFor(col)
+	default:
+		err = fmt.Errorf("column %s.%s has no scheme", col.Table, col.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Column is the field's column.
+func (f *Field) Column() Column { return f.col }
+
+func (f *Field) rowAD(row []byte) []byte {
+	f.ad = append(f.ad[:f.fixed], row...)
+	return f.ad
+}
+
+// Encrypt returns v's ciphertext; row is the row's key (ignored for det
+// columns, whose equal values must stay equal across rows).
+func (f *Field) Encrypt(row []byte, v Value) ([]byte, error) { return f.Append(nil, row, v) }
+
+// Append appends v's ciphertext to dst.
+func (f *Field) Append(dst, row []byte, v Value) ([]byte, error) {
+	n, err := v.encodedLen()
+	if err != nil {
+		return nil, fmt.Errorf("encrypting %s.%s: %w", f.col.Table, f.col.Name, err)
+	}
+	switch f.col.Scheme {
+	case Rnd:
+		k := f.c.rnd[0]
+		dst = slices.Grow(dst, len(k.prefix)+12+n+16)
+		dst = append(dst, k.prefix...)
+		nonceAt := len(dst)
+		dst = dst[:nonceAt+12]
+		rand.Read(dst[nonceAt:]) // never fails (crypto/rand, Go 1.24+)
+		ptAt := len(dst)
+		dst = v.appendEncoded(dst)
+		return k.aead.Seal(dst[:ptAt], dst[nonceAt:ptAt], dst[ptAt:], f.rowAD(row)), nil
+	case Det:
+		k := f.c.det[0]
+		dst = slices.Grow(dst, len(k.prefix)+16+n)
+		dst = append(dst, k.prefix...)
+		vAt := len(dst)
+		dst = v.appendEncoded(dst[:vAt+16])
+		k.siv.seal(dst, vAt, f.detD[0], &f.s)
+		return dst, nil
+	case Ore:
+		if v.Kind != KindInt {
+			return nil, fmt.Errorf("encrypting %s.%s: the ore scheme takes integers only", f.col.Table, f.col.Name)
+		}
+		dst = slices.Grow(dst, OreValueLen)
+		return f.oe.Encrypt(oreHeader(dst, oreValueTag, f.ore.id), v.I, row)
+	case Ashe:
+		return nil, fmt.Errorf("column %s.%s is ashe: use AsheEncrypt with the row id", f.col.Table, f.col.Name)
+	}
+	return nil, fmt.Errorf("column %s.%s has no scheme", f.col.Table, f.col.Name)
+}
+
+// Decrypt checks and decrypts a ciphertext of the column for row.
+func (f *Field) Decrypt(row, ct []byte) (Value, error) {
+	switch f.col.Scheme {
+	case Rnd:
+		a := f.rowAD(row)
+		for _, k := range f.c.rnd {
+			body, ok := bytes.CutPrefix(ct, k.prefix)
+			if !ok || len(body) < 12+16 {
+				continue
+			}
+			if pt, err := k.aead.Open(f.pt[:0], body[:12], body[12:], a); err == nil {
+				f.pt = pt
+				return f.decoded(pt)
+			}
+		}
+	case Det:
+		for i, k := range f.c.det {
+			body, ok := bytes.CutPrefix(ct, k.prefix)
+			if !ok {
+				continue
+			}
+			if pt, ok := k.siv.open(f.pt, body, f.detD[i], &f.s); ok {
+				f.pt = pt
+				return f.decoded(pt)
+			}
+		}
+	case Ore:
+		if _, _, err := oreParts(ct); err != nil || len(ct) != OreValueLen {
+			return Value{}, notCiphertextOf(f.col)
+		}
+		return f.DecryptOreTail(row, ct[OreTailFrom:OreTailFrom+OreTailLen])
+	}
+	return Value{}, notCiphertextOf(f.col)
+}
+
+func (f *Field) decoded(pt []byte) (Value, error) {
+	v, err := decode(pt)
+	if err != nil {
+		return Value{}, fmt.Errorf("decrypting %s.%s: %w", f.col.Table, f.col.Name, err)
+	}
+	return v, nil
+}

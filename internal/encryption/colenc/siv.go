@@ -1,0 +1,228 @@
+package colenc
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/subtle"
+	"encoding/binary"
+	"fmt"
+)
+
+// sivKey is AES-SIV (RFC 5297) with a 512-bit key as Tink's deterministic
+// AEAD uses it: S2V over CMAC-AES-256 (RFC 4493) under the first half, CTR
+// under the second, with one associated-data component, output V || C.
+// Tink's own implementation makes an AES key schedule and several
+// allocations per call; this one keeps the key schedules, the CMAC
+// subkeys and S2V's first step, and works in caller-owned scratch space.
+// TestSIVMatchesTink and the RFC's vector (TestSIVVectorRFC5297) prove the
+// bytes are Tink's.
+type sivKey struct {
+	mac, ctr cipher.Block
+	k1, k2   [16]byte // CMAC subkeys (RFC 4493, section 2.3)
+	d0       [16]byte // S2V's D after its first step: dbl(CMAC(0^128))
+}
+
+// sivScratch is what the AES calls write to: one per Field, since a
+// buffer passed to an interface method escapes to the heap.
+type sivScratch struct {
+	x, blk, ks, ctr [16]byte
+}
+
+func newSIVKey(raw []byte) (*sivKey, error) {
+	if len(raw) != 32 && len(raw) != 64 {
+		return nil, fmt.Errorf("aes-siv key must be 32 or 64 bytes, got %d", len(raw))
+	}
+	half := len(raw) / 2
+	mac, err := aes.NewCipher(raw[:half])
+	if err != nil {
+		return nil, err
+	}
+	ctr, err := aes.NewCipher(raw[half:])
+	if err != nil {
+		return nil, err
+	}
+	k := &sivKey{mac: mac, ctr: ctr}
+	var s sivScratch
+	mac.Encrypt(s.x[:], s.x[:]) // L = AES(0)
+	k.k1 = s.x
+	dbl(&k.k1)
+	k.k2 = k.k1
+	dbl(&k.k2)
+	var zero [16]byte
+	k.cmac(zero[:], &s) // of the 128-bit zero block, not of the empty string
+	k.d0 = s.x
+	dbl(&k.d0)
+	return k, nil
+}
+
+// dbl is multiplication by x in GF(2^128) (RFC 5297, section 2.3).
+func dbl(b *[16]byte) {
+	carry := b[0] >> 7
+	for i := 0; i < 15; i++ {
+		b[i] = b[i]<<1 | b[i+1]>>7
+	}
+	b[15] = b[15]<<1 ^ byte(subtle.ConstantTimeSelect(int(carry), 0x87, 0))
+}
+
+func xor16(dst *[16]byte, src []byte) {
+	_ = src[15]
+	binary.LittleEndian.PutUint64(dst[:8], binary.LittleEndian.Uint64(dst[:8])^binary.LittleEndian.Uint64(src[:8]))
+	binary.LittleEndian.PutUint64(dst[8:], binary.LittleEndian.Uint64(dst[8:])^binary.LittleEndian.Uint64(src[8:16]))
+}
+
+// cmac leaves AES-CMAC(msg) in s.x (RFC 4493, section 2.4).
+func (k *sivKey) cmac(msg []byte, s *sivScratch) {
+	k.cmacXorEnd(msg, nil, s)
+}
+
+// cmacXorEnd is cmac of msg with end xored into its last 16 bytes (S2V's
+// "xorend", RFC 5297 section 2.1; msg is then at least 16 bytes long),
+// without copying msg.
+func (k *sivKey) cmacXorEnd(msg []byte, end *[16]byte, s *sivScratch) {
+	s.x = [16]byte{}
+	k.cmacFrom(msg, 0, end, s)
+}
+
+// cmacFrom goes on with a CMAC whose state s.x has taken msg[:from] (from
+// a multiple of 16, before msg's last block).
+func (k *sivKey) cmacFrom(msg []byte, from int, end *[16]byte, s *sivScratch) {
+	n := len(msg)
+	complete := n > 0 && n%16 == 0
+	last := n - n%16
+	if complete {
+		last = n - 16
+	}
+	endAt := n - 16 // where end starts (n >= 16 when end is set)
+	for off := from; off < last; off += 16 {
+		if end != nil && off+16 > endAt {
+			s.blk = [16]byte(msg[off : off+16])
+			for i := endAt; i < off+16; i++ {
+				s.blk[i-off] ^= end[i-endAt]
+			}
+			xor16(&s.x, s.blk[:])
+		} else {
+			xor16(&s.x, msg[off:off+16])
+		}
+		k.mac.Encrypt(s.x[:], s.x[:])
+	}
+	s.blk = [16]byte{}
+	copy(s.blk[:], msg[last:])
+	if end != nil {
+		for i := max(endAt, last); i < n; i++ {
+			s.blk[i-last] ^= end[i-endAt]
+		}
+	}
+	if complete {
+		xor16(&s.blk, k.k1[:])
+	} else {
+		s.blk[n-last] = 0x80
+		xor16(&s.blk, k.k2[:])
+	}
+	xor16(&s.x, s.blk[:])
+	k.mac.Encrypt(s.x[:], s.x[:])
+}
+
+// adState is S2V's D after the associated data: dbl(CMAC(0)) xor CMAC(ad)
+// (RFC 5297, section 2.4). A det column's associated data is fixed, so
+// this runs once per column and key.
+func (k *sivKey) adState(ad []byte, s *sivScratch) [16]byte {
+	k.cmac(ad, s)
+	d := k.d0
+	xor16(&d, s.x[:])
+	return d
+}
+
+// s2v leaves V = S2V(ad, pt) in s.x, given adState(ad).
+func (k *sivKey) s2v(d [16]byte, pt []byte, s *sivScratch) {
+	if len(pt) >= 16 {
+		k.cmacXorEnd(pt, &d, s) // T = pt xorend D
+		return
+	}
+	dbl(&d) // T = dbl(D) xor pad(pt)
+	var padded [16]byte
+	copy(padded[:], pt)
+	padded[len(pt)] = 0x80
+	xor16(&d, padded[:])
+	k.cmac(d[:], s)
+}
+
+// ctrXOR is the CTR step: dst = src xor keystream from V with bits 31 and
+// 63 of its low half cleared (RFC 5297, section 2.6).
+func (k *sivKey) ctrXOR(dst, src []byte, v []byte, s *sivScratch) {
+	hi, lo := counter(v)
+	k.ctrXORAt(dst, src, hi, lo, s)
+}
+
+func counter(v []byte) (hi, lo uint64) {
+	return binary.BigEndian.Uint64(v[:8]), binary.BigEndian.Uint64(v[8:16]) &^ (1<<63 | 1<<31)
+}
+
+// ctrXORAt runs CTR from the 128-bit big-endian counter hi, lo.
+func (k *sivKey) ctrXORAt(dst, src []byte, hi, lo uint64, s *sivScratch) {
+	for off := 0; off < len(src); off += 16 {
+		k.keystream(hi, lo, s)
+		if off+16 <= len(src) {
+			xorBlock(dst[off:off+16], src[off:off+16], &s.ks)
+		} else {
+			subtle.XORBytes(dst[off:], src[off:], s.ks[:len(src)-off])
+		}
+		if lo++; lo == 0 {
+			hi++
+		}
+	}
+}
+
+func (k *sivKey) keystream(hi, lo uint64, s *sivScratch) {
+	binary.BigEndian.PutUint64(s.ctr[:8], hi)
+	binary.BigEndian.PutUint64(s.ctr[8:], lo)
+	k.ctr.Encrypt(s.ks[:], s.ctr[:])
+}
+
+func xorBlock(dst, src []byte, ks *[16]byte) {
+	_, _ = dst[15], src[15]
+	binary.LittleEndian.PutUint64(dst[:8], binary.LittleEndian.Uint64(src[:8])^binary.LittleEndian.Uint64(ks[:8]))
+	binary.LittleEndian.PutUint64(dst[8:], binary.LittleEndian.Uint64(src[8:])^binary.LittleEndian.Uint64(ks[8:]))
+}
+
+// seal turns dst[v+16:] (the plaintext) into C in place and writes V at
+// dst[v:v+16].
+func (k *sivKey) seal(dst []byte, v int, d [16]byte, s *sivScratch) {
+	pt := dst[v+16:]
+	k.s2v(d, pt, s)
+	copy(dst[v:v+16], s.x[:])
+	k.ctrXOR(pt, pt, dst[v:v+16], s)
+}
+
+// open decrypts V || C into dst and checks V. The CTR blocks are
+// independent of the CMAC chain over the plaintext, so the two are
+// interleaved, block by block, up to the bytes S2V's xorend changes.
+func (k *sivKey) open(dst, ct []byte, d [16]byte, s *sivScratch) ([]byte, bool) {
+	if len(ct) < 16 {
+		return nil, false
+	}
+	n := len(ct) - 16
+	if cap(dst) < n {
+		dst = make([]byte, n)
+	}
+	pt, c := dst[:n], ct[16:]
+	hi, lo := counter(ct[:16])
+	if n < 16 {
+		k.ctrXORAt(pt, c, hi, lo, s)
+		k.s2v(d, pt, s)
+	} else {
+		s.x = [16]byte{}
+		off := 0
+		for ; off+32 <= n; off += 16 { // block off is whole, before xorend's bytes and the last block
+			k.keystream(hi, lo, s)
+			if lo++; lo == 0 {
+				hi++
+			}
+			xorBlock(pt[off:off+16], c[off:off+16], &s.ks)
+			xor16(&s.x, pt[off:off+16])
+			k.mac.Encrypt(s.x[:], s.x[:])
+		}
+		k.ctrXORAt(pt[off:], c[off:], hi, lo, s)
+		k.cmacFrom(pt, off, &d, s)
+	}
+	return pt, subtle.ConstantTimeCompare(s.x[:], ct[:16]) == 1
+}
