@@ -201,7 +201,7 @@ func TestSIVVectorRFC5297(t *testing.T) {
 // Fields' ciphertexts are Tink's: Tink's primitives from the same keyset
 // decrypt them, and det's bytes are equal to Tink's.
 func TestFieldsMatchTink(t *testing.T) {
-	p, c := newKeys(t)
+	p, _ := newKeys(t)
 	if err := Rotate(p); err != nil { // two keys: the prefix picks the key
 		t.Fatal(err)
 	}

@@ -54,7 +54,6 @@ type encWorker struct {
 	ashePart  big.Int
 }
 
-
 // rowKeyExpr selects what identifies a row without decryption.
 func rowKeyExpr(e encSpec, d engine.Dialect) string {
 	if e[colID] == colenc.Ore {
