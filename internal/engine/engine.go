@@ -134,6 +134,11 @@ type Dialect struct {
 	// BytesLiteral writes bytes as a literal (for EXPLAIN of a statement
 	// with binary arguments).
 	BytesLiteral func(b []byte) string
+	// TableSize is a query with one %s for a table of the current schema
+	// returning its row count as the server's statistics have it, the
+	// bytes of its data and of its indexes, from the server's own size
+	// functions.
+	TableSize string
 }
 
 // ServerInfo describes the server a target points at.

@@ -152,3 +152,63 @@ func referenceTable(ref *suite.Reference, cells []*Cell, order Order) Table {
 	}
 	return t
 }
+
+const storageNote = "What each variant stores, as the server's own size functions report it before the variant's first run (PostgreSQL pg_table_size and pg_indexes_size, MariaDB information_schema.TABLES); rows are the server's statistics:"
+
+// storageTable sets each column encryption variant's data and index size
+// beside plaintext's on the same engine and tables, as the server reported
+// them before the variant's first run.
+func storageTable(rs []*result.Result) Table {
+	t := Table{Head: []string{"engine", "variant", "tables", "rows", "data MiB", "bytes per row", "data x plaintext", "index MiB", "index x plaintext"}}
+	type size struct {
+		engine, variant, tables string
+		level                   int
+		rows, data, index       int64
+	}
+	var sizes []*size
+	seen := map[string]bool{}
+	for _, r := range rs {
+		p := r.Variant.Verified.Colenc
+		if p == nil || len(p.Storage) == 0 {
+			continue
+		}
+		s := &size{engine: r.Engine.Kind, variant: r.Variant.Name, level: p.Level}
+		var names []string
+		for _, ts := range p.Storage {
+			names = append(names, ts.Table)
+			s.rows += ts.Rows
+			s.data += ts.TableBytes
+			s.index += ts.IndexBytes
+		}
+		s.tables = strings.Join(names, ", ")
+		if key := s.engine + "\x00" + s.variant + "\x00" + s.tables; !seen[key] {
+			seen[key] = true
+			sizes = append(sizes, s)
+		}
+	}
+	ratio := func(x, base int64) string {
+		if base <= 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", float64(x)/float64(base))
+	}
+	mib := func(b int64) string { return fmt.Sprintf("%.1f", float64(b)/(1<<20)) }
+	for _, s := range sizes {
+		var plain *size
+		for _, o := range sizes {
+			if o.engine == s.engine && o.tables == s.tables && o.level == 0 {
+				plain = o
+			}
+		}
+		perRow := "-"
+		if s.rows > 0 {
+			perRow = strconv.FormatInt(s.data/s.rows, 10)
+		}
+		row := []Text{{S: s.engine}, {S: s.variant}, {S: s.tables}, {S: strconv.FormatInt(s.rows, 10)}, {S: mib(s.data)}, {S: perRow, Strong: true}, {S: "-"}, {S: mib(s.index)}, {S: "-"}}
+		if plain != nil && plain != s {
+			row[6], row[8] = Text{S: ratio(s.data, plain.data), Strong: true}, Text{S: ratio(s.index, plain.index), Strong: true}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}

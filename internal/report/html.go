@@ -36,9 +36,10 @@ func HTML(w io.Writer, m *Model) error {
 		sections = append(sections, htmlSection{Section: s, Charts: cs})
 	}
 	return tpl.Execute(w, map[string]any{
-		"M":        m,
-		"Sections": sections,
-		"Charts":   charts,
+		"M":           m,
+		"Sections":    sections,
+		"Charts":      charts,
+		"StorageNote": storageNote,
 		// ECharts is Apache-2.0 licensed, embedded unchanged.
 		"ECharts": template.JS(echartsJS),
 	})

@@ -45,6 +45,10 @@ func Markdown(w io.Writer, m *Model) error {
 		mdTable(&b, m.Colenc)
 		b.WriteString("\nWhat each scheme lets the database server learn:\n\n")
 		mdTable(&b, m.Leakage)
+		if len(m.Storage.Rows) > 0 {
+			b.WriteString("\n" + storageNote + "\n\n")
+			mdTable(&b, m.Storage)
+		}
 	}
 	b.WriteString("\n## Method\n\n")
 	for _, s := range m.Method {

@@ -57,6 +57,7 @@ type Model struct {
 	// Colenc lists encrypted columns per level; Leakage what schemes reveal.
 	Colenc  Table
 	Leakage Table
+	Storage Table
 	// Offered compares the variants at equal offered load.
 	Offered Table
 	// Reference sets a published result beside the suite's own.
@@ -113,6 +114,7 @@ func Build(d *Data) *Model {
 	m.Method = method(d, cells, m)
 	if m.Colenc = colencTable(d.Results); len(m.Colenc.Rows) > 0 {
 		m.Leakage = leakageTable(schemesUsed(d.Results))
+		m.Storage = storageTable(d.Results)
 	}
 	m.Schema = schemas(d.Results)
 	for _, w := range order.Workloads {

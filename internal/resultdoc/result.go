@@ -119,6 +119,18 @@ type ColencProof struct {
 	Source          string         `json:"source"`
 	Checked         int            `json:"checked"`
 	Ciphertext      int            `json:"ciphertext"`
+	// Storage is each table's size as the server reports it, read before
+	// the run.
+	Storage []TableStorage `json:"storage,omitempty"`
+}
+
+// TableStorage is one table's rows and bytes, from the server's own
+// statistics and size functions.
+type TableStorage struct {
+	Table      string `json:"table"`
+	Rows       int64  `json:"rows"`
+	TableBytes int64  `json:"table_bytes"`
+	IndexBytes int64  `json:"index_bytes"`
 }
 
 // ColencColumn is one encrypted column and its scheme.

@@ -42,6 +42,8 @@ func (Engine) Dialect() engine.Dialect {
 		TLSProofSource:            "SHOW SESSION STATUS Ssl_version/Ssl_cipher",
 		Timestamp:                 "DATETIME(6)",
 		Analyze:                   "ANALYZE TABLE %s",
+		TableSize: "SELECT TABLE_ROWS, DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES " +
+			"WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '%s'",
 		SetIsolation:              "SET SESSION TRANSACTION ISOLATION LEVEL %s",
 		BinaryType:                func(n int) string { return fmt.Sprintf("VARBINARY(%d)", n) },
 		Explain:                   "EXPLAIN FORMAT=JSON ",

@@ -35,6 +35,8 @@ func (Engine) Dialect() engine.Dialect {
 		TLSProofSource: "pg_stat_ssl",
 		Timestamp:      "TIMESTAMP",
 		Analyze:        "ANALYZE %s",
+		TableSize: "SELECT GREATEST(reltuples, 0)::bigint, pg_table_size(oid), pg_indexes_size(oid) FROM pg_class " +
+			"WHERE oid = to_regclass('%s')",
 		SetIsolation:   "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL %s",
 		BinaryType:     func(int) string { return "BYTEA" },
 		OreType:        "ore",

@@ -8,6 +8,7 @@ import (
 	"github.com/encbench/encbench/internal/encryption/colenc"
 	"github.com/encbench/encbench/internal/engine"
 	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/workload"
 )
 
 const encProofRows = 5
@@ -19,9 +20,11 @@ const encProofRows = 5
 // The proof also says where the predicate runs on a server of dialect d.
 func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, d engine.Dialect) (*result.ColencProof, error) {
 	p, err := w.proveColumns(ctx, c)
-	if p != nil {
-		p.Predicate = w.enc.spec.predicates(w.name, d.OreType)
+	if p == nil || err != nil {
+		return p, err
 	}
+	p.Predicate = w.enc.spec.predicates(w.name, d.OreType)
+	p.Storage, err = workload.TableStorage(ctx, c, d, w.tableNames())
 	return p, err
 }
 
@@ -33,7 +36,8 @@ func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*result.Col
 		return nil, err
 	}
 	if !w.enc.spec.any() {
-		return nil, nil
+		// plaintext, measured like the encrypted variants for their storage
+		return &result.ColencProof{BusinessColumns: len(sbColumns), Source: "no column encrypted"}, nil
 	}
 	cipher, err := w.cipher()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/encbench/encbench/internal/encryption/colenc"
 	"github.com/encbench/encbench/internal/engine"
 	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/workload"
 )
 
 // proofRows is how many rows of each table the proof reads.
@@ -17,8 +18,17 @@ const proofRows = 5
 // encrypted column's values must decrypt as ciphertexts of that column and
 // row under the keyset, and each plaintext column's values must read as
 // plaintext of their type.
-func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, _ engine.Dialect) (*result.ColencProof, error) {
-	return w.prove(ctx, c, func(*table) int { return proofRows })
+func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, d engine.Dialect) (*result.ColencProof, error) {
+	p, err := w.prove(ctx, c, func(*table) int { return proofRows })
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(w.s.tables))
+	for i, t := range w.s.tables {
+		names[i] = t.name
+	}
+	p.Storage, err = workload.TableStorage(ctx, c, d, names)
+	return p, err
 }
 
 // wholeTables are read entirely by check's decryption condition: the small

@@ -1,0 +1,36 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/encbench/encbench/internal/engine"
+	result "github.com/encbench/encbench/internal/resultdoc"
+)
+
+// TableStorage reads each table's rows and sizes with the dialect's size
+// query: what column encryption costs in storage, beside its cost in time.
+func TableStorage(ctx context.Context, c engine.Conn, d engine.Dialect, tables []string) ([]result.TableStorage, error) {
+	if d.TableSize == "" {
+		return nil, nil
+	}
+	var out []result.TableStorage
+	for _, t := range tables {
+		rows, err := c.Query(ctx, fmt.Sprintf(d.TableSize, t))
+		if err != nil {
+			return nil, fmt.Errorf("size of %s: %w", t, err)
+		}
+		if len(rows) != 1 || len(rows[0]) != 3 {
+			return nil, fmt.Errorf("size of %s: the server returned %d rows", t, len(rows))
+		}
+		var n [3]int64
+		for i, v := range rows[0] {
+			if n[i], err = strconv.ParseInt(v, 10, 64); err != nil {
+				return nil, fmt.Errorf("size of %s: %q is not a number", t, v)
+			}
+		}
+		out = append(out, result.TableStorage{Table: t, Rows: n[0], TableBytes: n[1], IndexBytes: n[2]})
+	}
+	return out, nil
+}
