@@ -27,6 +27,20 @@ type Field struct {
 	oe    *ore.Encrypter
 	ashe  *asheKey
 	block [2][16]byte // ashe's AES input and output
+	// nonces holds random bytes from the system's CSPRNG, drawn 64 nonces
+	// at a time: one getrandom call per nonce cost a sixth of a field.
+	nonces [64 * 12]byte
+	used   int
+}
+
+// nonce returns 12 fresh random bytes (a GCM nonce, as Tink draws it).
+func (f *Field) nonce() []byte {
+	if f.used == 0 || f.used == len(f.nonces) {
+		rand.Read(f.nonces[:]) // never fails (crypto/rand, Go 1.24+)
+		f.used = 0
+	}
+	f.used += 12
+	return f.nonces[f.used-12 : f.used]
 }
 
 // Field resolves col's keys for one worker.
@@ -80,8 +94,7 @@ func (f *Field) Append(dst, row []byte, v Value) ([]byte, error) {
 		dst = slices.Grow(dst, len(k.prefix)+12+n+16)
 		dst = append(dst, k.prefix...)
 		nonceAt := len(dst)
-		dst = dst[:nonceAt+12]
-		rand.Read(dst[nonceAt:]) // never fails (crypto/rand, Go 1.24+)
+		dst = append(dst, f.nonce()...)
 		ptAt := len(dst)
 		dst = v.appendEncoded(dst)
 		return k.aead.Seal(dst[:ptAt], dst[nonceAt:ptAt], dst[ptAt:], f.rowAD(row)), nil

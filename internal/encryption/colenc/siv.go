@@ -25,7 +25,8 @@ type sivKey struct {
 // sivScratch is what the AES calls write to: one per Field, since a
 // buffer passed to an interface method escapes to the heap.
 type sivScratch struct {
-	x, blk, ks, ctr [16]byte
+	x, blk [16]byte
+	ks     []byte // counter blocks, then keystream
 }
 
 func newSIVKey(raw []byte) (*sivKey, error) {
@@ -101,7 +102,9 @@ func (k *sivKey) cmacFrom(msg []byte, from int, end *[16]byte, s *sivScratch) {
 			}
 			xor16(&s.x, s.blk[:])
 		} else {
-			xor16(&s.x, msg[off:off+16])
+			// a 16-byte xor: the AES call's 16-byte load then forwards
+			// from one store instead of stalling on two
+			subtle.XORBytes(s.x[:], s.x[:], msg[off:off+16])
 		}
 		k.mac.Encrypt(s.x[:], s.x[:])
 	}
@@ -157,31 +160,27 @@ func counter(v []byte) (hi, lo uint64) {
 	return binary.BigEndian.Uint64(v[:8]), binary.BigEndian.Uint64(v[8:16]) &^ (1<<63 | 1<<31)
 }
 
-// ctrXORAt runs CTR from the 128-bit big-endian counter hi, lo.
+// ctrXORAt runs CTR from the 128-bit big-endian counter hi, lo. The
+// counter blocks are all written before the first is enciphered: AES
+// calls on independent blocks then overlap in the CPU, where writing each
+// counter just before its call stalls on the store.
 func (k *sivKey) ctrXORAt(dst, src []byte, hi, lo uint64, s *sivScratch) {
-	for off := 0; off < len(src); off += 16 {
-		k.keystream(hi, lo, s)
-		if off+16 <= len(src) {
-			xorBlock(dst[off:off+16], src[off:off+16], &s.ks)
-		} else {
-			subtle.XORBytes(dst[off:], src[off:], s.ks[:len(src)-off])
-		}
+	n := (len(src) + 15) / 16 * 16
+	if cap(s.ks) < 2*n {
+		s.ks = make([]byte, 2*n)
+	}
+	ctrs, ks := s.ks[:n], s.ks[n:2*n]
+	for off := 0; off < n; off += 16 {
+		binary.BigEndian.PutUint64(ctrs[off:], hi)
+		binary.BigEndian.PutUint64(ctrs[off+8:], lo)
 		if lo++; lo == 0 {
 			hi++
 		}
 	}
-}
-
-func (k *sivKey) keystream(hi, lo uint64, s *sivScratch) {
-	binary.BigEndian.PutUint64(s.ctr[:8], hi)
-	binary.BigEndian.PutUint64(s.ctr[8:], lo)
-	k.ctr.Encrypt(s.ks[:], s.ctr[:])
-}
-
-func xorBlock(dst, src []byte, ks *[16]byte) {
-	_, _ = dst[15], src[15]
-	binary.LittleEndian.PutUint64(dst[:8], binary.LittleEndian.Uint64(src[:8])^binary.LittleEndian.Uint64(ks[:8]))
-	binary.LittleEndian.PutUint64(dst[8:], binary.LittleEndian.Uint64(src[8:])^binary.LittleEndian.Uint64(ks[8:]))
+	for off := 0; off < n; off += 16 {
+		k.ctr.Encrypt(ks[off:off+16], ctrs[off:off+16])
+	}
+	subtle.XORBytes(dst[:len(src)], src, ks[:len(src)])
 }
 
 // seal turns dst[v+16:] (the plaintext) into C in place and writes V at
@@ -193,9 +192,7 @@ func (k *sivKey) seal(dst []byte, v int, d [16]byte, s *sivScratch) {
 	k.ctrXOR(pt, pt, dst[v:v+16], s)
 }
 
-// open decrypts V || C into dst and checks V. The CTR blocks are
-// independent of the CMAC chain over the plaintext, so the two are
-// interleaved, block by block, up to the bytes S2V's xorend changes.
+// open decrypts V || C into dst and checks V.
 func (k *sivKey) open(dst, ct []byte, d [16]byte, s *sivScratch) ([]byte, bool) {
 	if len(ct) < 16 {
 		return nil, false
@@ -204,25 +201,8 @@ func (k *sivKey) open(dst, ct []byte, d [16]byte, s *sivScratch) ([]byte, bool) 
 	if cap(dst) < n {
 		dst = make([]byte, n)
 	}
-	pt, c := dst[:n], ct[16:]
-	hi, lo := counter(ct[:16])
-	if n < 16 {
-		k.ctrXORAt(pt, c, hi, lo, s)
-		k.s2v(d, pt, s)
-	} else {
-		s.x = [16]byte{}
-		off := 0
-		for ; off+32 <= n; off += 16 { // block off is whole, before xorend's bytes and the last block
-			k.keystream(hi, lo, s)
-			if lo++; lo == 0 {
-				hi++
-			}
-			xorBlock(pt[off:off+16], c[off:off+16], &s.ks)
-			xor16(&s.x, pt[off:off+16])
-			k.mac.Encrypt(s.x[:], s.x[:])
-		}
-		k.ctrXORAt(pt[off:], c[off:], hi, lo, s)
-		k.cmacFrom(pt, off, &d, s)
-	}
+	pt := dst[:n]
+	k.ctrXOR(pt, ct[16:], ct[:16], s)
+	k.s2v(d, pt, s)
 	return pt, subtle.ConstantTimeCompare(s.x[:], ct[:16]) == 1
 }

@@ -209,6 +209,7 @@ type Encrypter struct {
 	k     *Key
 	s     scratch
 	f     [blockSize*16 + 16]byte // 256 F values and GCM's tag
+	h     [blockSize * 16]byte    // H's AES outputs
 	tmp   [blocks]perm
 	perms [blocks]*perm
 	cache map[uint64]*perm
@@ -292,14 +293,15 @@ func (e *Encrypter) Encrypt(dst []byte, v int64, bind []byte) ([]byte, error) {
 		inv := &e.perms[i].inv
 		xi := block(x, i)
 		row := right[i*rowBits : (i+1)*rowBits]
+		for j := range blockSize { // independent calls, which overlap
+			h.Encrypt(e.h[16*j:16*j+16], e.f[16*j:16*j+16])
+		}
 		for j := range blockSize {
-			h.Encrypt(e.s.out[:], e.f[16*j:16*j+16])
 			// slot j holds [pi^-1(j) > x_i] masked by H(F(j), nonce)
-			bit := e.s.out[15] & 1
-			if inv[j] > xi {
-				bit ^= 1
-			}
-			row[j/8] |= bit << (j % 8)
+			// (xi - inv[j]) wraps below zero exactly when inv[j] > xi:
+			// no branch to mispredict on a random comparison
+			greater := byte((uint(xi) - uint(inv[j])) >> 63)
+			row[j/8] |= (e.h[16*j+15]&1 ^ greater) << (j % 8)
 		}
 	}
 	return dst, nil
