@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 
@@ -53,6 +54,22 @@ func (w *Workload) cipher() (*colenc.Cipher, error) {
 
 func (w *Workload) encTables() []string { return append(w.tableNames(), encConfigTable) }
 
+// encSpecText is --encrypt as recorded with the data and in results, with
+// k's ashe copy when --k-sum-copy keeps one.
+func (w *Workload) encSpecText() string {
+	if w.opts.KSumCopy {
+		return w.enc.spec.String() + "," + kSumColumn + ":ashe"
+	}
+	return w.enc.spec.String()
+}
+
+// kSumColumn and kSumIDColumn hold --k-sum-copy's ashe copy of k and its
+// identifier.
+const (
+	kSumColumn   = "k_sum"
+	kSumIDColumn = "k_sum_id"
+)
+
 func (w *Workload) validateEnc(d engine.Dialect) error {
 	e := w.enc.spec
 	switch {
@@ -62,6 +79,8 @@ func (w *Workload) validateEnc(d engine.Dialect) error {
 		return errs.Usage("%s compares k, which ashe cannot: use k:ore or k:det", w.name)
 	case e[colK] == colenc.Ashe && w.name == "enc_range_sum" && e.mode(colID, true, d.OreType) == inClient:
 		return errs.Usage("k:ashe needs the server to select the id range: use id:det or an ore-capable server")
+	case w.opts.KSumCopy && e[colK] != colenc.Ore && e[colK] != colenc.Det:
+		return errs.Usage("--k-sum-copy keeps an ashe copy of an ore or det k: use --encrypt k:ore or k:det with it")
 	}
 	return nil
 }
@@ -130,7 +149,7 @@ func (w *Workload) writeEncConfig(ctx context.Context, c engine.Conn, d engine.D
 	if err != nil {
 		return err
 	}
-	args := []engine.Arg{{Str: []byte(w.enc.spec.String())}, {Int: int64(w.opts.Tables)}, {Int: int64(w.opts.TableSize)}, {Null: true},
+	args := []engine.Arg{{Str: []byte(w.encSpecText())}, {Int: int64(w.opts.Tables)}, {Int: int64(w.opts.TableSize)}, {Null: true},
 		{Int: int64(w.opts.TableSize) + 1}}
 	if cipher != nil {
 		ct, err := cipher.Encrypt(keyCheck, nil, colenc.Text("encbench"))
@@ -162,8 +181,8 @@ func (w *Workload) checkEncConfig(ctx context.Context, c engine.Conn) error {
 		return err
 	case rows != 1:
 		return fmt.Errorf("%s has %d rows, want 1: prepare again", encConfigTable, rows)
-	case spec != w.enc.spec.String():
-		return errs.Usage("the tables were prepared with --encrypt %s, not %s: pass the same --encrypt or prepare again", spec, w.enc.spec)
+	case spec != w.encSpecText():
+		return errs.Usage("the tables were prepared with --encrypt %s, not %s: pass the same --encrypt (and --k-sum-copy) or prepare again", spec, w.encSpecText())
 	case tables != fmt.Sprint(w.opts.Tables) || size != fmt.Sprint(w.opts.TableSize):
 		return errs.Usage("the tables were prepared with --tables %s --table-size %s: pass the same or prepare again", tables, size)
 	}
@@ -182,6 +201,27 @@ func (w *Workload) checkEncConfig(ctx context.Context, c engine.Conn) error {
 	return nil
 }
 
+// kRanks draws a table's rows as createEncTable does and returns, for
+// each k in turn, its next identifier in k's order: 1..n, k ascending.
+func kRanks(src *randgen.Source, n int) func(k int64) uint64 {
+	next := make([]uint64, n+2)
+	var cv, pv []byte
+	for range n {
+		cv = src.FillTemplate(cv, cTemplate)
+		pv = src.FillTemplate(pv, padTemplate)
+		next[src.Default(1, uint32(n))+1]++
+	}
+	next[0] = 1
+	for k := 1; k < len(next); k++ {
+		next[k] += next[k-1] // the first identifier of each k
+	}
+	return func(k int64) uint64 {
+		id := next[k]
+		next[k]++
+		return id
+	}
+}
+
 // encLoadBatch rows go in one prepared multi-row INSERT.
 const encLoadBatch = 100
 
@@ -198,17 +238,32 @@ func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d engine.D
 	if e[colK] == colenc.Ashe {
 		extra = ",\n  " + asheIDColumn + " BIGINT NOT NULL"
 	}
+	if o.KSumCopy {
+		extra = ",\n  " + kSumColumn + " BIGINT NOT NULL,\n  " + kSumIDColumn + " BIGINT NOT NULL"
+	}
 	ddl := fmt.Sprintf("CREATE TABLE sbtest%d(\n  id %s,\n  k %s,\n  c %s,\n  pad %s%s,\n  PRIMARY KEY (id)\n) %s",
 		n, defs[0], defs[1], defs[2], defs[3], extra, suffix)
 	if err := c.Exec(ctx, ddl); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Log, "Inserting %d records into 'sbtest%d'\n", o.TableSize, n)
-	enc, err := newRowEncoder(e, cipher, n)
+	enc, err := newRowEncoder(e, cipher, n, o.KSumCopy)
 	if err != nil {
 		return err
 	}
 	width := enc.width()
+	// An ashe copy of an ore k takes its identifiers in k's order (which
+	// the ore part reveals anyway), so a k range is one run of them: the
+	// rows are drawn twice from one seed, first for k's ranks.
+	var rank func(k int64) uint64
+	if o.KSumCopy && e[colK] == colenc.Ore {
+		ro := w.opts.Rand
+		if ro.Seed == 0 { // both draws need the same seed
+			ro.Seed = rand.Uint64()
+		}
+		rank = kRanks(randgen.New(ro, uint64(5000+n)), o.TableSize)
+		src = randgen.New(ro, uint64(5000+n))
+	}
 	tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", width), ", ") + "), "
 	rows := strings.TrimSuffix(strings.Repeat(tuple, encLoadBatch), ", ")
 	batch, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO sbtest%d(%s) VALUES %s", n, enc.columnList(), rows))
@@ -224,7 +279,11 @@ func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d engine.D
 		// Loaded rows take identifiers 1..table-size in id order, so a
 		// range of ids is a run of identifiers; later writes take theirs
 		// from the counter in the config table, above these.
-		row, err := enc.row(int64(id), k, cv, pv, uint64(id))
+		asheID := uint64(id)
+		if rank != nil {
+			asheID = rank(k)
+		}
+		row, err := enc.row(int64(id), k, cv, pv, asheID)
 		if err != nil {
 			return err
 		}

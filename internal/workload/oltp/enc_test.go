@@ -1,6 +1,7 @@
 package oltp
 
 import (
+	"github.com/encbench/encbench/internal/randgen"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -66,7 +67,7 @@ func TestRowEncoderBindsRows(t *testing.T) {
 	}
 	for _, spec := range []string{"id:ore,k:ashe,c,pad", "id:det,k:rnd,c:det,pad", "k,c,pad"} {
 		e, _ := parseEncrypt(spec)
-		r, err := newRowEncoder(e, c, 1)
+		r, err := newRowEncoder(e, c, 1, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,4 +119,38 @@ func argOf(a engine.Arg) string {
 		return string(a.Str)
 	}
 	return argText(a)
+}
+
+// kRanks hands out 1..n in k's order: each k's identifiers are
+// consecutive and follow those of every smaller k.
+func TestKRanksFollowKOrder(t *testing.T) {
+	const n = 500
+	o := randgen.Defaults()
+	o.Seed = 42
+	rank := kRanks(randgen.New(o, 5001), n)
+	src := randgen.New(o, 5001)
+	type row struct {
+		k  int64
+		id uint64
+	}
+	var rows []row
+	var cv, pv []byte
+	for range n {
+		cv = src.FillTemplate(cv, cTemplate)
+		pv = src.FillTemplate(pv, padTemplate)
+		k := int64(src.Default(1, n))
+		rows = append(rows, row{k, rank(k)})
+	}
+	seen := map[uint64]bool{}
+	for _, a := range rows {
+		if a.id < 1 || a.id > n || seen[a.id] {
+			t.Fatalf("identifier %d out of 1..%d or repeated", a.id, n)
+		}
+		seen[a.id] = true
+		for _, b := range rows {
+			if a.k < b.k && a.id > b.id {
+				t.Fatalf("k %d has identifier %d above k %d's %d", a.k, a.id, b.k, b.id)
+			}
+		}
+	}
 }

@@ -53,9 +53,12 @@ func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*result.Col
 	}
 	p.Level = 100 * len(p.Columns) / len(sbColumns)
 	p.SharePct = float64(p.Level)
-	p.Name = "enc(" + e.String() + ")"
+	p.Name = "enc(" + w.encSpecText() + ")"
+	if w.opts.KSumCopy {
+		p.Columns = append(p.Columns, result.ColencColumn{Table: "sbtestN", Column: kSumColumn, Scheme: string(colenc.Ashe)})
+	}
 	for t := 1; t <= w.opts.Tables; t++ {
-		enc, err := newRowEncoder(e, cipher, t)
+		enc, err := newRowEncoder(e, cipher, t, w.opts.KSumCopy)
 		if err != nil {
 			return nil, err
 		}
@@ -82,6 +85,17 @@ func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*result.Col
 				if e[i] != "" {
 					p.Ciphertext++
 				}
+			}
+			if enc.sum != nil {
+				p.Checked++
+				k, err := enc.intOf(colK, key, v[colK])
+				if err != nil {
+					return err
+				}
+				if sum, err := enc.asheK(v[5], v[4]); err != nil || sum != k {
+					return fmt.Errorf("%s.%s does not hold k (%d): %d, %v", tableName(t), kSumColumn, k, sum, err)
+				}
+				p.Ciphertext++
 			}
 			return nil
 		})
@@ -141,6 +155,9 @@ func (w *Workload) encSchema(idx string) string {
 			t += " (" + string(e[i]) + ")"
 		}
 		cols = append(cols, c+" "+t)
+	}
+	if o.KSumCopy {
+		cols = append(cols, kSumColumn+" BIGINT (ashe copy of k)", kSumIDColumn+" BIGINT (its identifier, in k's order for an ore k)")
 	}
 	return fmt.Sprintf("%d tables sbtest1..sbtest%d, %d rows each of sysbench 1.0.20's data: %s, PRIMARY KEY (id); %s. "+
 		"Encrypted in the client: %s; rnd values are bound to their row (by the id's text, det ciphertext or ore identity block).",

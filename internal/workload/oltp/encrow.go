@@ -15,6 +15,7 @@ type rowEncoder struct {
 	spec   encSpec
 	cols   [4]colenc.Column
 	fields [4]*colenc.Field // nil for plaintext columns
+	sum    *colenc.Field    // k's ashe copy (--k-sum-copy), or nil
 	num    []byte
 	// detCache keeps det ciphertexts of integers (deterministic, so a
 	// client may reuse them): IN lists of range-size ids cost lookups, not
@@ -42,8 +43,15 @@ func (r *rowEncoder) detInt(i int, v int64) ([]byte, error) {
 }
 
 // newRowEncoder resolves the table's encrypted columns for one worker.
-func newRowEncoder(e encSpec, c *colenc.Cipher, table int) (*rowEncoder, error) {
+func newRowEncoder(e encSpec, c *colenc.Cipher, table int, sumCopy bool) (*rowEncoder, error) {
 	r := &rowEncoder{spec: e}
+	if sumCopy {
+		f, err := c.Field(colenc.Column{Table: tableName(table), Name: kSumColumn, Scheme: colenc.Ashe})
+		if err != nil {
+			return nil, err
+		}
+		r.sum = f
+	}
 	for i := range r.cols {
 		r.cols[i] = e.column(table, i)
 		if e[i] == "" {
@@ -135,9 +143,12 @@ func (r *rowEncoder) store(i int, row []byte, v colenc.Value) (engine.Arg, error
 const asheIDColumn = "k_id"
 
 // width is the number of stored columns: id, k, c, pad and, with an ashe
-// k, its identifier.
+// k, its identifier, or with k's ashe copy, the copy and its identifier.
 func (r *rowEncoder) width() int {
-	if r.spec[colK] == colenc.Ashe {
+	switch {
+	case r.sum != nil:
+		return 6
+	case r.spec[colK] == colenc.Ashe:
 		return 5
 	}
 	return 4
@@ -145,17 +156,28 @@ func (r *rowEncoder) width() int {
 
 // columnList names the stored columns in row's order.
 func (r *rowEncoder) columnList() string {
-	if r.spec[colK] == colenc.Ashe {
+	switch {
+	case r.sum != nil:
+		return "id, k, c, pad, " + kSumColumn + ", " + kSumIDColumn
+	case r.spec[colK] == colenc.Ashe:
 		return "id, k, c, pad, " + asheIDColumn
 	}
 	return "id, k, c, pad"
 }
 
-// row is a whole new row's arguments (id, k, c, pad, and k's identifier
-// with ashe: fresh, never used before under this table's key); use
-// row[:width()].
-func (r *rowEncoder) row(id, k int64, c, pad []byte, asheID uint64) ([5]engine.Arg, error) {
-	var out [5]engine.Arg
+// asheField is the field range sums decrypt: an ashe k or k's ashe copy.
+func (r *rowEncoder) asheField() *colenc.Field {
+	if r.sum != nil {
+		return r.sum
+	}
+	return r.fields[colK]
+}
+
+// row is a whole new row's arguments (id, k, c, pad, and the identifier
+// of an ashe k, or k's ashe copy and its identifier: fresh, never used
+// before under this table's key); use row[:width()].
+func (r *rowEncoder) row(id, k int64, c, pad []byte, asheID uint64) ([6]engine.Arg, error) {
+	var out [6]engine.Arg
 	var err error
 	if out[colID], err = r.store(colID, nil, colenc.Int(id)); err != nil {
 		return out, err
@@ -176,6 +198,13 @@ func (r *rowEncoder) row(id, k int64, c, pad []byte, asheID uint64) ([5]engine.A
 	}
 	if err != nil {
 		return out, err
+	}
+	if r.sum != nil {
+		v, err := r.sum.AsheEncrypt(asheID, k)
+		if err != nil {
+			return out, err
+		}
+		out[4], out[5] = engine.Arg{Int: v}, engine.Arg{Int: int64(asheID)}
 	}
 	if out[colC], err = r.store(colC, key, colenc.Text(string(c))); err != nil {
 		return out, err
@@ -236,5 +265,5 @@ func (r *rowEncoder) asheK(id, v []byte) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("ashe identifier %q: %w", id, err)
 	}
-	return r.fields[colK].AsheDecrypt(n, x)
+	return r.asheField().AsheDecrypt(n, x)
 }

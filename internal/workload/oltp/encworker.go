@@ -101,7 +101,7 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 	}
 	in := strings.TrimSuffix(strings.Repeat("?, ", w.opts.RangeSize), ", ")
 	for t := 1; t <= w.opts.Tables; t++ {
-		enc, encErr := newRowEncoder(e, cipher, t)
+		enc, encErr := newRowEncoder(e, cipher, t, w.opts.KSumCopy)
 		if encErr != nil {
 			return nil, encErr
 		}
@@ -125,12 +125,17 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 			switch {
 			case e[colK] == "" && wk.mode != inClient:
 				sel = "SELECT SUM(k) FROM %[1]s"
-			case e[colK] == colenc.Ashe:
+			case e[colK] == colenc.Ashe || w.opts.KSumCopy:
 				// One scan: the summed values' identifiers as runs of
 				// consecutive ones (gaps and islands), each with its sum;
-				// loaded rows in an id range are one run.
-				sel = "SELECT MIN(" + asheIDColumn + "), MAX(" + asheIDColumn + "), SUM(k) FROM (SELECT " + asheIDColumn + ", k, " +
-					asheIDColumn + " - ROW_NUMBER() OVER (ORDER BY " + asheIDColumn + ") AS run FROM %[1]s" + pred + ") r GROUP BY run"
+				// loaded rows in an id range (an ashe k) or a k range (the
+				// copy of an ore k) are one run.
+				id, v := asheIDColumn, "k"
+				if w.opts.KSumCopy {
+					id, v = kSumIDColumn, kSumColumn
+				}
+				sel = "SELECT MIN(" + id + "), MAX(" + id + "), SUM(" + v + ") FROM (SELECT " + id + ", " + v + ", " +
+					id + " - ROW_NUMBER() OVER (ORDER BY " + id + ") AS run FROM %[1]s" + pred + ") r GROUP BY run"
 				from = ""
 			case e[colK] == colenc.Ore && wk.mode != inClient:
 				// the sum needs the value (identity block and nonce), not the 414-byte ORE value
@@ -150,6 +155,9 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 			default:
 				tb.lockK = prep("SELECT k FROM %s WHERE id=? FOR UPDATE", name)
 				tb.setK = prep("UPDATE %s SET k=? WHERE id=?", name)
+				if w.opts.KSumCopy {
+					tb.setK = prep("UPDATE %s SET k=?, %s=%s+%d WHERE id=?", name, kSumColumn, kSumColumn, colenc.AsheOne)
+				}
 			}
 			tb.setC = prep("UPDATE %s SET c=? WHERE id=?", name)
 			tb.del = prep("DELETE FROM %s WHERE id=?", name)
@@ -292,7 +300,7 @@ func (wk *encWorker) rangeSum(c *workload.Counters, tb *encTable) error {
 	if wk.spec[colK] == "" {
 		return tb.read.Exec(wk.args)
 	}
-	if wk.spec[colK] == colenc.Ashe {
+	if wk.spec[colK] == colenc.Ashe || tb.enc.sum != nil {
 		_, err := wk.asheSum(tb)
 		return err
 	}
@@ -408,7 +416,7 @@ func (wk *encWorker) insertRow(tb *encTable, id int64) error {
 	wk.cbuf = wk.src.FillTemplate(wk.cbuf, cTemplate)
 	wk.padbuf = wk.src.FillTemplate(wk.padbuf, padTemplate)
 	var asheID uint64
-	if wk.spec[colK] == colenc.Ashe {
+	if wk.spec[colK] == colenc.Ashe || tb.enc.sum != nil {
 		var err error
 		if asheID, err = wk.asheIDs.take(); err != nil {
 			return err
@@ -486,5 +494,5 @@ func (wk *encWorker) asheSum(tb *encTable) (int64, error) {
 	if err != nil || len(runs) == 0 {
 		return 0, err
 	}
-	return tb.enc.fields[colK].AsheDecryptSum(total.String(), runs)
+	return tb.enc.asheField().AsheDecryptSum(total.String(), runs)
 }

@@ -39,8 +39,10 @@ type Options struct {
 	Delta           int  `json:"delta"`
 	// Encrypt is --encrypt of the enc_* workloads.
 	Encrypt string `json:"encrypt"`
-	Rand    randgen.Options
-	Keys    colenc.Paths
+	// KSumCopy keeps an ashe copy of an ore k for range sums on the server.
+	KSumCopy bool `json:"k_sum_copy"`
+	Rand     randgen.Options
+	Keys     colenc.Paths
 }
 
 // Family is the sysbench OLTP family, with report R4's enc_* workloads.
@@ -102,6 +104,7 @@ func (o *Options) Bind(fs *pflag.FlagSet, name string) {
 		fs.IntVar(&o.Delta, "delta", 5, "Size of BETWEEN ranges")
 	case isEnc(name):
 		fs.StringVar(&o.Encrypt, "encrypt", "", "columns encrypted in the client, any of id,k,c,pad, each optionally column:scheme (rnd, det, ore for id and k, ashe for k); defaults id:det, others rnd; empty = plaintext")
+		fs.BoolVar(&o.KSumCopy, "k-sum-copy", false, "with k:ore or k:det, also store an ashe copy of k (columns k_sum, k_sum_id) so range sums add k on the server and return only identifier runs")
 		colenc.BindFlags(fs, &o.Keys)
 	}
 	d := randgen.Defaults()
@@ -168,7 +171,7 @@ func (w *Workload) Params() map[string]any {
 		"rand_seed": o.Rand.Seed,
 	}
 	if isEnc(w.name) {
-		p["encrypt"] = w.enc.spec.String()
+		p["encrypt"] = w.encSpecText()
 	}
 	switch w.name {
 	case "select_random_points":
