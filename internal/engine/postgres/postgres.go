@@ -37,12 +37,12 @@ func (Engine) Dialect() engine.Dialect {
 		Analyze:        "ANALYZE %s",
 		TableSize: "SELECT GREATEST(reltuples, 0)::bigint, pg_table_size(oid), pg_indexes_size(oid) FROM pg_class " +
 			"WHERE oid = to_regclass('%s')",
-		SetIsolation:   "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL %s",
-		BinaryType:     func(int) string { return "BYTEA" },
-		OreType:        "ore",
-		Explain:        "EXPLAIN ",
-		OreSetup:       "CREATE EXTENSION IF NOT EXISTS encbench_ore",
-		OreValueCheck:  "CHECK (ore_is_value(%s))",
+		SetIsolation:  "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL %s",
+		BinaryType:    func(int) string { return "BYTEA" },
+		OreType:       "ore",
+		Explain:       "EXPLAIN ",
+		OreSetup:      "CREATE EXTENSION IF NOT EXISTS encbench_ore",
+		OreValueCheck: "CHECK (ore_is_value(%s))",
 		Substring: func(expr string, from, n int) string {
 			return fmt.Sprintf("substring(%s::bytea from %d for %d)", expr, from, n)
 		},
