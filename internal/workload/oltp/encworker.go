@@ -19,6 +19,11 @@ type encTable struct {
 	// read is the workload's query; its shape depends on where the
 	// predicate runs (see encSpec.mode).
 	read                         engine.Stmt
+	// sumRun is an ashe range sum's first query: the sum, the smallest
+	// and largest identifier and the row count, which settle the sum in
+	// one aggregate when the identifiers form one run (rows as loaded);
+	// read (gaps and islands) runs only when they do not.
+	sumRun                       engine.Stmt
 	lockK, setK, incK, setC, del engine.Stmt
 	insert                       engine.Stmt
 	// sumK reads a k that read returned for a client-side sum: whole, or,
@@ -137,6 +142,11 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 				sel = "SELECT MIN(" + id + "), MAX(" + id + "), SUM(" + v + ") FROM (SELECT " + id + ", " + v + ", " +
 					id + " - ROW_NUMBER() OVER (ORDER BY " + id + ") AS run FROM %[1]s" + pred + ") r GROUP BY run"
 				from = ""
+				// Loaded rows' identifiers follow id (an ashe k) or an ore
+				// k (its copy): a range on that column is one run of them.
+				if e[colK] == colenc.Ashe && col == colID || w.opts.KSumCopy && e[colK] == colenc.Ore && col == colK {
+					tb.sumRun = prep("SELECT SUM("+v+"), MIN("+id+"), MAX("+id+"), COUNT(*) FROM %[1]s"+pred, name, key, sbColumns[col], in)
+				}
 			case e[colK] == colenc.Ore && wk.mode != inClient:
 				// the sum needs the value (identity block and nonce), not the 414-byte ORE value
 				sel = "SELECT %[2]s, " + d.Substring("k", colenc.OreTailFrom+1, colenc.OreTailLen) + " FROM %[1]s"
@@ -474,9 +484,41 @@ func (wk *encWorker) incrementK(c *workload.Counters, tb *encTable) error {
 }
 
 // asheSum decrypts the server's sums of k over the runs of identifiers
-// the range covers: two PRF calls per run, and one run (two calls) for
-// rows as prepare loaded them.
+// the range covers: first as one aggregate, which is the whole answer
+// when the identifiers form one run (rows as prepare loaded them: two PRF
+// calls), else per run (two PRF calls each).
 func (wk *encWorker) asheSum(tb *encTable) (int64, error) {
+	if tb.sumRun == nil {
+		return wk.asheRunSums(tb)
+	}
+	var sum string
+	var lo, hi, n uint64
+	err := tb.sumRun.Query(wk.args, func(v [][]byte) error {
+		if len(v[0]) == 0 { // no row in the range: SUM is NULL
+			return nil
+		}
+		sum = string(v[0])
+		var e1, e2, e3 error
+		lo, e1 = strconv.ParseUint(string(v[1]), 10, 64)
+		hi, e2 = strconv.ParseUint(string(v[2]), 10, 64)
+		n, e3 = strconv.ParseUint(string(v[3]), 10, 64)
+		if e1 != nil || e2 != nil || e3 != nil {
+			return fmt.Errorf("ashe sum: identifiers %q..%q, count %q", v[1], v[2], v[3])
+		}
+		return nil
+	})
+	if err != nil || sum == "" {
+		return 0, err
+	}
+	if hi >= lo && hi-lo+1 == n {
+		wk.asheRuns = append(wk.asheRuns[:0], colenc.IDRange{Lo: lo, Hi: hi})
+		return tb.enc.asheField().AsheDecryptSum(sum, wk.asheRuns)
+	}
+	return wk.asheRunSums(tb)
+}
+
+// asheRunSums is the sum per run of identifiers (gaps and islands).
+func (wk *encWorker) asheRunSums(tb *encTable) (int64, error) {
 	runs := wk.asheRuns[:0]
 	total, part := &wk.asheTotal, &wk.ashePart
 	total.SetInt64(0)
