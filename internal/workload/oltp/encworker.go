@@ -18,7 +18,7 @@ type encTable struct {
 	enc *rowEncoder
 	// read is the workload's query; its shape depends on where the
 	// predicate runs (see encSpec.mode).
-	read                         engine.Stmt
+	read engine.Stmt
 	// sumRun is an ashe range sum's first query: the sum, the smallest
 	// and largest identifier and the row count, which settle the sum in
 	// one aggregate when the identifiers form one run (rows as loaded);
