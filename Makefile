@@ -70,7 +70,10 @@ fuzz:
 	for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; \
 	  echo "fuzz $$fn ($$pkg, $(FUZZTIME))"; \
-	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg > $$log 2>&1 || { cat $$log; exit 1; }; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg > $$log 2>&1 || \
+	  { grep -q 'context deadline exceeded' $$log && ! grep -q 'Failing input written' $$log && \
+	    echo "  (Go 1.26's fuzz coordinator raced its own -fuzztime deadline, go.dev/issue/75804, no input failed: once more)" && \
+	    $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg > $$log 2>&1; } || { cat $$log; exit 1; }; \
 	done; echo "fuzz: $(words $(FUZZ_TARGETS)) passed, 0 failed"
 
 bench: deps build
