@@ -8,7 +8,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/big"
 	"slices"
 )
 
@@ -116,20 +115,42 @@ func (f *Field) AsheDecrypt(id uint64, v int64) (int64, error) {
 	return f.asheOpen(uint64(v), IDRange{id, id})
 }
 
-// two64 is 2^64, for reducing a server's exact sum.
-var two64 = new(big.Int).Lsh(big.NewInt(1), 64)
+// SumMod64 reads a server's exact integer SUM (decimal text, possibly
+// beyond 64 bits) modulo 2^64, which is all ashe decryption needs: the
+// digits are accumulated with uint64's wrap-around, a minus sign negates.
+func SumMod64(text []byte) (uint64, bool) {
+	neg := len(text) > 0 && text[0] == '-'
+	if neg {
+		text = text[1:]
+	}
+	if len(text) == 0 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range text {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
 
 // AsheDecryptSum decrypts the server's SUM (as text: exact, possibly
 // beyond 64 bits) of the values whose identifiers are exactly ids.
 func (f *Field) AsheDecryptSum(sum string, ids []IDRange) (int64, error) {
-	s, ok := new(big.Int).SetString(sum, 10)
+	v, ok := SumMod64([]byte(sum))
 	if !ok {
 		return 0, fmt.Errorf("sum of %s.%s: %q is not an integer", f.col.Table, f.col.Name, sum)
 	}
-	return f.asheOpen(s.Mod(s, two64).Uint64(), ids...)
+	return f.asheOpen(v, ids...)
 }
 
-// AsheDecryptSum64 decrypts a sum the client added up modulo 2^64.
+// AsheDecryptSum64 decrypts a sum already reduced modulo 2^64 (SumMod64,
+// or several such added up).
 func (f *Field) AsheDecryptSum64(sum uint64, ids []IDRange) (int64, error) {
 	return f.asheOpen(sum, ids...)
 }

@@ -22,9 +22,7 @@ type Field struct {
 	detD  [][16]byte // det: S2V's state after ad, per key
 	s     sivScratch
 	pt    []byte
-	ore   *oreKey // the primary det key's; ores holds every det key's
-	ores  []*oreKey
-	oe    *ore.Encrypter
+	ores  []oreWorker // one per det key, the primary's first
 	ashe  *asheKey
 	block [2][16]byte // ashe's AES input and output
 	// nonces holds random bytes from the system's CSPRNG, drawn 64 nonces
@@ -43,6 +41,12 @@ func (f *Field) nonce() []byte {
 	return f.nonces[f.used-12 : f.used]
 }
 
+// oreWorker is an ore key's id and this worker's scratch space for it.
+type oreWorker struct {
+	id  uint32
+	enc *ore.Encrypter
+}
+
 // Field resolves col's keys for one worker.
 func (c *Cipher) Field(col Column) (*Field, error) {
 	f := &Field{c: c, col: col}
@@ -56,8 +60,11 @@ func (c *Cipher) Field(col Column) (*Field, error) {
 			f.detD = append(f.detD, k.siv.adState(f.ad, &f.s))
 		}
 	case Ore:
-		if f.ores, err = c.oreKeysFor(col); err == nil {
-			f.ore, f.oe = f.ores[0], f.ores[0].key.NewEncrypter()
+		var keys []*oreKey
+		if keys, err = c.oreKeysFor(col); err == nil {
+			for _, k := range keys {
+				f.ores = append(f.ores, oreWorker{id: k.id, enc: k.key.NewEncrypter()})
+			}
 		}
 	case Ashe:
 		f.ashe, err = c.asheKeyFor(col)
@@ -69,9 +76,6 @@ func (c *Cipher) Field(col Column) (*Field, error) {
 	}
 	return f, nil
 }
-
-// Column is the field's column.
-func (f *Field) Column() Column { return f.col }
 
 func (f *Field) rowAD(row []byte) []byte {
 	f.ad = append(f.ad[:f.fixed], row...)
@@ -111,7 +115,8 @@ func (f *Field) Append(dst, row []byte, v Value) ([]byte, error) {
 			return nil, fmt.Errorf("encrypting %s.%s: the ore scheme takes integers only", f.col.Table, f.col.Name)
 		}
 		dst = slices.Grow(dst, OreValueLen)
-		return f.oe.Encrypt(oreHeader(dst, oreValueTag, f.ore.id), v.I, row)
+		o := f.ores[0]
+		return o.enc.Encrypt(oreHeader(dst, oreValueTag, o.id), v.I, row)
 	case Ashe:
 		return nil, fmt.Errorf("column %s.%s is ashe: use AsheEncrypt with the row id", f.col.Table, f.col.Name)
 	}

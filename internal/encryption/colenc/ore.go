@@ -95,10 +95,11 @@ func oreHeader(buf []byte, tag byte, id uint32) []byte {
 // OreCompare) against the column's stored values, not against another
 // bound, and cannot be decrypted.
 func (f *Field) Token(v int64) ([]byte, error) {
-	if f.oe == nil {
+	if len(f.ores) == 0 {
 		return nil, fmt.Errorf("column %s.%s is not ore", f.col.Table, f.col.Name)
 	}
-	return f.oe.Left(oreHeader(make([]byte, 0, oreTokenLen), oreTokenTag, f.ore.id), v), nil
+	o := f.ores[0]
+	return o.enc.Left(oreHeader(make([]byte, 0, oreTokenLen), oreTokenTag, o.id), v), nil
 }
 
 // DecryptOreTail decrypts an ore value read from OreTailFrom on (identity
@@ -107,14 +108,11 @@ func (f *Field) Token(v int64) ([]byte, error) {
 // orders the same plaintext is Check's question. A tail does not say
 // which key made it: after a rotation every key is tried, newest first.
 func (f *Field) DecryptOreTail(row, tail []byte) (Value, error) {
-	if f.oe == nil {
+	if len(f.ores) == 0 {
 		return Value{}, fmt.Errorf("column %s.%s is not ore", f.col.Table, f.col.Name)
 	}
-	if x, err := f.oe.Open(tail, row); err == nil {
-		return Int(x), nil
-	}
-	for _, k := range f.ores[1:] {
-		if x, err := k.key.NewEncrypter().Open(tail, row); err == nil {
+	for _, o := range f.ores {
+		if x, err := o.enc.Open(tail, row); err == nil {
 			return Int(x), nil
 		}
 	}
@@ -133,7 +131,7 @@ func (f *Field) Check(v int64, stored []byte) error {
 	if err != nil {
 		return err
 	}
-	if id != f.ore.id || string(body[:ore.LeftLen]) != string(tok[oreHeaderLen:]) {
+	if id != f.ores[0].id || string(body[:ore.LeftLen]) != string(tok[oreHeaderLen:]) {
 		return fmt.Errorf("the ore part of %s.%s does not encrypt %d under this keyset", f.col.Table, f.col.Name, v)
 	}
 	return nil
@@ -151,11 +149,7 @@ func oreParts(b []byte) (id uint32, body []byte, err error) {
 	default:
 		return 0, nil, bad
 	}
-	body = b[oreHeaderLen:]
-	if err := ore.Valid(body); err != nil {
-		return 0, nil, bad
-	}
-	return binary.BigEndian.Uint32(b[2:6]), body, nil
+	return binary.BigEndian.Uint32(b[2:6]), b[oreHeaderLen:], nil
 }
 
 // OreCompare orders two stored values, or a stored value and a bound, as
@@ -194,15 +188,6 @@ func (c *Cipher) OreToken(col Column, v int64) ([]byte, error) {
 		return nil, err
 	}
 	return f.Token(v)
-}
-
-// OreCheck is Field.Check for a one-off call.
-func (c *Cipher) OreCheck(col Column, v int64, stored []byte) error {
-	f, err := c.Field(col)
-	if err != nil {
-		return err
-	}
-	return f.Check(v, stored)
 }
 
 // DecryptOreTail is Field.DecryptOreTail for a one-off call.

@@ -221,3 +221,23 @@ func TestOreNonceBoundToOrePartAndRow(t *testing.T) {
 		t.Errorf("stored value of %d bytes (OreValueLen %d), want at most 420", len(small), OreValueLen)
 	}
 }
+
+// SumMod64 is a server's exact sum modulo 2^64, as big.Int's Euclidean
+// remainder gives it, for sums far beyond 64 bits of either sign; text
+// that is not an integer is refused.
+func TestSumMod64(t *testing.T) {
+	two64 := new(big.Int).Lsh(big.NewInt(1), 64)
+	for _, s := range []string{"0", "1", "-1", "18446744073709551615", "18446744073709551616", "-18446744073709551617",
+		"123456789012345678901234567890", "-98765432109876543210987654321"} {
+		want, _ := new(big.Int).SetString(s, 10)
+		want.Mod(want, two64)
+		if got, ok := SumMod64([]byte(s)); !ok || got != want.Uint64() {
+			t.Errorf("SumMod64(%s) = %d, %v; want %d", s, got, ok, want.Uint64())
+		}
+	}
+	for _, s := range []string{"", "-", "1.5", "12a", " 1"} {
+		if _, ok := SumMod64([]byte(s)); ok {
+			t.Errorf("SumMod64(%q) accepted", s)
+		}
+	}
+}

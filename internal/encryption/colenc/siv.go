@@ -81,12 +81,6 @@ func (k *sivKey) cmac(msg []byte, s *sivScratch) {
 // without copying msg.
 func (k *sivKey) cmacXorEnd(msg []byte, end *[16]byte, s *sivScratch) {
 	s.x = [16]byte{}
-	k.cmacFrom(msg, 0, end, s)
-}
-
-// cmacFrom goes on with a CMAC whose state s.x has taken msg[:from] (from
-// a multiple of 16, before msg's last block).
-func (k *sivKey) cmacFrom(msg []byte, from int, end *[16]byte, s *sivScratch) {
 	n := len(msg)
 	complete := n > 0 && n%16 == 0
 	last := n - n%16
@@ -94,7 +88,7 @@ func (k *sivKey) cmacFrom(msg []byte, from int, end *[16]byte, s *sivScratch) {
 		last = n - 16
 	}
 	endAt := n - 16 // where end starts (n >= 16 when end is set)
-	for off := from; off < last; off += 16 {
+	for off := 0; off < last; off += 16 {
 		if end != nil && off+16 > endAt {
 			s.blk = [16]byte(msg[off : off+16])
 			for i := endAt; i < off+16; i++ {
@@ -149,22 +143,13 @@ func (k *sivKey) s2v(d [16]byte, pt []byte, s *sivScratch) {
 	k.cmac(d[:], s)
 }
 
-// ctrXOR is the CTR step: dst = src xor keystream from V with bits 31 and
-// 63 of its low half cleared (RFC 5297, section 2.6).
+// ctrXOR is the CTR step: dst = src xor the keystream from the 128-bit
+// big-endian counter V with bits 31 and 63 of its low half cleared (RFC
+// 5297, section 2.6). The counter blocks are all written before the first
+// is enciphered: AES calls on independent blocks then overlap in the CPU,
+// where writing each counter just before its call stalls on the store.
 func (k *sivKey) ctrXOR(dst, src []byte, v []byte, s *sivScratch) {
-	hi, lo := counter(v)
-	k.ctrXORAt(dst, src, hi, lo, s)
-}
-
-func counter(v []byte) (hi, lo uint64) {
-	return binary.BigEndian.Uint64(v[:8]), binary.BigEndian.Uint64(v[8:16]) &^ (1<<63 | 1<<31)
-}
-
-// ctrXORAt runs CTR from the 128-bit big-endian counter hi, lo. The
-// counter blocks are all written before the first is enciphered: AES
-// calls on independent blocks then overlap in the CPU, where writing each
-// counter just before its call stalls on the store.
-func (k *sivKey) ctrXORAt(dst, src []byte, hi, lo uint64, s *sivScratch) {
+	hi, lo := binary.BigEndian.Uint64(v[:8]), binary.BigEndian.Uint64(v[8:16])&^(1<<63|1<<31)
 	n := (len(src) + 15) / 16 * 16
 	if cap(s.ks) < 2*n {
 		s.ks = make([]byte, 2*n)

@@ -45,7 +45,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/bits"
+	"slices"
 )
 
 const (
@@ -245,9 +245,7 @@ func (e *Encrypter) permutation(i int, x uint64) *perm {
 
 // slotF writes F(i, prefix, j) into out.
 func (e *Encrypter) slotF(out []byte, i int, x uint64, j byte) {
-	var n [12]byte
-	fNonce(&n, i, x)
-	copy(e.s.in[:12], n[:])
+	fNonce((*[12]byte)(e.s.in[:12]), i, x)
 	binary.BigEndian.PutUint32(e.s.in[12:], uint32(j)+2)
 	e.k.f.Encrypt(out, e.s.in[:])
 }
@@ -266,7 +264,7 @@ func (e *Encrypter) left(x uint64, left []byte) {
 // Left appends v's left part only: enough to compare against stored full
 // ciphertexts (a query bound), never against another left part.
 func (e *Encrypter) Left(dst []byte, v int64) []byte {
-	dst = grow(dst, LeftLen)
+	dst = slices.Grow(dst, LeftLen)[:len(dst)+LeftLen]
 	e.left(ordered(v), dst[len(dst)-LeftLen:])
 	return dst
 }
@@ -275,7 +273,7 @@ func (e *Encrypter) Left(dst []byte, v int64) []byte {
 // bound to bind (for example the row's key): Open succeeds only with the
 // same binding.
 func (e *Encrypter) Encrypt(dst []byte, v int64, bind []byte) ([]byte, error) {
-	dst = grow(dst, CiphertextLen)
+	dst = slices.Grow(dst, CiphertextLen)[:len(dst)+CiphertextLen]
 	out := dst[len(dst)-CiphertextLen:]
 	x := ordered(v)
 	left, nonce, right := out[:LeftLen], out[LeftLen:LeftLen+NonceLen], out[LeftLen+NonceLen:]
@@ -343,13 +341,6 @@ func (e *Encrypter) Open(tail, bind []byte) (int64, error) {
 	return int64(binary.BigEndian.Uint64(e.s.out[:8]) ^ 1<<63), nil
 }
 
-func grow(dst []byte, n int) []byte {
-	if cap(dst)-len(dst) < n {
-		dst = append(make([]byte, 0, len(dst)+n), dst...)
-	}
-	return dst[:len(dst)+n]
-}
-
 // ErrMalformed is a ciphertext of the wrong length.
 var ErrMalformed = errors.New("ore: malformed ciphertext")
 
@@ -401,15 +392,6 @@ func Compare(a, b []byte) (int, error) {
 	return 0, ErrTwoLefts
 }
 
-// Valid checks a ciphertext's form without the key: every bit pattern of
-// the right part is one an encryption can give, so only lengths can fail.
-func Valid(c []byte) error {
-	if !wellFormed(c) {
-		return ErrMalformed
-	}
-	return nil
-}
-
 func wellFormed(c []byte) bool { return len(c) == CiphertextLen || len(c) == LeftLen }
 
 // firstDifference is the first block whose left parts differ, or -1: equal
@@ -440,15 +422,4 @@ func compareAt(i int, left, right []byte) (int, error) {
 		return 1, nil
 	}
 	return -1, nil
-}
-
-// FirstDifferingBlock is the leakage of a pair made visible: the index of
-// the first 8-bit block in which two values differ, or -1 (for tests and
-// the leakage statement's checks).
-func FirstDifferingBlock(a, b int64) int {
-	d := ordered(a) ^ ordered(b)
-	if d == 0 {
-		return -1
-	}
-	return bits.LeadingZeros64(d) / 8
 }

@@ -207,9 +207,9 @@ func kRanks(src *randgen.Source, n int) func(k int64) uint64 {
 	next := make([]uint64, n+2)
 	var cv, pv []byte
 	for range n {
-		cv = src.FillTemplate(cv, cTemplate)
-		pv = src.FillTemplate(pv, padTemplate)
-		next[src.Default(1, uint32(n))+1]++
+		var k int64
+		cv, pv, k = drawRow(src, cv, pv, n)
+		next[k+1]++
 	}
 	next[0] = 1
 	for k := 1; k < len(next); k++ {
@@ -273,9 +273,8 @@ func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d engine.D
 	args := make([]engine.Arg, 0, width*encLoadBatch)
 	var cv, pv []byte
 	for id := 1; id <= o.TableSize; id++ {
-		cv = src.FillTemplate(cv, cTemplate)
-		pv = src.FillTemplate(pv, padTemplate)
-		k := int64(src.Default(1, uint32(o.TableSize)))
+		var k int64
+		cv, pv, k = drawRow(src, cv, pv, o.TableSize)
 		// Loaded rows take identifiers 1..table-size in id order, so a
 		// range of ids is a run of identifiers; later writes take theirs
 		// from the counter in the config table, above these.

@@ -136,9 +136,8 @@ func TestKRanksFollowKOrder(t *testing.T) {
 	var rows []row
 	var cv, pv []byte
 	for range n {
-		cv = src.FillTemplate(cv, cTemplate)
-		pv = src.FillTemplate(pv, padTemplate)
-		k := int64(src.Default(1, n))
+		var k int64
+		cv, pv, k = drawRow(src, cv, pv, n)
 		rows = append(rows, row{k, rank(k)})
 	}
 	seen := map[uint64]bool{}

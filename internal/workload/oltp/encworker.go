@@ -3,7 +3,6 @@ package oltp
 import (
 	"context"
 	"fmt"
-	"math/big"
 	"strconv"
 	"strings"
 
@@ -52,11 +51,9 @@ type encWorker struct {
 	col   int
 	event func(c *workload.Counters, tb *encTable) error
 	// asheIDs are fresh identifiers for the ashe k of rows it inserts;
-	// asheRuns and asheTotal are a range sum's scratch space.
-	asheIDs   asheIDs
-	asheRuns  []colenc.IDRange
-	asheTotal big.Int
-	ashePart  big.Int
+	// asheRuns is a range sum's scratch space.
+	asheIDs  asheIDs
+	asheRuns []colenc.IDRange
 }
 
 // rowKeyExpr selects what identifies a row without decryption.
@@ -491,50 +488,53 @@ func (wk *encWorker) asheSum(tb *encTable) (int64, error) {
 	if tb.sumRun == nil {
 		return wk.asheRunSums(tb)
 	}
-	var sum string
-	var lo, hi, n uint64
+	var sum, lo, hi, n uint64
+	found := false
 	err := tb.sumRun.Query(wk.args, func(v [][]byte) error {
 		if len(v[0]) == 0 { // no row in the range: SUM is NULL
 			return nil
 		}
-		sum = string(v[0])
+		var ok bool
 		var e1, e2, e3 error
+		sum, ok = colenc.SumMod64(v[0])
 		lo, e1 = strconv.ParseUint(string(v[1]), 10, 64)
 		hi, e2 = strconv.ParseUint(string(v[2]), 10, 64)
 		n, e3 = strconv.ParseUint(string(v[3]), 10, 64)
-		if e1 != nil || e2 != nil || e3 != nil {
-			return fmt.Errorf("ashe sum: identifiers %q..%q, count %q", v[1], v[2], v[3])
+		if !ok || e1 != nil || e2 != nil || e3 != nil {
+			return fmt.Errorf("ashe sum %q: identifiers %q..%q, count %q", v[0], v[1], v[2], v[3])
 		}
+		found = true
 		return nil
 	})
-	if err != nil || sum == "" {
+	if err != nil || !found {
 		return 0, err
 	}
 	if hi >= lo && hi-lo+1 == n {
 		wk.asheRuns = append(wk.asheRuns[:0], colenc.IDRange{Lo: lo, Hi: hi})
-		return tb.enc.asheField().AsheDecryptSum(sum, wk.asheRuns)
+		return tb.enc.asheField().AsheDecryptSum64(sum, wk.asheRuns)
 	}
 	return wk.asheRunSums(tb)
 }
 
-// asheRunSums is the sum per run of identifiers (gaps and islands).
+// asheRunSums is the sum per run of identifiers (gaps and islands), added
+// up modulo 2^64.
 func (wk *encWorker) asheRunSums(tb *encTable) (int64, error) {
 	runs := wk.asheRuns[:0]
-	total, part := &wk.asheTotal, &wk.ashePart
-	total.SetInt64(0)
+	var total uint64
 	err := tb.read.Query(wk.args, func(v [][]byte) error {
 		lo, err1 := strconv.ParseUint(string(v[0]), 10, 64)
 		hi, err2 := strconv.ParseUint(string(v[1]), 10, 64)
-		if _, ok := part.SetString(string(v[2]), 10); !ok || err1 != nil || err2 != nil {
+		part, ok := colenc.SumMod64(v[2])
+		if !ok || err1 != nil || err2 != nil {
 			return fmt.Errorf("ashe sum: run %q..%q, sum %q", v[0], v[1], v[2])
 		}
 		runs = append(runs, colenc.IDRange{Lo: lo, Hi: hi})
-		total.Add(total, part)
+		total += part
 		return nil
 	})
 	wk.asheRuns = runs
 	if err != nil || len(runs) == 0 {
 		return 0, err
 	}
-	return tb.enc.asheField().AsheDecryptSum(total.String(), runs)
+	return tb.enc.asheField().AsheDecryptSum64(total, runs)
 }

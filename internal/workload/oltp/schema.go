@@ -142,17 +142,23 @@ func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
 	return workload.Cleanup(ctx, env, w.Tables())
 }
 
+// drawRow draws one row's c, pad and k in oltp_common.lua's order.
+func drawRow(src *randgen.Source, cv, pv []byte, tableSize int) (c, pad []byte, k int64) {
+	cv = src.FillTemplate(cv, cTemplate)
+	pv = src.FillTemplate(pv, padTemplate)
+	return cv, pv, int64(src.Default(1, uint32(tableSize)))
+}
+
 // appendRow appends one VALUES tuple as oltp_common.lua builds it:
 // (k, 'c', 'pad'), with the id first when ids come from the client.
 func appendRow(buf, cv, pv []byte, src *randgen.Source, o Options, id int) (row, c, pad []byte) {
-	cv = src.FillTemplate(cv, cTemplate)
-	pv = src.FillTemplate(pv, padTemplate)
+	cv, pv, k := drawRow(src, cv, pv, o.TableSize)
 	buf = append(buf, '(')
 	if !o.AutoInc {
 		buf = strconv.AppendInt(buf, int64(id), 10)
 		buf = append(buf, ", "...)
 	}
-	buf = strconv.AppendUint(buf, uint64(src.Default(1, uint32(o.TableSize))), 10)
+	buf = strconv.AppendInt(buf, k, 10)
 	buf = append(buf, ", '"...)
 	buf = append(buf, cv...)
 	buf = append(buf, "', '"...)
