@@ -6,16 +6,22 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/locale"
 	"github.com/encbench/encbench/internal/report"
 )
 
 func newReport() *cobra.Command {
-	return &cobra.Command{
+	var o report.Options
+	cmd := &cobra.Command{
 		Use:   "report DIR",
 		Short: "Write report.html (self-contained, works offline) and report.md for a suite directory or a directory of results",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			paths, err := report.Write(args[0])
+			if err := checkLang(o.Lang); err != nil {
+				return err
+			}
+			paths, err := report.Write(args[0], o)
 			if err != nil {
 				return err
 			}
@@ -23,4 +29,20 @@ func newReport() *cobra.Command {
 			return nil
 		},
 	}
+	addReportFlags(cmd, &o)
+	return cmd
+}
+
+// addReportFlags are the report's language and PDF, for report and suite run.
+func addReportFlags(cmd *cobra.Command, o *report.Options) {
+	cmd.Flags().StringVar(&o.Lang, "lang", locale.Default, "language of the report: "+strings.Join(locale.Codes(), ", ")+" (files other than English are named report.<lang>.*)")
+	cmd.Flags().BoolVar(&o.PDF, "pdf", false, "also print the report to PDF with headless Chromium (Debian package chromium; fonts-noto-cjk for zh and ja)")
+}
+
+// checkLang refuses an unknown language before any work starts.
+func checkLang(code string) error {
+	if _, err := locale.Get(code); err != nil {
+		return errs.Usage("--lang: %v", err)
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/orchestrator"
+	"github.com/encbench/encbench/internal/report"
 	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/suite"
 	"github.com/encbench/encbench/internal/variant"
@@ -30,6 +31,7 @@ type suiteFlags struct {
 	serverCPUs  string
 	scale       string
 	noReport    bool
+	report      report.Options
 	seed        uint64
 	precision   float64
 	budget      string
@@ -62,6 +64,7 @@ func newSuite() *cobra.Command {
 	fs.StringVar(&f.serverCPUs, "server-cpus", "", "CPUs for sandbox servers: a list, auto (second half) or none (default: the suite's)")
 	fs.StringVar(&f.scale, "scale", "", "a named scale of the suite (for example full for tde)")
 	fs.BoolVar(&f.noReport, "no-report", false, "do not write report.html and report.md at the end")
+	addReportFlags(run, &f.report)
 	fs.Float64Var(&f.precision, "precision", -1, "target half-width of every loss interval, in percentage points: blocks continue until each cell reaches it (0: exactly --repetitions; default: the suite's)")
 	fs.StringVar(&f.budget, "budget", "", "wall time the suite may take, set-up included, for example 11m; no block starts that would end past it (default: the suite's)")
 	fs.IntSliceVar(&f.offered, "offered-load", nil, "after the closed-loop blocks, run every variant at these shares (%) of the baseline's saturation TPS, for example 50,80: latency and CPU at equal load (default: the suite's)")
@@ -126,9 +129,12 @@ func (f *suiteFlags) run(cmd *cobra.Command, nameOrFile string) error {
 	if err != nil {
 		return errs.Usage("bad --out %q: %v", f.out, err)
 	}
+	if err := checkLang(f.report.Lang); err != nil {
+		return err
+	}
 	out := cmd.OutOrStdout()
 	return orchestrator.RunSuite(cmd.Context(), orchestrator.SuiteOptions{
-		NameOrFile: nameOrFile, Out: f.out, Resume: f.resume, Overrides: f.overrides(cmd), NoReport: f.noReport,
+		NameOrFile: nameOrFile, Out: f.out, Resume: f.resume, Overrides: f.overrides(cmd), NoReport: f.noReport, Report: f.report,
 		Command: commandLine(cmd, nameOrFile, abs), Registry: workload.Default(), Supports: sandboxSupports,
 		Stdout: out, Stderr: cmd.ErrOrStderr(),
 		NewProgress: func(total, done int) orchestrator.Progress { return newProgress(out, total, done) },

@@ -24,6 +24,8 @@ type SuiteOptions struct {
 	Resume    bool
 	Overrides suite.Overrides
 	NoReport  bool
+	// Report chooses the report's language and PDF.
+	Report report.Options
 	// Command is the command line as the user typed it (plan.json, report).
 	Command     string
 	Registry    *workload.Registry
@@ -76,7 +78,7 @@ func RunSuite(ctx context.Context, o SuiteOptions) error {
 	}
 	runErr := x.Execute(ctx)
 	if !o.NoReport && x.Finished > 0 && ctx.Err() == nil {
-		paths, err := report.Write(dir)
+		paths, err := report.Write(dir, o.Report)
 		if err != nil {
 			return fmt.Errorf("writing the report: %w", err)
 		}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"sort"
@@ -36,6 +37,8 @@ type Cell struct {
 	// or when either side has fewer than two repetitions.
 	Loss       *stats.Loss
 	LossReason string
+	// LossErr is why Loss is nil (errNoBaseline, stats.ErrTooFew, ...).
+	LossErr error
 	// CPU per transaction against the baseline, in percent (ratio of means).
 	ServerCPUChangePct *float64
 	ClientCPUChangePct *float64
@@ -52,6 +55,9 @@ type Cell struct {
 	Verified bool
 	Baseline bool
 }
+
+// errNoBaseline: the cell's baseline variant did not run.
+var errNoBaseline = errors.New("no baseline run")
 
 // Aggregate groups results into cells and computes each variant's loss.
 // order lists workloads, variants and targets as the suite did; names it
@@ -83,13 +89,13 @@ func Aggregate(results []*result.Result, baseline string, order *Order) []*Cell 
 		bk.Variant = baseline
 		b := byKey[bk]
 		if b == nil {
-			c.LossReason = "no " + baseline + " run to compare with"
+			c.LossReason, c.LossErr = "no "+baseline+" run to compare with", errNoBaseline
 			continue
 		}
 		bs, cs := pairs(b, c)
 		l, err := lossOf(b, c, bs, cs)
 		if err != nil {
-			c.LossReason = err.Error()
+			c.LossReason, c.LossErr = err.Error(), err
 		} else {
 			c.Loss = &l
 		}

@@ -9,6 +9,9 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/encbench/encbench/internal/locale"
+	"github.com/encbench/encbench/internal/stats"
 )
 
 // Chart is one rendered chart: its element and the script that draws it.
@@ -17,9 +20,15 @@ type Chart struct {
 	Script  template.HTML
 }
 
-// sectionCharts draws TPS, latency, CPU and loss by threads, one line or
-// bar per target and variant.
-func sectionCharts(idx int, s Section, m *Model) ([]Chart, error) {
+// palette colours a target and variant the same in every chart of a
+// report (ECharts' default colours, in its order).
+var palette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"}
+
+// sectionCharts draws a section: TPS and latency by threads (one line per
+// target and variant, with 95% whiskers), CPU per transaction as server
+// and client stacks, the parts of events, and the paired losses and CPU
+// added with their intervals.
+func sectionCharts(l *locale.Lang, idx int, s Section, m *Model) ([]Chart, error) {
 	var threads []int
 	for _, c := range s.Cells {
 		if !slices.Contains(threads, c.Threads) {
@@ -27,10 +36,6 @@ func sectionCharts(idx int, s Section, m *Model) ([]Chart, error) {
 		}
 	}
 	slices.Sort(threads)
-	x := make([]string, len(threads))
-	for i, t := range threads {
-		x[i] = strconv.Itoa(t)
-	}
 	var pairs [][2]string
 	for _, t := range m.Order.Targets {
 		for _, v := range m.Order.Variants {
@@ -49,59 +54,44 @@ func sectionCharts(idx int, s Section, m *Model) ([]Chart, error) {
 		}
 		return nil
 	}
-	points := func(t, v string, get func(*Cell) (float64, bool)) []float64 {
-		out := make([]float64, len(threads))
-		for i, th := range threads {
-			out[i] = math.NaN()
-			if c := find(t, v, th); c != nil {
-				if val, ok := get(c); ok {
-					out[i] = val
-				}
-			}
-		}
-		return out
-	}
 	id := func(n int) string { return fmt.Sprintf("chart_%d_%d", idx, n) }
+	axis := newThreadAxis(l, threads)
 	var out []Chart
 	lines := []struct {
 		title, unit string
-		get         func(*Cell) (float64, bool)
+		get         func(*Cell) stats.Summary
 	}{
-		{"TPS by threads", "transactions/s", func(c *Cell) (float64, bool) { return c.TPS.Mean, true }},
-		{"Average latency by threads", "ms", func(c *Cell) (float64, bool) { return c.AvgMs.Mean, true }},
-		{"95th percentile latency by threads", "ms", func(c *Cell) (float64, bool) { return c.P95Ms.Mean, true }},
+		{l.T("chart.tps", s.Workload), l.T("chart.unit.tps"), func(c *Cell) stats.Summary { return c.TPS }},
+		{l.T("chart.avg", s.Workload), l.T("chart.unit.ms"), func(c *Cell) stats.Summary { return c.AvgMs }},
+		{l.T("chart.p95", s.Workload), l.T("chart.unit.ms"), func(c *Cell) stats.Summary { return c.P95Ms }},
 	}
-	for n, l := range lines {
-		ch := newLine(id(n), s.Workload+": "+l.title, l.unit, x)
-		for _, p := range pairs {
-			ch.AddSeries(p[0]+" "+p[1], lineData(points(p[0], p[1], l.get)))
+	for n, ln := range lines {
+		ch := newLine(id(n), ln.title, ln.unit, axis)
+		whiskers := charts.NewCustom()
+		for k, p := range pairs {
+			var pts []threadPoint
+			for _, th := range threads {
+				if c := find(p[0], p[1], th); c != nil {
+					pts = append(pts, threadPoint{th, ln.get(c)})
+				}
+			}
+			addThreadSeries(ch, whiskers, axis, p[0]+" "+p[1], palette[k%len(palette)], k, len(pairs), pts)
 		}
+		ch.Overlap(whiskers)
 		c, err := snippet(ch)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, c)
 	}
-	cpu := newBar(id(3), s.Workload+": CPU per transaction (server + client)", "ms of CPU per transaction", x)
-	for _, p := range pairs {
-		stack := opts.BarChart{Stack: p[0] + p[1]}
-		cpu.AddSeries(p[0]+" "+p[1]+" server", barData(points(p[0], p[1], func(c *Cell) (float64, bool) {
-			if c.ServerMsPerTxn == nil {
-				return 0, false
-			}
-			return c.ServerMsPerTxn.Mean, true
-		})), charts.WithBarChartOpts(stack))
-		cpu.AddSeries(p[0]+" "+p[1]+" client", barData(points(p[0], p[1], func(c *Cell) (float64, bool) { return c.ClientMsPerTxn.Mean, true })),
-			charts.WithBarChartOpts(stack))
-	}
-	c, err := snippet(cpu)
+	cpu, err := cpuChart(l, id(3), s, pairs, threads, find)
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, c)
+	out = append(out, cpu)
 	for n, pt := range s.Parts {
-		ch := newBar(id(10+n), s.Workload+": "+pt.Title, "ms", pt.Parts)
-		ch.SetGlobalOptions(charts.WithXAxisOpts(opts.XAxis{Name: "part", Type: "category", NameLocation: "middle", NameGap: 25}))
+		ch := newBar(id(10+n), s.Workload+": "+pt.Title, l.T("chart.unit.ms"), pt.Parts)
+		ch.SetGlobalOptions(charts.WithXAxisOpts(opts.XAxis{Name: l.T("parts.part"), Type: "category", NameLocation: "middle", NameGap: 25}))
 		for _, v := range pt.Variants {
 			vals := make([]float64, len(pt.Parts))
 			for i, part := range pt.Parts {
@@ -118,30 +108,145 @@ func sectionCharts(idx int, s Section, m *Model) ([]Chart, error) {
 		}
 		out = append(out, c)
 	}
-	whiskered, err := intervalCharts(idx, s, m)
+	whiskered, err := intervalCharts(l, idx, s, m)
 	if err != nil {
 		return nil, err
 	}
 	return append(out, whiskered...), nil
 }
 
+// cpuChart stacks server and client CPU per transaction for every target,
+// variant and thread count: two colours, so the legend is one line.
+func cpuChart(l *locale.Lang, id string, s Section, pairs [][2]string, threads []int, find func(t, v string, th int) *Cell) (Chart, error) {
+	var x []string
+	var server, client []float64
+	for _, th := range threads {
+		for _, p := range pairs {
+			c := find(p[0], p[1], th)
+			if c == nil {
+				continue
+			}
+			x = append(x, l.T("chart.cell", p[0], p[1], th))
+			srv := math.NaN()
+			if c.ServerMsPerTxn != nil {
+				srv = 1000 * c.ServerMsPerTxn.Mean
+			}
+			server = append(server, srv)
+			client = append(client, 1000*c.ClientMsPerTxn.Mean)
+		}
+	}
+	ch := newBar(id, l.T("chart.cpu", s.Workload), l.T("chart.unit.us_txn"), x)
+	ch.SetGlobalOptions(charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: "0"}}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom"}))
+	stack := charts.WithBarChartOpts(opts.BarChart{Stack: "cpu"})
+	ch.AddSeries(l.T("chart.cpu.server"), barData(server), stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6"}))
+	ch.AddSeries(l.T("chart.cpu.client"), barData(client), stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#fac858"}))
+	return snippet(ch)
+}
+
+// threadAxis is the x axis of by-threads charts: categories, or a log
+// scale when the thread counts span more than 8x (1 to 256 would crowd
+// the low counts together on a linear scale and space them unevenly as
+// categories).
+type threadAxis struct {
+	log    bool
+	labels []string
+	name   string
+	lo, hi int
+}
+
+func newThreadAxis(l *locale.Lang, threads []int) threadAxis {
+	a := threadAxis{name: l.T("chart.threads")}
+	if len(threads) > 0 {
+		a.lo, a.hi = threads[0], threads[len(threads)-1]
+		a.log = a.lo > 0 && a.hi > 8*a.lo
+	}
+	for _, t := range threads {
+		a.labels = append(a.labels, strconv.Itoa(t))
+	}
+	return a
+}
+
+// x is where a thread count sits on the axis.
+func (a threadAxis) x(threads int) any {
+	if a.log {
+		return threads
+	}
+	return slices.Index(a.labels, strconv.Itoa(threads))
+}
+
+type threadPoint struct {
+	threads int
+	s       stats.Summary
+}
+
+// whiskerJS draws a 95% interval as an I-beam, shifted a few pixels per
+// series so that whiskers at the same thread count do not hide each other.
+const whiskerJS = `function (params, api) {
+  var x = api.value(0), dx = api.value(3);
+  var lo = api.coord([x, api.value(1)]), hi = api.coord([x, api.value(2)]);
+  var st = {stroke: api.visual('color'), lineWidth: 1.5};
+  return {type: 'group', children: [
+    {type: 'line', shape: {x1: lo[0] + dx, y1: lo[1], x2: hi[0] + dx, y2: hi[1]}, style: st},
+    {type: 'line', shape: {x1: lo[0] + dx - 4, y1: lo[1], x2: lo[0] + dx + 4, y2: lo[1]}, style: st},
+    {type: 'line', shape: {x1: hi[0] + dx - 4, y1: hi[1], x2: hi[0] + dx + 4, y2: hi[1]}, style: st}]};
+}`
+
+// addThreadSeries adds one target and variant: its line of means, and a
+// whisker per point with an interval, under the same name and colour so
+// the legend toggles both.
+func addThreadSeries(line *charts.Line, whiskers *charts.Custom, axis threadAxis, name, colour string, k, n int, pts []threadPoint) {
+	// Categories keep a slot per thread count ("-" is a gap); a value
+	// axis takes the points there are.
+	var data []opts.LineData
+	if !axis.log {
+		data = make([]opts.LineData, len(axis.labels))
+		for i := range data {
+			data[i] = opts.LineData{Value: "-"}
+		}
+	}
+	var ws []opts.CustomData
+	offset := 5 * (float64(k) - float64(n-1)/2)
+	for _, p := range pts {
+		if axis.log {
+			data = append(data, opts.LineData{Value: []any{p.threads, round3(p.s.Mean)}})
+		} else {
+			data[slices.Index(axis.labels, strconv.Itoa(p.threads))] = opts.LineData{Value: round3(p.s.Mean)}
+		}
+		if p.s.N >= 2 {
+			ws = append(ws, opts.CustomData{Value: []any{axis.x(p.threads), round3(p.s.Low), round3(p.s.High), offset}})
+		}
+	}
+	line.AddSeries(name, data, charts.WithItemStyleOpts(opts.ItemStyle{Color: colour}), charts.WithLineStyleOpts(opts.LineStyle{Color: colour}))
+	if len(ws) > 0 {
+		whiskers.AddSeries(name, ws, charts.WithItemStyleOpts(opts.ItemStyle{Color: colour}),
+			charts.WithCustomChartOpts(opts.CustomChart{RenderItem: opts.FuncOpts(whiskerJS)}),
+			charts.WithEncodeOpts(opts.Encode{X: 0, Y: []int{1, 2}}))
+	}
+}
+
 func globals(id, title, unit string) []charts.GlobalOpts {
 	return []charts.GlobalOpts{
-		charts.WithInitializationOpts(opts.Initialization{ChartID: id, Width: "100%", Height: "340px"}),
+		// SVG stays sharp when the report is printed to PDF.
+		charts.WithInitializationOpts(opts.Initialization{ChartID: id, Width: "100%", Height: "340px", Renderer: "svg"}),
 		charts.WithTitleOpts(opts.Title{Title: title, TitleStyle: &opts.TextStyle{FontSize: 14}}),
 		charts.WithAnimation(false),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "scroll"}),
 		charts.WithGridOpts(opts.Grid{Bottom: "80", Left: "70", Right: "30"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: "threads", Type: "category", NameLocation: "middle", NameGap: 25}),
 		charts.WithYAxisOpts(opts.YAxis{Name: unit}),
 	}
 }
 
-func newLine(id, title, unit string, x []string) *charts.Line {
+func newLine(id, title, unit string, axis threadAxis) *charts.Line {
 	l := charts.NewLine()
 	l.SetGlobalOptions(globals(id, title, unit)...)
-	l.SetXAxis(x)
+	if axis.log {
+		l.SetGlobalOptions(charts.WithXAxisOpts(opts.XAxis{Name: axis.name, Type: "log", NameLocation: "middle", NameGap: 25, Min: axis.lo, Max: axis.hi}))
+		return l
+	}
+	l.SetGlobalOptions(charts.WithXAxisOpts(opts.XAxis{Name: axis.name, Type: "category", NameLocation: "middle", NameGap: 25}))
+	l.SetXAxis(axis.labels)
 	return l
 }
 
@@ -160,14 +265,6 @@ func values(v []float64) []any {
 		if !math.IsNaN(f) {
 			out[i] = round3(f)
 		}
-	}
-	return out
-}
-
-func lineData(v []float64) []opts.LineData {
-	out := make([]opts.LineData, len(v))
-	for i, x := range values(v) {
-		out[i] = opts.LineData{Value: x}
 	}
 	return out
 }

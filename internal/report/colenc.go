@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/encbench/encbench/internal/encryption/colenc"
+	"github.com/encbench/encbench/internal/locale"
 	result "github.com/encbench/encbench/internal/resultdoc"
 	"github.com/encbench/encbench/internal/suite"
 )
@@ -17,8 +18,8 @@ import (
 // the engines encrypt differently), every encrypted column with its scheme,
 // the share of columns, where predicates ran and what the run read back raw
 // from the server.
-func colencTable(rs []*result.Result) Table {
-	t := Table{Head: []string{"variant", "encrypted columns", "share of columns", "checked on the server", "columns (scheme)", "predicates"}}
+func colencTable(l *locale.Lang, rs []*result.Result) Table {
+	t := Table{Head: []string{l.T("col.variant"), l.T("colenc.encrypted"), l.T("colenc.share"), l.T("colenc.checked"), l.T("colenc.columns"), l.T("colenc.predicates")}}
 	type level struct {
 		variant           string
 		proof             *result.ColencProof
@@ -62,11 +63,11 @@ func colencTable(rs []*result.Result) Table {
 		}
 		return levels[i].variant < levels[j].variant
 	})
-	for _, l := range levels {
-		p := l.proof
-		name := l.variant
-		if split[l.variant] > 1 {
-			name += " on " + strings.Join(l.engines, ", ")
+	for _, lv := range levels {
+		p := lv.proof
+		name := lv.variant
+		if split[lv.variant] > 1 {
+			name = l.T("colenc.variant_on", lv.variant, strings.Join(lv.engines, ", "))
 		}
 		var groups []string
 		var table string
@@ -84,11 +85,11 @@ func colencTable(rs []*result.Result) Table {
 			cols = append(cols, fmt.Sprintf("%s (%s)", c.Column, c.Scheme))
 		}
 		flush()
-		sort.Strings(l.predicates)
-		t.Rows = append(t.Rows, []Text{{S: name}, {S: fmt.Sprintf("%d of %d", len(p.Columns), p.BusinessColumns), Strong: true},
-			{S: fmt.Sprintf("%.1f%%", p.SharePct)},
-			{S: fmt.Sprintf("before each run, stored values read raw: %d of %d in encrypted columns, each decrypted as a ciphertext of its column and row; the rest read as plaintext", l.verified, l.checked)},
-			{S: strings.Join(groups, "; ")}, {S: strings.Join(l.predicates, "; ")}})
+		sort.Strings(lv.predicates)
+		t.Rows = append(t.Rows, []Text{{S: name}, {S: l.T("n_of_m", len(p.Columns), p.BusinessColumns), Strong: true},
+			{S: l.T("pct", p.SharePct)},
+			{S: l.T("colenc.checked.value", lv.verified, lv.checked)},
+			{S: strings.Join(groups, "; ")}, {S: strings.Join(lv.predicates, "; ")}})
 	}
 	return t
 }
@@ -109,11 +110,12 @@ func schemesUsed(rs []*result.Result) []colenc.Scheme {
 }
 
 // leakageTable states what each scheme the runs used lets the server learn.
-func leakageTable(used []colenc.Scheme) Table {
-	t := Table{Head: []string{"scheme", "primitive", "the server learns", "what works on ciphertext"}}
-	for _, l := range colenc.Leakage {
-		if slices.Contains(used, l.Scheme) {
-			t.Rows = append(t.Rows, []Text{{S: string(l.Scheme), Strong: true}, {S: l.Primitive}, {S: l.Reveals}, {S: l.Enables}})
+func leakageTable(l *locale.Lang, used []colenc.Scheme) Table {
+	t := Table{Head: []string{l.T("leak.scheme"), l.T("leak.primitive"), l.T("leak.reveals"), l.T("leak.enables")}}
+	for _, x := range colenc.Leakage {
+		if s := string(x.Scheme); slices.Contains(used, x.Scheme) {
+			t.Rows = append(t.Rows, []Text{{S: s, Strong: true}, {S: l.T(locale.LeakID(s, "primitive"))},
+				{S: l.T(locale.LeakID(s, "reveals"))}, {S: l.T(locale.LeakID(s, "enables"))}})
 		}
 	}
 	return t
@@ -122,10 +124,10 @@ func leakageTable(used []colenc.Scheme) Table {
 // referenceTable sets a suite's published losses beside encbench's own,
 // per workload, variant and thread count, with encbench's 95% interval per
 // target.
-func referenceTable(ref *suite.Reference, cells []*Cell, order Order) Table {
-	t := Table{Head: []string{"workload", "variant", "threads", "published loss %"}}
+func referenceTable(l *locale.Lang, ref *suite.Reference, cells []*Cell, order Order) Table {
+	t := Table{Head: []string{l.T("col.workload"), l.T("col.variant"), l.T("col.threads"), l.T("ref.published")}}
 	for _, tg := range order.Targets {
-		t.Head = append(t.Head, "encbench "+tg+" loss % (95% CI)")
+		t.Head = append(t.Head, l.T("ref.encbench", tg))
 	}
 	losses := ref.Losses()
 	workloads := slices.Sorted(maps.Keys(losses))
@@ -136,12 +138,12 @@ func referenceTable(ref *suite.Reference, cells []*Cell, order Order) Table {
 				continue // a suite cut down to some workloads shows only those
 			}
 			for _, th := range slices.Sorted(maps.Keys(byThreads)) {
-				row := []Text{{S: w}, {S: v}, {S: strconv.Itoa(th)}, {S: fmt.Sprintf("%.2f", byThreads[th]), Strong: true}}
+				row := []Text{{S: w}, {S: v}, {S: strconv.Itoa(th)}, {S: l.F("%.2f", byThreads[th]), Strong: true}}
 				for _, tg := range order.Targets {
 					cell := Text{S: "-"}
 					for _, c := range cells {
 						if c.Target == tg && c.Variant == v && c.Threads == th && c.Workload == w && c.Loss != nil {
-							cell = Text{S: fmt.Sprintf("%.1f (%.1f to %.1f)", c.Loss.Pct, c.Loss.Low, c.Loss.High)}
+							cell = Text{S: l.T("ci.range", l.F("%.1f", c.Loss.Pct), l.F("%.1f", c.Loss.Low), l.F("%.1f", c.Loss.High))}
 						}
 					}
 					row = append(row, cell)
@@ -153,13 +155,12 @@ func referenceTable(ref *suite.Reference, cells []*Cell, order Order) Table {
 	return t
 }
 
-const storageNote = "What each variant stores, as the server's own size functions report it before the variant's first run (PostgreSQL pg_table_size and pg_indexes_size, MariaDB information_schema.TABLES); rows are the server's statistics:"
-
 // storageTable sets each column encryption variant's data and index size
 // beside plaintext's on the same engine and tables, as the server reported
 // them before the variant's first run.
-func storageTable(rs []*result.Result) Table {
-	t := Table{Head: []string{"engine", "variant", "tables", "rows", "data MiB", "bytes per row", "data x plaintext", "index MiB", "index x plaintext"}}
+func storageTable(l *locale.Lang, rs []*result.Result) Table {
+	t := Table{Head: []string{l.T("col.engine"), l.T("col.variant"), l.T("storage.tables"), l.T("storage.rows"), l.T("storage.data"), l.T("storage.per_row"),
+		l.T("storage.data_x"), l.T("storage.index"), l.T("storage.index_x")}}
 	type size struct {
 		engine, variant, tables string
 		level                   int
@@ -190,9 +191,9 @@ func storageTable(rs []*result.Result) Table {
 		if base <= 0 {
 			return "-"
 		}
-		return fmt.Sprintf("%.2f", float64(x)/float64(base))
+		return l.F("%.2f", float64(x)/float64(base))
 	}
-	mib := func(b int64) string { return fmt.Sprintf("%.1f", float64(b)/(1<<20)) }
+	mib := func(b int64) string { return l.F("%.1f", float64(b)/(1<<20)) }
 	for _, s := range sizes {
 		var plain *size
 		for _, o := range sizes {
@@ -202,9 +203,9 @@ func storageTable(rs []*result.Result) Table {
 		}
 		perRow := "-"
 		if s.rows > 0 {
-			perRow = strconv.FormatInt(s.data/s.rows, 10)
+			perRow = l.F("%d", s.data/s.rows)
 		}
-		row := []Text{{S: s.engine}, {S: s.variant}, {S: s.tables}, {S: strconv.FormatInt(s.rows, 10)}, {S: mib(s.data)}, {S: perRow, Strong: true}, {S: "-"}, {S: mib(s.index)}, {S: "-"}}
+		row := []Text{{S: s.engine}, {S: s.variant}, {S: s.tables}, {S: l.F("%d", s.rows)}, {S: mib(s.data)}, {S: perRow, Strong: true}, {S: "-"}, {S: mib(s.index)}, {S: "-"}}
 		if plain != nil && plain != s {
 			row[6], row[8] = Text{S: ratio(s.data, plain.data), Strong: true}, Text{S: ratio(s.index, plain.index), Strong: true}
 		}

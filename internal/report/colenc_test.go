@@ -17,7 +17,7 @@ func TestReferenceTableShowsWhatRan(t *testing.T) {
 	}}
 	ran := &Cell{Key: Key{Target: "postgres", Variant: "enc-all", Workload: "enc_range_sum", Threads: 8},
 		Loss: &stats.Loss{Pct: 48, Low: 44, High: 52}}
-	tb := referenceTable(ref, []*Cell{ran}, Order{Targets: []string{"postgres"}, Variants: []string{"plain", "enc-all"}})
+	tb := referenceTable(english(t), ref, []*Cell{ran}, Order{Targets: []string{"postgres"}, Variants: []string{"plain", "enc-all"}})
 	if len(tb.Rows) != 2 {
 		t.Fatalf("%d rows, want enc_range_sum at 8 and 32 threads only: %v", len(tb.Rows), tb.Rows)
 	}
@@ -39,7 +39,7 @@ func TestStorageTableComparesWithPlaintext(t *testing.T) {
 			{Table: "sbtest1", Rows: 1000, TableBytes: data, IndexBytes: index}}}
 		return r
 	}
-	tb := storageTable([]*result.Result{
+	tb := storageTable(english(t), []*result.Result{
 		run("postgres", "plain", 0, 200_000, 50_000), run("postgres", "enc-all", 100, 600_000, 400_000),
 		run("postgres", "enc-all", 100, 700_000, 400_000), run("mariadb", "enc-all", 100, 300_000, 10_000),
 	})

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/encbench/encbench/internal/locale"
 	"github.com/encbench/encbench/internal/stats"
 	variantpkg "github.com/encbench/encbench/internal/variant"
 )
@@ -15,7 +16,7 @@ import (
 // Conclusions are sentences written from the cells: they claim only what
 // the intervals support.
 // extra (what the event parts show) follows the throughput findings.
-func Conclusions(cells []*Cell, baseline string, order Order, extra []string) []string {
+func Conclusions(l *locale.Lang, cells []*Cell, baseline string, order Order, extra []string) []string {
 	var out []string
 	for _, target := range order.Targets {
 		for _, variant := range order.Variants {
@@ -32,26 +33,23 @@ func Conclusions(cells []*Cell, baseline string, order Order, extra []string) []
 				continue
 			}
 			if variant == variantpkg.AAName {
-				out = append(out, aaConclusion(cs, baseline))
+				out = append(out, aaConclusion(l, cs, baseline))
 				continue
 			}
-			out = append(out, strings.Join(variantConclusions(cs, baseline, order, floorOf(cells)), " "))
+			out = append(out, strings.Join(variantConclusions(l, cs, baseline, order, floorOf(cells)), l.T("sentence.sep")))
 		}
 	}
 	out = append(out, extra...)
-	out = append(out, verification(cells)...)
-	out = append(out, clientShare(cells)...)
+	out = append(out, verification(l, cells)...)
+	out = append(out, clientShare(l, cells)...)
 	return out
 }
 
-func where(c *Cell) string { return c.Workload + " at " + threadsText(c.Threads) }
-
-func threadsText(n int) string {
-	if n == 1 {
-		return "1 thread"
-	}
-	return fmt.Sprintf("%d threads", n)
+func where(l *locale.Lang, c *Cell) string {
+	return l.T("where", c.Workload, threadsText(l, c.Threads))
 }
+
+func threadsText(l *locale.Lang, n int) string { return l.T("threads.n", n) }
 
 // floorOf finds a cell's A/A counterpart (same target, workload and
 // threads, variant aa) and returns the largest loss its interval allows
@@ -68,9 +66,9 @@ func floorOf(cells []*Cell) func(*Cell) float64 {
 }
 
 // aaConclusion reports the A/A variant: the baseline against itself.
-func aaConclusion(cs []*Cell, baseline string) string {
+func aaConclusion(l *locale.Lang, cs []*Cell, baseline string) string {
 	var widest float64
-	var where string
+	var at string
 	n := 0
 	for _, c := range cs {
 		if c.Loss == nil {
@@ -78,22 +76,17 @@ func aaConclusion(cs []*Cell, baseline string) string {
 		}
 		n++
 		if w := math.Max(math.Abs(c.Loss.Low), math.Abs(c.Loss.High)); w >= widest {
-			widest, where = w, c.Workload+" at "+threadsText(c.Threads)
+			widest, at = w, where(l, c)
 		}
 	}
 	if n == 0 {
-		return fmt.Sprintf("%s, A/A (%s against itself): no noise floor can be computed (%s).", cs[0].Target, baseline, cs[0].LossReason)
+		return l.T("concl.aa.none", cs[0].Target, baseline, lossReason(l, cs[0]))
 	}
-	cellsText := fmt.Sprintf("%d cells", n)
-	if n == 1 {
-		cellsText = "1 cell"
-	}
-	return fmt.Sprintf("%s, A/A (%s against itself, on a server of its own): the noise floor. Its intervals reach at most %.1f%% from 0 (%s) over %s; a variant's loss within its cell's A/A floor is not called significant.",
-		cs[0].Target, baseline, widest, where, cellsText)
+	return l.T("concl.aa", cs[0].Target, baseline, widest, at, l.T("cells.n", n))
 }
 
-func variantConclusions(cs []*Cell, baseline string, order Order, floor func(*Cell) float64) []string {
-	head := fmt.Sprintf("%s (%s), %s against %s:", cs[0].Target, cs[0].EngineVersion, cs[0].Variant, baseline)
+func variantConclusions(l *locale.Lang, cs []*Cell, baseline string, order Order, floor func(*Cell) float64) []string {
+	head := l.T("concl.head", cs[0].Target, cs[0].EngineVersion, cs[0].Variant, baseline)
 	var sig, gain, ns, floored []*Cell
 	for _, c := range cs {
 		switch {
@@ -110,8 +103,8 @@ func variantConclusions(cs []*Cell, baseline string, order Order, floor func(*Ce
 	}
 	compared := len(sig) + len(gain) + len(ns) + len(floored)
 	if compared == 0 {
-		out := []string{fmt.Sprintf("%s no loss can be computed (%s).", head, cs[0].LossReason)}
-		if s := regimeNote(cs); s != "" {
+		out := []string{l.T("concl.no_loss", head, lossReason(l, cs[0]))}
+		if s := regimeNote(l, cs); s != "" {
 			out = append(out, s)
 		}
 		return out
@@ -120,50 +113,47 @@ func variantConclusions(cs []*Cell, baseline string, order Order, floor func(*Ce
 	if len(sig) > 0 {
 		sort.Slice(sig, func(i, j int) bool { return sig[i].Loss.Pct > sig[j].Loss.Pct })
 		top := sig[0]
-		span := fmt.Sprintf("%.1f%%", top.Loss.Pct)
+		span := l.T("pct", top.Loss.Pct)
 		// two losses that print alike read as one figure
-		if low := fmt.Sprintf("%.1f%%", sig[len(sig)-1].Loss.Pct); low != span {
-			span = fmt.Sprintf("between %s and %s", low, span)
+		if low := l.T("pct", sig[len(sig)-1].Loss.Pct); low != span {
+			span = l.T("concl.between", low, span)
 		}
-		s := fmt.Sprintf("%s throughput is lower by %s in the %d of %d cells where the loss is significant; the largest loss is %.1f%% (95%% CI %.1f to %.1f) on %s.",
-			head, span, len(sig), compared, top.Loss.Pct, top.Loss.Low, top.Loss.High, where(top))
+		s := []string{l.T("concl.loss", head, span, len(sig), compared, top.Loss.Pct, top.Loss.Low, top.Loss.High, where(l, top))}
 		if len(ns) > 0 {
-			s += fmt.Sprintf(" Not significant: %s.", list(ns))
+			s = append(s, l.T("concl.ns", list(l, ns)))
 		}
 		if len(floored) > 0 {
-			s += fmt.Sprintf(" Within the A/A noise floor of their cell: %s.", list(floored))
+			s = append(s, l.T("concl.floored", list(l, floored)))
 		}
-		out = append(out, s)
+		out = append(out, strings.Join(s, l.T("sentence.sep")))
 	} else {
 		lo, hi := pctRange(append(append(ns, gain...), floored...))
-		out = append(out, fmt.Sprintf("%s no significant throughput loss in any of %d cells (point estimates %.1f%% to %.1f%%; each interval includes 0 or shows a gain).",
-			head, compared, lo, hi))
+		out = append(out, l.T("concl.no_sig", head, compared, lo, hi))
 	}
 	if len(gain) > 0 {
-		out = append(out, fmt.Sprintf("%s was significantly faster than %s in %s. Encryption only adds work, so this is drift or placement noise larger than the intervals capture; read neighbouring figures with the same caution.",
-			cs[0].Variant, baseline, list(gain)))
+		out = append(out, l.T("concl.gain", cs[0].Variant, baseline, list(l, gain)))
 	}
-	if s := threadTrend(cs, order); s != "" {
+	if s := threadTrend(l, cs, order); s != "" {
 		out = append(out, s)
 	}
-	if s := cpuChange(cs); s != "" {
+	if s := cpuChange(l, cs); s != "" {
 		out = append(out, s)
 	}
-	if s := regimeNote(cs); s != "" {
+	if s := regimeNote(l, cs); s != "" {
 		out = append(out, s)
 	}
 	return out
 }
 
-func list(cs []*Cell) string {
+func list(l *locale.Lang, cs []*Cell) string {
 	var parts []string
 	for _, c := range cs {
-		parts = append(parts, where(c))
+		parts = append(parts, where(l, c))
 	}
 	if len(parts) > 5 {
-		parts = append(parts[:5], fmt.Sprintf("and %d more", len(parts)-5))
+		parts = append(parts[:5], l.T("list.more", len(parts)-5))
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, l.T("list.sep"))
 }
 
 func pctRange(cs []*Cell) (lo, hi float64) {
@@ -180,7 +170,7 @@ func pctRange(cs []*Cell) (lo, hi float64) {
 
 // threadTrend compares the loss at the lowest and highest thread counts
 // of each workload, and speaks only where the intervals do not overlap.
-func threadTrend(cs []*Cell, order Order) string {
+func threadTrend(l *locale.Lang, cs []*Cell, order Order) string {
 	var moves []string
 	multi := false
 	for _, w := range order.Workloads {
@@ -196,31 +186,31 @@ func threadTrend(cs []*Cell, order Order) string {
 		multi = true
 		sort.Slice(ws, func(i, j int) bool { return ws[i].Threads < ws[j].Threads })
 		a, b := ws[0], ws[len(ws)-1]
-		verb := ""
+		id := ""
 		switch {
 		case b.Loss.High < a.Loss.Low:
-			verb = "falls"
+			id = "trend.falls"
 		case b.Loss.Low > a.Loss.High:
-			verb = "rises"
+			id = "trend.rises"
 		default:
 			continue
 		}
-		moves = append(moves, fmt.Sprintf("on %s it %s from %.1f%% at %s to %.1f%% at %s", w, verb, a.Loss.Pct, threadsText(a.Threads), b.Loss.Pct, threadsText(b.Threads)))
+		moves = append(moves, l.T(id, w, a.Loss.Pct, threadsText(l, a.Threads), b.Loss.Pct, threadsText(l, b.Threads)))
 	}
 	if !multi {
 		return ""
 	}
 	if len(moves) == 0 {
-		return "With more threads the loss does not change beyond its intervals in any workload."
+		return l.T("trend.none")
 	}
-	return "With more threads the loss changes: " + strings.Join(moves, "; ") + "."
+	return l.T("trend.changes", strings.Join(moves, l.T("clause.sep")))
 }
 
 // cpuChange states what the variant adds per transaction, in CPU time,
 // beside what that costs in throughput, at the most threads measured
 // (closest to saturation), where the largest loss is; then how many cells
 // show a server CPU increase beyond its interval.
-func cpuChange(cs []*Cell) string {
+func cpuChange(l *locale.Lang, cs []*Cell) string {
 	var top *Cell
 	for _, c := range cs {
 		if c.ServerUsAdded == nil && c.ClientUsAdded == nil {
@@ -235,30 +225,33 @@ func cpuChange(cs []*Cell) string {
 	}
 	var parts []string
 	if d := top.ServerUsAdded; d != nil {
-		parts = append(parts, ciText(*d, 1, " us")+" of server CPU")
+		parts = append(parts, l.T("cost.server", ciText(l, *d, 1, "unit.us")))
 	}
 	if d := top.ClientUsAdded; d != nil {
-		parts = append(parts, ciText(*d, 1, " us")+" of encbench's own CPU")
+		parts = append(parts, l.T("cost.client", ciText(l, *d, 1, "unit.us")))
 	}
-	s := fmt.Sprintf("Cost per transaction on %s: %s adds %s per transaction", where(top), top.Variant, strings.Join(parts, " and "))
-	if l := top.Loss; l != nil {
-		s += fmt.Sprintf(", which at this load costs %.1f%% of throughput (95%% CI %.1f to %.1f)", l.Pct, l.Low, l.High)
+	added := strings.Join(parts, l.T("and"))
+	var s []string
+	if x := top.Loss; x != nil {
+		s = append(s, l.T("cost.loss", where(l, top), top.Variant, added, x.Pct, x.Low, x.High))
+	} else {
+		s = append(s, l.T("cost", where(l, top), top.Variant, added))
 	}
-	var added []float64
+	var serverAdded []float64
 	up := 0
 	for _, c := range cs {
 		if d := c.ServerUsAdded; d != nil {
-			added = append(added, d.Mean)
+			serverAdded = append(serverAdded, d.Mean)
 			if d.Significant && d.Mean > 0 {
 				up++
 			}
 		}
 	}
-	if len(added) > 1 {
-		m, lo, hi := medianRange(added)
-		s += fmt.Sprintf(". Server CPU per transaction rises beyond its interval in %d of %d cells (median %+.1f us, %+.1f to %+.1f)", up, len(added), m, lo, hi)
+	if len(serverAdded) > 1 {
+		m, lo, hi := medianRange(serverAdded)
+		s = append(s, l.T("cost.cells", up, len(serverAdded), m, lo, hi))
 	}
-	return s + "."
+	return strings.Join(s, l.T("sentence.sep"))
 }
 
 func lossPct(c *Cell) float64 {
@@ -268,15 +261,19 @@ func lossPct(c *Cell) float64 {
 	return c.Loss.Pct
 }
 
-// ciText is a difference with its unit (if any) and 95% interval, to
-// digits decimals.
-func ciText(d stats.Diff, digits int, unit string) string {
+// ciText is a difference with its unit (a message id, "" for none) and
+// 95% interval, to digits decimals.
+func ciText(l *locale.Lang, d stats.Diff, digits int, unit string) string {
 	f := "%+." + strconv.Itoa(digits) + "f"
-	s := fmt.Sprintf(f+unit+" (95%% CI "+f+" to "+f, d.Mean, d.Low, d.High)
-	if !d.Significant {
-		s += ", not significant"
+	mean := l.F(f, d.Mean)
+	if unit != "" {
+		mean = l.T(unit, mean)
 	}
-	return s + ")"
+	id := "diff.ci"
+	if !d.Significant {
+		id = "diff.ci.ns"
+	}
+	return l.T(id, mean, l.F(f, d.Low), l.F(f, d.High))
 }
 
 func medianRange(x []float64) (median, lo, hi float64) {
@@ -291,7 +288,7 @@ func medianRange(x []float64) (median, lo, hi float64) {
 }
 
 // regimeNote says whether a TDE comparison read encrypted pages at all.
-func regimeNote(cs []*Cell) string {
+func regimeNote(l *locale.Lang, cs []*Cell) string {
 	tde := false
 	ratio := -1.0
 	for _, c := range cs {
@@ -306,13 +303,13 @@ func regimeNote(cs []*Cell) string {
 	case !tde || ratio < 0:
 		return ""
 	case ratio < 1:
-		return fmt.Sprintf("The data set was %.0f%% of the buffer pool, so reads never left memory: these figures price TDE on writes (redo, page flushes), not on page reads. For an I/O-bound comparison run the tde suite.", 100*ratio)
+		return l.T("regime.memory", 100*ratio)
 	default:
-		return fmt.Sprintf("The data set was %.1f times the buffer pool, so page reads decrypt, as in report R1.", ratio)
+		return l.T("regime.io", ratio)
 	}
 }
 
-func verification(cells []*Cell) []string {
+func verification(l *locale.Lang, cells []*Cell) []string {
 	n, bad := 0, []string{}
 	for _, c := range cells {
 		for _, r := range c.Results {
@@ -323,21 +320,19 @@ func verification(cells []*Cell) []string {
 		}
 	}
 	if len(bad) == 0 {
-		how := "TLS per connection as the server saw it, TDE per table and, for sandboxes, by a marker absent from the raw files"
 		for _, c := range cells {
 			if len(c.Results) > 0 && c.Results[0].Variant.Verified.Colenc != nil {
-				how += "; column encryption by reading stored values raw and decrypting them in the client"
-				break
+				return []string{l.T("verified.all.colenc", n)}
 			}
 		}
-		return []string{fmt.Sprintf("All %d results proved their variant from the server's side: %s.", n, how)}
+		return []string{l.T("verified.all", n)}
 	}
-	return []string{fmt.Sprintf("%d of %d results did not prove their variant (%s): their figures are not evidence for that variant.", len(bad), n, strings.Join(bad, ", "))}
+	return []string{l.T("verified.bad", len(bad), n, strings.Join(bad, ", "))}
 }
 
 // clientShare reports how much of the machine the client used at the
 // highest thread count: on a small machine it competes with the server.
-func clientShare(cells []*Cell) []string {
+func clientShare(l *locale.Lang, cells []*Cell) []string {
 	maxT := 0
 	for _, c := range cells {
 		maxT = max(maxT, c.Threads)
@@ -356,10 +351,9 @@ func clientShare(cells []*Cell) []string {
 		return nil
 	}
 	mc, _, _ := medianRange(cli)
-	s := fmt.Sprintf("At %s encbench itself used %.0f%% of the machine's CPU (median over cells)", threadsText(maxT), mc)
 	if len(mach) > 0 {
 		mm, _, _ := medianRange(mach)
-		s += fmt.Sprintf(", with the whole machine %.0f%% busy", mm)
+		return []string{l.T("client.share.machine", threadsText(l, maxT), mc, mm)}
 	}
-	return []string{s + ": the client shares the machine with the server, so its cost is part of every figure here."}
+	return []string{l.T("client.share", threadsText(l, maxT), mc)}
 }

@@ -19,16 +19,17 @@ type htmlSection struct {
 }
 
 // HTML writes one self-contained page: styles, ECharts and data inline, no
-// network fetch.
-func HTML(w io.Writer, m *Model) error {
-	tpl, err := template.New("report").Parse(htmlTemplate)
+// network fetch. print lays it out for A4 (one column of charts as wide as
+// the page, page breaks between sections) before Chromium prints it.
+func HTML(w io.Writer, m *Model, print bool) error {
+	tpl, err := template.New("report").Funcs(template.FuncMap{"T": m.L.T}).Parse(htmlTemplate)
 	if err != nil {
 		return fmt.Errorf("parsing the report template: %w", err)
 	}
 	var sections []htmlSection
 	charts := 0
 	for i, s := range m.Sections {
-		cs, err := sectionCharts(i, s, m)
+		cs, err := sectionCharts(m.L, i, s, m)
 		if err != nil {
 			return err
 		}
@@ -36,10 +37,10 @@ func HTML(w io.Writer, m *Model) error {
 		sections = append(sections, htmlSection{Section: s, Charts: cs})
 	}
 	return tpl.Execute(w, map[string]any{
-		"M":           m,
-		"Sections":    sections,
-		"Charts":      charts,
-		"StorageNote": storageNote,
+		"M":        m,
+		"Sections": sections,
+		"Charts":   charts,
+		"Print":    print,
 		// ECharts is Apache-2.0 licensed, embedded unchanged.
 		"ECharts": template.JS(echartsJS),
 	})

@@ -7,69 +7,80 @@ import (
 )
 
 // Markdown writes the report as GitHub-flavoured Markdown (no charts: they
-// are in report.html).
+// are in the HTML report).
 func Markdown(w io.Writer, m *Model) error {
+	l := m.L
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n%s. Generated %s.\n\n", m.Title, m.Subtitle, m.Generated)
+	fmt.Fprintf(&b, "# %s\n\n%s\n\n", m.Title, l.T("report.sub", m.Subtitle, m.Generated))
+	o := m.Overview
+	fmt.Fprintf(&b, "## %s\n\n**%s**\n\n", l.T("h.overview"), o.Question)
+	for _, a := range o.Answers {
+		fmt.Fprintf(&b, "- %s\n", a)
+	}
+	if o.Floor != "" {
+		fmt.Fprintf(&b, "- %s\n", o.Floor)
+	}
+	fmt.Fprintf(&b, "\n%s  \n%s\n\n", o.Machine, o.Dates)
+	if len(m.Reference.Rows) > 0 {
+		fmt.Fprintf(&b, "%s\n\n", l.T("overview.reference", m.ReferenceSource))
+		mdTable(&b, m.Reference)
+		b.WriteString("\n")
+	}
 	if m.Description != "" {
 		fmt.Fprintf(&b, "%s\n\n", m.Description)
 	}
-	b.WriteString("## Conclusions\n\n")
+	fmt.Fprintf(&b, "## %s\n\n", l.T("h.conclusions"))
 	for _, c := range m.Conclusions {
 		fmt.Fprintf(&b, "- %s\n", c)
 	}
 	for _, n := range m.Notes {
-		fmt.Fprintf(&b, "- Note: %s\n", n)
+		fmt.Fprintf(&b, "- %s\n", l.T("note", n))
 	}
 	for _, s := range m.Skipped {
-		fmt.Fprintf(&b, "- Skipped: %s\n", s)
+		fmt.Fprintf(&b, "- %s\n", l.T("skipped", s))
 	}
 	if len(m.Glance.Rows) > 0 {
-		fmt.Fprintf(&b, "\nLoss at a glance: %s.\n\n", m.GlanceNote)
+		fmt.Fprintf(&b, "\n%s\n\n", l.T("glance.intro", m.GlanceNote))
 		mdTable(&b, m.Glance)
 	}
 	if len(m.Offered.Rows) > 0 {
-		b.WriteString("\nAt equal offered load (every variant at the same fixed rate, a share of the baseline's saturation throughput; open loop, latency from each event's intended start):\n\n")
+		fmt.Fprintf(&b, "\n%s\n\n", l.T("offered.intro"))
 		mdTable(&b, m.Offered)
 	}
-	if len(m.Reference.Rows) > 0 {
-		fmt.Fprintf(&b, "\nPublished figures beside encbench's (%s):\n\n", m.ReferenceSource)
-		mdTable(&b, m.Reference)
-	}
-	b.WriteString("\n## Test environment\n\n")
+	fmt.Fprintf(&b, "\n## %s\n\n", l.T("h.environment"))
 	mdTable(&b, m.Machine)
-	b.WriteString("\nServers, as each reported itself, and what the server saw of each variant:\n\n")
+	fmt.Fprintf(&b, "\n%s\n\n", l.T("servers.intro"))
 	mdTable(&b, m.Servers)
 	if len(m.Colenc.Rows) > 0 {
-		b.WriteString("\n## Column encryption\n\nColumns encrypted in the client in each variant (schemes in the table below), where each workload's predicate ran, and the check made before each run:\n\n")
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", l.T("h.colenc"), l.T("colenc.intro"))
 		mdTable(&b, m.Colenc)
-		b.WriteString("\nWhat each scheme lets the database server learn:\n\n")
+		fmt.Fprintf(&b, "\n%s\n\n", l.T("leak.intro"))
 		mdTable(&b, m.Leakage)
 		if len(m.Storage.Rows) > 0 {
-			b.WriteString("\n" + storageNote + "\n\n")
+			fmt.Fprintf(&b, "\n%s\n\n", l.T("storage.intro"))
 			mdTable(&b, m.Storage)
 		}
 	}
-	b.WriteString("\n## Method\n\n")
+	fmt.Fprintf(&b, "\n## %s\n\n", l.T("h.method"))
 	for _, s := range m.Method {
 		fmt.Fprintf(&b, "- %s\n", s)
 	}
 	if len(m.Commands) > 0 {
-		b.WriteString("\n## Tool and commands\n\nThe suite, and the report from its directory:\n\n```\n")
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n```\n", l.T("h.commands"), l.T("commands.suite"))
 		b.WriteString(strings.Join(m.Commands, "\n"))
-		b.WriteString("\n```\n\nOne cell of each setup by hand (the suite runs every cell this way):\n\n```\n")
+		fmt.Fprintf(&b, "\n```\n\n%s\n\n```\n", l.T("commands.cell"))
 		for _, r := range m.Reproduce {
 			b.WriteString(r.S + "\n")
 		}
 		b.WriteString("```\n")
 	}
 	if len(m.Schema) > 0 {
-		b.WriteString("\n## Schema\n\n")
+		fmt.Fprintf(&b, "\n## %s\n\n", l.T("h.schema"))
 		for _, s := range m.Schema {
 			fmt.Fprintf(&b, "- %s\n", s)
 		}
 	}
-	b.WriteString("\n## Results\n\nCharts of TPS, latency and CPU by threads are in report.html.\n")
+	fmt.Fprintf(&b, "\n## %s\n\n%s\n", l.T("h.results"), l.T("results.md_charts"))
 	for _, s := range m.Sections {
 		fmt.Fprintf(&b, "\n### %s\n\n", s.Workload)
 		mdTable(&b, s.Table)

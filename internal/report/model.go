@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/encbench/encbench/internal/locale"
 	"github.com/encbench/encbench/internal/quiet"
 	result "github.com/encbench/encbench/internal/resultdoc"
 	"github.com/encbench/encbench/internal/stats"
@@ -36,8 +38,10 @@ type Section struct {
 	Parts []PartsTable
 }
 
-// Model is everything a report says, rendered as Markdown or HTML.
+// Model is everything a report says, rendered as Markdown or HTML, in
+// one language.
 type Model struct {
+	L           *locale.Lang
 	Title       string
 	Subtitle    string
 	Description string
@@ -72,49 +76,53 @@ type Model struct {
 	Partial         int
 	Baseline        string
 	Order           Order
+	// Overview is the one-page answer at the top.
+	Overview Overview
 }
 
-// Build turns loaded data into the report's content.
-func Build(d *Data) *Model {
+// Build turns loaded data into the report's content in language l.
+func Build(d *Data, l *locale.Lang) *Model {
 	order := d.Order()
 	baseline := d.Baseline()
 	cells := Aggregate(d.Results, baseline, &order)
-	m := &Model{Title: "encbench report", Baseline: baseline, Order: order, Partial: d.Partial,
-		Generated: time.Now().UTC().Format("2006-01-02 15:04 UTC") + " by encbench " + version.String()}
+	m := &Model{L: l, Title: l.T("report.title"), Baseline: baseline, Order: order, Partial: d.Partial,
+		Generated: l.T("report.generated", time.Now().UTC().Format("2006-01-02 15:04 UTC"), version.String())}
 	if rec := d.Record; rec != nil && rec.Plan != nil {
-		m.Title = "encbench report: suite " + rec.Suite.Name
-		m.Description = strings.Join(strings.Fields(rec.Suite.Description), " ")
-		m.Notes = rec.Suite.Notes
+		m.Title = l.T("report.title.suite", rec.Suite.Name)
+		text := rec.Suite.Text(l.Code)
+		m.Description = strings.Join(strings.Fields(text.Description), " ")
+		m.Notes = text.Notes
 		m.Skipped = rec.Skipped
-		m.Commands = []string{rec.Command, "encbench report " + d.Dir}
+		report := "encbench report " + d.Dir
+		if l.Code != locale.Default {
+			report += " --lang " + l.Code
+		}
+		m.Commands = []string{rec.Command, report}
 		for _, su := range rec.Setups {
 			if lines, ok := rec.Reproduce[su.ID]; ok {
 				m.Reproduce = append(m.Reproduce, Text{S: "# " + su.ID + "\n" + lines})
 			}
 		}
-	}
-	if rec := d.Record; rec != nil && rec.Plan != nil {
 		m.Precision, m.BudgetSpent = rec.Suite.Precision, rec.BudgetSpent
+		if rec.Suite.Reference != nil {
+			m.Reference = referenceTable(l, rec.Suite.Reference, cells, order)
+			m.ReferenceSource = rec.Suite.Reference.Source
+		}
 	}
-	if rec := d.Record; rec != nil && rec.Suite.Reference != nil {
-		m.Reference = referenceTable(rec.Suite.Reference, cells, order)
-		m.ReferenceSource = rec.Suite.Reference.Source
-	}
-	m.Subtitle = subtitle(d.Results)
+	m.Subtitle = subtitle(l, d.Results)
 	var partsSaid []string
-	m.Glance = glance(closedLoop(cells, false), order, baseline, m.Precision)
-	m.Offered = offeredTable(cells)
-	m.GlanceNote = "TPS loss in % with the half-width of its 95% interval (bold: significant; n.s.: the interval includes 0"
+	m.Glance = glance(l, closedLoop(cells, false), order, baseline, m.Precision)
+	m.Offered = offeredTable(l, cells)
+	m.GlanceNote = l.T("glance.note")
 	if m.Precision > 0 {
-		m.GlanceNote += fmt.Sprintf("; * marks a half-width above the %.0f-point target", m.Precision)
+		m.GlanceNote = l.T("glance.note.precision", m.Precision)
 	}
-	m.GlanceNote += ")"
-	m.Machine = machineTable(d.Results[0].Environment)
-	m.Servers = serverTable(cells, order)
-	m.Method = method(d, cells, m)
-	if m.Colenc = colencTable(d.Results); len(m.Colenc.Rows) > 0 {
-		m.Leakage = leakageTable(schemesUsed(d.Results))
-		m.Storage = storageTable(d.Results)
+	m.Machine = machineTable(l, d.Results[0].Environment)
+	m.Servers = serverTable(l, cells, order)
+	m.Method = method(l, d, cells, m)
+	if m.Colenc = colencTable(l, d.Results); len(m.Colenc.Rows) > 0 {
+		m.Leakage = leakageTable(l, schemesUsed(d.Results))
+		m.Storage = storageTable(l, d.Results)
 	}
 	m.Schema = schemas(d.Results)
 	for _, w := range order.Workloads {
@@ -124,35 +132,37 @@ func Build(d *Data) *Model {
 				s.Cells = append(s.Cells, c)
 			}
 		}
-		s.Table = resultTable(s.Cells, m.Precision)
-		s.Parts = partsTables(s.Cells, order, baseline)
-		partsSaid = append(partsSaid, partsConclusions(s.Parts, baseline, s.Cells)...)
+		s.Table = resultTable(l, s.Cells, m.Precision)
+		s.Parts = partsTables(l, s.Cells, order, baseline)
+		partsSaid = append(partsSaid, partsConclusions(l, s.Parts, baseline, s.Cells)...)
 		m.Sections = append(m.Sections, s)
 	}
-	m.Conclusions = Conclusions(closedLoop(cells, false), baseline, order, append(partsSaid, offeredConclusions(cells, baseline, order)...))
+	closed := closedLoop(cells, false)
+	m.Conclusions = Conclusions(l, closed, baseline, order, append(partsSaid, offeredConclusions(l, cells, baseline, order)...))
+	m.Overview = overviewOf(l, d, closed, m)
 	return m
 }
 
-func subtitle(rs []*result.Result) string {
+func subtitle(l *locale.Lang, rs []*result.Result) string {
 	first, last := rs[0].StartedAt, rs[len(rs)-1].StartedAt
-	return fmt.Sprintf("%d results, %s to %s", len(rs), first, last)
+	return l.T("report.subtitle", len(rs), first, last)
 }
 
-func machineTable(e result.Environment) Table {
-	t := Table{Head: []string{"item", "value"}}
+func machineTable(l *locale.Lang, e result.Environment) Table {
+	t := Table{Head: []string{l.T("machine.item"), l.T("machine.value")}}
 	add := func(k, v string) {
 		if v != "" {
 			t.Rows = append(t.Rows, []Text{{S: k}, {S: v}})
 		}
 	}
-	add("host", e.Host)
-	add("CPU", e.CPUModel)
-	add("cores", strconv.Itoa(e.Cores))
-	add("memory", fmt.Sprintf("%.1f GiB", float64(e.MemoryMB)/1024))
-	add("OS", e.OS)
-	add("kernel", e.Kernel)
-	add("disk (server data)", e.Disk)
-	add("Go", e.GoVersion)
+	add(l.T("machine.host"), e.Host)
+	add(l.T("machine.cpu"), e.CPUModel)
+	add(l.T("machine.cores"), l.F("%d", e.Cores))
+	add(l.T("machine.memory"), l.T("unit.gib", float64(e.MemoryMB)/1024))
+	add(l.T("machine.os"), e.OS)
+	add(l.T("machine.kernel"), e.Kernel)
+	add(l.T("machine.disk"), e.Disk)
+	add(l.T("machine.go"), e.GoVersion)
 	return t
 }
 
@@ -164,8 +174,9 @@ var settingsThatMatter = []string{
 	"innodb_encrypt_temporary_tables", "deadlock_timeout",
 }
 
-func serverTable(cells []*Cell, order Order) Table {
-	t := Table{Head: []string{"target", "variant", "server", "settings that matter", "data / buffer pool", "client CPUs", "server CPUs", "TLS seen by server", "at rest"}}
+func serverTable(l *locale.Lang, cells []*Cell, order Order) Table {
+	t := Table{Head: []string{l.T("col.target"), l.T("col.variant"), l.T("servers.server"), l.T("servers.settings"), l.T("servers.regime"),
+		l.T("servers.client_cpus"), l.T("servers.server_cpus"), l.T("servers.tls_seen"), l.T("servers.at_rest")}}
 	seen := map[string]bool{}
 	for _, tg := range order.Targets {
 		for _, v := range order.Variants {
@@ -181,12 +192,12 @@ func serverTable(cells []*Cell, order Order) Table {
 						set = append(set, k+"="+humanSetting(k, val))
 					}
 				}
-				ratio := "unknown"
+				ratio := l.T("unknown")
 				if r.Regime != nil {
-					ratio = fmt.Sprintf("%.1f MB / %.0f MB = %.2f", float64(r.Regime.DataBytes)/1e6, float64(r.Regime.BufferPoolBytes)/1e6, r.Regime.Ratio)
+					ratio = l.T("servers.regime.value", float64(r.Regime.DataBytes)/1e6, float64(r.Regime.BufferPoolBytes)/1e6, r.Regime.Ratio)
 				}
 				t.Rows = append(t.Rows, []Text{{S: tg}, {S: v}, {S: r.Engine.Version}, {S: strings.Join(set, ", ")}, {S: ratio},
-					{S: cpuList(r.CPU.ClientCPUs)}, {S: orAll(r.CPU.ServerCPUs)}, {S: tlsSeen(cells, tg, v)}, {S: atRest(r.Variant.Verified.TDE)}})
+					{S: cpuList(l, r.CPU.ClientCPUs)}, {S: orAll(l, r.CPU.ServerCPUs)}, {S: tlsSeen(l, cells, tg, v)}, {S: atRest(l, r.Variant.Verified.TDE)}})
 			}
 		}
 	}
@@ -202,9 +213,9 @@ func humanSetting(k, v string) string {
 	return v
 }
 
-func cpuList(c []int) string {
+func cpuList(l *locale.Lang, c []int) string {
 	if len(c) == 0 {
-		return "any"
+		return l.T("cpus.any")
 	}
 	var s []string
 	for _, v := range c {
@@ -213,15 +224,15 @@ func cpuList(c []int) string {
 	return strings.Join(s, ",")
 }
 
-func orAll(s string) string {
+func orAll(l *locale.Lang, s string) string {
 	if s == "" {
-		return "any"
+		return l.T("cpus.any")
 	}
 	return s
 }
 
 // tlsSeen sums the server's view over every run of a target and variant.
-func tlsSeen(cells []*Cell, target, variant string) string {
+func tlsSeen(l *locale.Lang, cells []*Cell, target, variant string) string {
 	conns, tls := 0, 0
 	versions, ciphers := map[string]bool{}, map[string]bool{}
 	for _, c := range cells {
@@ -240,25 +251,23 @@ func tlsSeen(cells []*Cell, target, variant string) string {
 			}
 		}
 	}
-	s := fmt.Sprintf("%d of %d connections", tls, conns)
-	if tls > 0 {
-		s += ": " + strings.Join(slices.Sorted(maps.Keys(versions)), ",") + " " + strings.Join(slices.Sorted(maps.Keys(ciphers)), ",")
+	if tls == 0 {
+		return l.T("tls.seen", tls, conns)
 	}
-	return s
+	return l.T("tls.seen.how", tls, conns, strings.Join(slices.Sorted(maps.Keys(versions)), ",")+" "+strings.Join(slices.Sorted(maps.Keys(ciphers)), ","))
 }
 
-func atRest(p *result.TDEProof) string {
+func atRest(l *locale.Lang, p *result.TDEProof) string {
 	if p == nil {
-		return "not checked"
+		return l.T("atrest.unchecked")
 	}
-	s := fmt.Sprintf("%d of %d tables encrypted", p.Encrypted, p.Tables)
 	if p.Marker != nil {
-		s += fmt.Sprintf("; marker in raw files: %d", p.Marker.Occurrences)
+		return l.T("atrest.marker", p.Encrypted, p.Tables, p.Marker.Occurrences)
 	}
-	return s
+	return l.T("atrest.tables", p.Encrypted, p.Tables)
 }
 
-func method(d *Data, cells []*Cell, m *Model) []string {
+func method(l *locale.Lang, d *Data, cells []*Cell, m *Model) []string {
 	least, most := 0, 0
 	for i, c := range cells {
 		if n := len(c.Results); i == 0 || n < least {
@@ -266,38 +275,35 @@ func method(d *Data, cells []*Cell, m *Model) []string {
 		}
 		most = max(most, len(c.Results))
 	}
-	blocks := strconv.Itoa(most)
+	blocks := l.F("%d", most)
 	if least != most {
-		blocks = fmt.Sprintf("%d to %d", least, most)
+		blocks = l.T("range.int", least, most)
 	}
 	r := d.Results[0]
-	out := []string{
-		fmt.Sprintf("Design: a cell is one workload at one thread count on one target; a block is one run of each of its variants, back to back (%s blocks per cell, %.0f s each after %.0f s of warmup). The order of the variants is drawn anew for every block from a recorded seed (randomised multiple interleaved trials, Abedi and Brecht, ICPE 2017), so no variant always runs first or right after a write-heavy run.", blocks, r.DurationS, r.WarmupS),
-		"Loss: loss % = (baseline TPS - variant TPS) / baseline TPS. It is computed within each block, where both runs met the same machine state, as the ratio variant/baseline; the loss and its 95% interval come from the mean of the log ratios with a Student-t interval (n-1 degrees of freedom), carried back through exp, so the interval is slightly asymmetric. Drift between blocks cancels in the ratios, which is why pairing gives much narrower intervals than comparing means. Extra blocks run the baseline and only the variants whose interval is still too wide, so a variant pairs with the baseline over the blocks both ran; where fewer than two blocks hold both, the interval compares the means instead (delta method, Welch's degrees of freedom). A loss whose interval includes 0 is reported as not significant; ± is the wider side of the interval.",
-		"Cost per transaction: server CPU (the server's whole process tree) and encbench's own CPU, in microseconds per transaction, measured over each run's window; what a variant adds is the within-block difference against the baseline, with a Student-t interval. At saturation, the added server CPU is what the throughput loss is made of.",
-	}
+	out := []string{l.T("method.design", blocks, r.DurationS, r.WarmupS), l.T("method.loss"), l.T("method.cost")}
 	if d.Record != nil && d.Record.Plan != nil {
 		st := d.Record.Suite
 		if hasAA(cells) {
-			out = append(out, "A/A: the variant aa is the baseline's layers on a second server of its own, measured exactly like a real variant. Its loss should be 0; its interval is the noise floor, and no conclusion calls a loss significant that the same cell's A/A interval could explain.")
+			out = append(out, l.T("method.aa"))
 		}
 		dist := st.Disturb()
-		out = append(out, fmt.Sprintf("Quiet machine: before each run, the server that ran last finishes its deferred write work (a PostgreSQL sandbox runs CHECKPOINT) and is given time to finish the rest of its background work (until its processes use at most %v of CPU in %v, at most %v), then every other sandbox server is frozen (SIGSTOP) until its own turn, so only the measured server and encbench work. Each run records foreign CPU (machine busy time that was neither encbench nor the server) and hypervisor steal; a run with foreign CPU above %.0f%% or steal above %.0f%% of the machine is discarded and run again, at most %d times. %s", quiet.IdleCPU, quiet.Window, quiet.MaxWait, dist.ForeignPct, dist.StealPct, dist.Reruns, rerunText(d.Results)))
+		out = append(out, l.T("method.quiet", quiet.IdleCPU.String(), quiet.Window.String(), quiet.MaxWait.String(), dist.ForeignPct, dist.StealPct, dist.Reruns)+" "+rerunText(l, d.Results))
 		if st.Precision > 0 {
-			s := fmt.Sprintf("Precision: the suite asked for every loss interval to be at most %.0f points wide on each side. After %d blocks, cells whose widest interval (any variant, A/A included) was wider got more blocks, one per cell per round, up to %d each: first the cells predicted to reach the target in the time left, fewest blocks to go first (the half-width shrinks as t(n-1) over the square root of n blocks), and only when none can, the others", st.Precision, st.Repetitions, func() int { _, m := st.Blocks(); return m }())
+			_, most := st.Blocks()
+			s := []string{l.T("method.precision", st.Precision, st.Repetitions, most)}
 			if st.Budget != "" {
-				s += fmt.Sprintf(", within a budget of %s of wall time", st.Budget)
+				s = append(s, l.T("method.precision.budget", st.Budget))
 			}
-			s += ". Cells marked * did not reach the target"
+			s = append(s, l.T("method.precision.stars"))
 			if m.BudgetSpent {
-				s += "; the budget ended the blocks"
+				s = append(s, l.T("method.precision.spent"))
 			}
-			out = append(out, s+". Stopping when an interval is narrow enough makes it slightly optimistic; the minimum number of blocks limits that.")
+			out = append(out, strings.Join(append(s, l.T("method.precision.caveat")), " "))
 		}
 	}
-	out = append(out, "Latency is measured per transaction with a monotonic clock into HdrHistogram (1 us to 60 s, 3 significant digits); TPS, latency and CPU per variant are means over blocks with 95% Student-t intervals.")
+	out = append(out, l.T("method.latency"))
 	if d.Partial > 0 {
-		out = append(out, fmt.Sprintf("%d interrupted or failed cell results are left out.", d.Partial))
+		out = append(out, l.T("method.partial", d.Partial))
 	}
 	return out
 }
@@ -307,7 +313,7 @@ func hasAA(cells []*Cell) bool {
 }
 
 // rerunText counts the runs discarded as disturbed.
-func rerunText(rs []*result.Result) string {
+func rerunText(l *locale.Lang, rs []*result.Result) string {
 	n, cells := 0, 0
 	for _, r := range rs {
 		if r.Suite != nil && len(r.Suite.Discarded) > 0 {
@@ -316,9 +322,9 @@ func rerunText(rs []*result.Result) string {
 		}
 	}
 	if n == 0 {
-		return "No run was disturbed beyond that."
+		return l.T("method.quiet.none")
 	}
-	return fmt.Sprintf("%d runs of %d cells were disturbed and run again.", n, cells)
+	return l.T("method.quiet.reruns", n, cells)
 }
 
 func schemas(rs []*result.Result) []string {
@@ -331,72 +337,83 @@ func schemas(rs []*result.Result) []string {
 	return out
 }
 
-func ci(s stats.Summary, digits int) string {
+// ci is a mean with its 95% interval, to digits decimals.
+func ci(l *locale.Lang, s stats.Summary, digits int) string {
 	f := "%." + strconv.Itoa(digits) + "f"
 	if s.N < 2 {
-		return fmt.Sprintf(f, s.Mean)
+		return l.F(f, s.Mean)
 	}
-	return fmt.Sprintf(f+" ("+f+" to "+f+")", s.Mean, s.Low, s.High)
+	return l.T("ci.range", l.F(f, s.Mean), l.F(f, s.Low), l.F(f, s.High))
 }
 
 // lossText is a cell's loss with its interval and half-width; a star
 // marks a half-width above the precision target.
-func lossText(c *Cell, precision float64) Text {
+func lossText(l *locale.Lang, c *Cell, precision float64) Text {
 	switch {
 	case c.Baseline:
-		return Text{S: "baseline"}
+		return Text{S: l.T("loss.baseline")}
 	case c.Loss == nil:
-		return Text{S: "n/a: " + c.LossReason}
+		return Text{S: l.T("loss.na", lossReason(l, c))}
 	}
-	l := c.Loss
-	s := fmt.Sprintf("%.1f%% ±%.1f (%.1f to %.1f)%s", l.Pct, l.HalfWidth(), l.Low, l.High, star(l, precision))
-	if !l.Significant {
-		s = "n.s. " + s
+	x := c.Loss
+	if !x.Significant {
+		return Text{S: l.T("loss.cell.ns", x.Pct, x.HalfWidth(), x.Low, x.High) + star(x, precision)}
 	}
-	return Text{S: s, Strong: l.Significant}
+	return Text{S: l.T("loss.cell", x.Pct, x.HalfWidth(), x.Low, x.High) + star(x, precision), Strong: true}
 }
 
-func star(l *stats.Loss, precision float64) string {
-	if precision > 0 && l.HalfWidth() > precision {
+// lossReason says why a cell has no loss.
+func lossReason(l *locale.Lang, c *Cell) string {
+	switch {
+	case errors.Is(c.LossErr, errNoBaseline):
+		return l.T("loss.why.no_baseline")
+	case errors.Is(c.LossErr, stats.ErrTooFew):
+		return l.T("loss.why.too_few")
+	}
+	return l.T("loss.why.other", c.LossReason)
+}
+
+func star(x *stats.Loss, precision float64) string {
+	if precision > 0 && x.HalfWidth() > precision {
 		return " *"
 	}
 	return ""
 }
 
 // diffText is a CPU difference per transaction with its interval.
-func diffText(d *stats.Diff) string {
+func diffText(l *locale.Lang, d *stats.Diff) string {
 	if d == nil {
-		return "n/a"
+		return l.T("na")
 	}
-	return fmt.Sprintf("%+.1f (%+.1f to %+.1f)", d.Mean, d.Low, d.High)
+	return l.T("ci.range", l.F("%+.1f", d.Mean), l.F("%+.1f", d.Low), l.F("%+.1f", d.High))
 }
 
-func resultTable(cells []*Cell, precision float64) Table {
-	t := Table{Head: []string{"target", "threads", "variant", "n", "TPS (95% CI)", "avg ms", "p95 ms",
-		"client CPU us/txn", "server CPU us/txn", "client us/txn added (95% CI)", "server us/txn added (95% CI)", "TPS loss % ±half-width (95% CI)"}}
+func resultTable(l *locale.Lang, cells []*Cell, precision float64) Table {
+	t := Table{Head: []string{l.T("col.target"), l.T("col.threads"), l.T("col.variant"), l.T("col.n"), l.T("col.tps"), l.T("col.avg_ms"), l.T("col.p95_ms"),
+		l.T("col.client_us"), l.T("col.server_us"), l.T("col.client_added"), l.T("col.server_added"), l.T("col.loss")}}
 	for _, c := range cells {
-		srv := "n/a"
+		srv := l.T("na")
 		if c.ServerMsPerTxn != nil {
-			srv = fmt.Sprintf("%.1f", 1000*c.ServerMsPerTxn.Mean)
+			srv = l.F("%.1f", 1000*c.ServerMsPerTxn.Mean)
 		}
 		name := c.Variant
 		if !c.Verified {
-			name += " (NOT verified)"
+			name = l.T("variant.unverified", c.Variant)
 		}
 		cliAdded, srvAdded := "", ""
 		if !c.Baseline {
-			cliAdded, srvAdded = diffText(c.ClientUsAdded), diffText(c.ServerUsAdded)
+			cliAdded, srvAdded = diffText(l, c.ClientUsAdded), diffText(l, c.ServerUsAdded)
 		}
 		t.Rows = append(t.Rows, []Text{{S: c.Target}, {S: strconv.Itoa(c.Threads)}, {S: name}, {S: strconv.Itoa(c.TPS.N)},
-			{S: ci(c.TPS, 1)}, {S: fmt.Sprintf("%.2f", c.AvgMs.Mean)}, {S: ci(c.P95Ms, 2)},
-			{S: fmt.Sprintf("%.1f", 1000*c.ClientMsPerTxn.Mean)}, {S: srv}, {S: cliAdded}, {S: srvAdded}, lossText(c, precision)})
+			{S: ci(l, c.TPS, 1)}, {S: l.F("%.2f", c.AvgMs.Mean)}, {S: ci(l, c.P95Ms, 2)},
+			{S: l.F("%.1f", 1000*c.ClientMsPerTxn.Mean)}, {S: srv}, {S: cliAdded}, {S: srvAdded}, lossText(l, c, precision)})
 	}
 	return t
 }
 
 // glance tabulates TPS loss: a row per target and variant, a column per
 // workload and thread count.
-func glance(cells []*Cell, order Order, baseline string, precision float64) Table {
+func glance(l *locale.Lang, cells []*Cell, order Order, baseline string, precision float64) Table {
 	type col struct {
 		w  string
 		th int
@@ -414,9 +431,9 @@ func glance(cells []*Cell, order Order, baseline string, precision float64) Tabl
 			cols = append(cols, col{w, th})
 		}
 	}
-	t := Table{Head: []string{"TPS loss % vs " + baseline}}
+	t := Table{Head: []string{l.T("glance.corner", baseline)}}
 	for _, c := range cols {
-		t.Head = append(t.Head, fmt.Sprintf("%s %d thr", strings.TrimPrefix(c.w, "oltp_"), c.th))
+		t.Head = append(t.Head, l.T("glance.column", strings.TrimPrefix(c.w, "oltp_"), c.th))
 	}
 	for _, tg := range order.Targets {
 		for _, v := range order.Variants {
@@ -430,13 +447,13 @@ func glance(cells []*Cell, order Order, baseline string, precision float64) Tabl
 				for _, c := range cells {
 					if c.Target == tg && c.Variant == v && c.Workload == cl.w && c.Threads == cl.th {
 						found = true
-						switch l := c.Loss; {
-						case l == nil:
-							cell = Text{S: "n/a"}
-						case l.Significant:
-							cell = Text{S: fmt.Sprintf("%.1f ±%.1f%s", l.Pct, l.HalfWidth(), star(l, precision)), Strong: true}
+						switch x := c.Loss; {
+						case x == nil:
+							cell = Text{S: l.T("na")}
+						case x.Significant:
+							cell = Text{S: l.T("glance.cell", x.Pct, x.HalfWidth()) + star(x, precision), Strong: true}
 						default:
-							cell = Text{S: fmt.Sprintf("n.s. (%.1f ±%.1f)%s", l.Pct, l.HalfWidth(), star(l, precision))}
+							cell = Text{S: l.T("glance.cell.ns", x.Pct, x.HalfWidth()) + star(x, precision)}
 						}
 					}
 				}

@@ -1,8 +1,10 @@
 package report
 
 import (
-	"fmt"
 	"strconv"
+	"strings"
+
+	"github.com/encbench/encbench/internal/locale"
 )
 
 // closedLoop keeps the cells that ran as fast as the server went (fixed
@@ -20,15 +22,16 @@ func closedLoop(cells []*Cell, fixed bool) []*Cell {
 
 // offeredTable compares the variants at equal offered load: the same
 // rate for every variant, latency from each event's intended start.
-func offeredTable(cells []*Cell) Table {
-	t := Table{Head: []string{"target", "workload at load", "threads", "variant", "offered tps", "achieved tps", "p95 ms (95% CI)", "p95 ms added (95% CI)", "server us/txn added (95% CI)", "client us/txn added (95% CI)"}}
+func offeredTable(l *locale.Lang, cells []*Cell) Table {
+	t := Table{Head: []string{l.T("col.target"), l.T("offered.workload"), l.T("col.threads"), l.T("col.variant"), l.T("offered.offered"), l.T("offered.achieved"),
+		l.T("offered.p95"), l.T("offered.p95_added"), l.T("col.server_added"), l.T("col.client_added")}}
 	for _, c := range closedLoop(cells, true) {
 		p95Added, srv, cli := "", "", ""
 		if !c.Baseline {
-			p95Added, srv, cli = diffText(c.P95Added), diffText(c.ServerUsAdded), diffText(c.ClientUsAdded)
+			p95Added, srv, cli = diffText(l, c.P95Added), diffText(l, c.ServerUsAdded), diffText(l, c.ClientUsAdded)
 		}
 		t.Rows = append(t.Rows, []Text{{S: c.Target}, {S: c.Workload}, {S: strconv.Itoa(c.Threads)}, {S: c.Variant},
-			{S: fmt.Sprintf("%.0f", c.Rate)}, {S: fmt.Sprintf("%.0f", c.TPS.Mean)}, {S: ci(c.P95Ms, 2)},
+			{S: l.F("%.0f", c.Rate)}, {S: l.F("%.0f", c.TPS.Mean)}, {S: ci(l, c.P95Ms, 2)},
 			{S: p95Added, Strong: c.P95Added != nil && c.P95Added.Significant}, {S: srv}, {S: cli}})
 	}
 	return t
@@ -36,7 +39,7 @@ func offeredTable(cells []*Cell) Table {
 
 // offeredConclusions say, per target and variant, what it does to latency
 // and CPU at the highest equal offered load measured, at the most threads.
-func offeredConclusions(cells []*Cell, baseline string, order Order) []string {
+func offeredConclusions(l *locale.Lang, cells []*Cell, baseline string, order Order) []string {
 	var out []string
 	for _, target := range order.Targets {
 		for _, variant := range order.Variants {
@@ -52,15 +55,17 @@ func offeredConclusions(cells []*Cell, baseline string, order Order) []string {
 			if top == nil {
 				continue
 			}
-			s := fmt.Sprintf("%s, %s at equal offered load (%s at %s, %.0f transactions/s for every variant): p95 latency changes by %s ms",
-				target, variant, top.Workload, threadsText(top.Threads), top.Rate, ciText(*top.P95Added, 2, ""))
+			p95 := ciText(l, *top.P95Added, 2, "unit.ms")
+			var s []string
 			if d := top.ServerUsAdded; d != nil {
-				s += ", server CPU per transaction by " + ciText(*d, 1, " us")
+				s = append(s, l.T("offered.concl.cpu", target, variant, top.Workload, threadsText(l, top.Threads), top.Rate, p95, ciText(l, *d, 1, "unit.us")))
+			} else {
+				s = append(s, l.T("offered.concl", target, variant, top.Workload, threadsText(l, top.Threads), top.Rate, p95))
 			}
 			if top.TPS.Mean < 0.97*top.Rate {
-				s += fmt.Sprintf("; it reached only %.0f transactions/s, so it could not carry this load", top.TPS.Mean)
+				s = append(s, l.T("offered.concl.short", top.TPS.Mean))
 			}
-			out = append(out, s+".")
+			out = append(out, strings.Join(s, l.T("sentence.sep")))
 		}
 	}
 	return out

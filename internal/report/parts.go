@@ -1,10 +1,10 @@
 package report
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/encbench/encbench/internal/locale"
 	result "github.com/encbench/encbench/internal/resultdoc"
 	"github.com/encbench/encbench/internal/stats"
 )
@@ -82,7 +82,7 @@ func partRoles(rs []*result.Result) map[string]string {
 
 // partsTables builds one table per target and thread count of a section
 // whose results time parts of their events.
-func partsTables(cells []*Cell, order Order, baseline string) []PartsTable {
+func partsTables(l *locale.Lang, cells []*Cell, order Order, baseline string) []PartsTable {
 	var out []PartsTable
 	type tt struct {
 		target  string
@@ -130,17 +130,17 @@ func partsTables(cells []*Cell, order Order, baseline string) []PartsTable {
 		for _, p := range declared(rs) {
 			pt.Labels[p.Name] = p.Label
 		}
-		pt.Title = fmt.Sprintf("%s, %s: mean time of each part (ms)", k.target, threadsText(k.threads))
-		pt.Table = pt.table(baseline)
+		pt.Title = l.T("parts.title", k.target, threadsText(l, k.threads))
+		pt.Table = pt.table(l, baseline)
 		out = append(out, pt)
 	}
 	return out
 }
 
-func (pt PartsTable) table(baseline string) Table {
-	t := Table{Head: []string{"part"}}
+func (pt PartsTable) table(l *locale.Lang, baseline string) Table {
+	t := Table{Head: []string{l.T("parts.part")}}
 	for _, v := range pt.Variants {
-		t.Head = append(t.Head, v+" ms")
+		t.Head = append(t.Head, l.T("unit.ms.of", v))
 		if v != baseline {
 			t.Head = append(t.Head, v+" / "+baseline)
 		}
@@ -155,7 +155,7 @@ func (pt PartsTable) table(baseline string) Table {
 			m, ok := pt.Means[v][part]
 			cell := Text{S: "-"}
 			if ok {
-				cell = Text{S: fmt.Sprintf("%.4f", m.Mean)}
+				cell = Text{S: l.F("%.4f", m.Mean)}
 			}
 			row = append(row, cell)
 			if v == baseline {
@@ -163,14 +163,14 @@ func (pt PartsTable) table(baseline string) Table {
 			}
 			ratio := Text{S: "-"}
 			if b, okb := pt.Means[baseline][part]; ok && okb && b.Mean > 0 {
-				ratio = Text{S: fmt.Sprintf("%.2fx", m.Mean/b.Mean), Strong: m.Mean/b.Mean >= 1.5}
+				ratio = Text{S: l.T("times", m.Mean/b.Mean), Strong: m.Mean/b.Mean >= 1.5}
 			}
 			row = append(row, ratio)
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	if h := pt.Roles["handshake"]; h != "" && slices.Contains(pt.Parts, h) {
-		row := []Text{{S: "TLS: handshakes / resumed / version"}}
+		row := []Text{{S: l.T("parts.tls_row")}}
 		for _, v := range pt.Variants {
 			n := pt.Notes[v]
 			s := "-"
@@ -182,7 +182,7 @@ func (pt PartsTable) table(baseline string) Table {
 					}
 				}
 				slices.Sort(vers)
-				s = fmt.Sprintf("%d / %d / %s", n["tls_handshakes"], n["tls_resumed"], strings.Join(vers, ","))
+				s = l.F("%d / %d / %s", n["tls_handshakes"], n["tls_resumed"], strings.Join(vers, ","))
 			}
 			row = append(row, Text{S: s})
 			if v != baseline {
@@ -195,7 +195,7 @@ func (pt PartsTable) table(baseline string) Table {
 }
 
 // partsConclusions say where TLS costs: in the handshake or in every query.
-func partsConclusions(tables []PartsTable, baseline string, cells []*Cell) []string {
+func partsConclusions(l *locale.Lang, tables []PartsTable, baseline string, cells []*Cell) []string {
 	var out []string
 	for _, pt := range tables {
 		b := pt.Means[baseline]
@@ -213,26 +213,27 @@ func partsConclusions(tables []PartsTable, baseline string, cells []*Cell) []str
 			if con.N == 0 || b[conn].Mean <= 0 || b[steadyPart].Mean <= 0 {
 				continue
 			}
-			s := fmt.Sprintf("%s, %s against %s (%s): a new connection takes %.2fx as long (%.3f -> %.3f ms)",
-				pt.Target, v, baseline, threadsText(pt.Threads), con.Mean/b[conn].Mean, b[conn].Mean, con.Mean)
+			// One sentence of clauses, each a catalogue template.
+			clauses := []string{l.T("parts.connect", pt.Target, v, baseline, threadsText(l, pt.Threads), con.Mean/b[conn].Mean, b[conn].Mean, con.Mean)}
 			if h, ok := m[hs]; ok && hs != "" && con.Mean > 0 {
-				s += fmt.Sprintf(", of which the TLS handshake is %.0f%%", 100*h.Mean/con.Mean)
+				clauses = append(clauses, l.T("parts.handshake_share", 100*h.Mean/con.Mean))
 			}
 			if cf, ok := m[cfPart]; ok && cfPart != "" && b[cfPart].Mean > 0 {
-				s += fmt.Sprintf("; connect + first query %.2fx", cf.Mean/b[cfPart].Mean)
+				clauses = append(clauses, l.T("parts.connect_first", cf.Mean/b[cfPart].Mean))
 			}
-			steady := fmt.Sprintf("; a query on a reused connection %.2fx (%.3f -> %.3f ms)", rq.Mean/b[steadyPart].Mean, b[steadyPart].Mean, rq.Mean)
-			if l, err := stats.LossPct(itemMeans(cells, pt, baseline, steadyPart), itemMeans(cells, pt, v, steadyPart)); err == nil && !l.Significant {
-				steady += ", a difference the repetitions cannot tell from noise"
+			steadyID := "parts.steady"
+			if x, err := stats.LossPct(itemMeans(cells, pt, baseline, steadyPart), itemMeans(cells, pt, v, steadyPart)); err == nil && !x.Significant {
+				steadyID = "parts.steady.ns"
 			}
-			s += steady + "."
+			clauses = append(clauses, l.T(steadyID, rq.Mean/b[steadyPart].Mean, b[steadyPart].Mean, rq.Mean))
+			s := []string{l.T("parts.sentence", strings.Join(clauses, l.T("clause.sep")))}
 			if con.Mean/b[conn].Mean >= 1.5 && rq.Mean/b[steadyPart].Mean < 1.25 {
-				s += " TLS costs at connection set-up, not per query: pooling connections avoids most of it."
+				s = append(s, l.T("parts.pool"))
 			}
 			if n := pt.Notes[v]; n["tls_handshakes"] > 0 {
-				s += fmt.Sprintf(" The server resumed %d of %d TLS sessions.", n["tls_resumed"], n["tls_handshakes"])
+				s = append(s, l.T("parts.resumed", n["tls_resumed"], n["tls_handshakes"]))
 			}
-			out = append(out, s)
+			out = append(out, strings.Join(s, l.T("sentence.sep")))
 		}
 	}
 	return out

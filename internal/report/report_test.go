@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"github.com/encbench/encbench/internal/locale"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -63,7 +64,7 @@ func TestAggregateAndConclusions(t *testing.T) {
 	if eight.Loss == nil || eight.Loss.Significant {
 		t.Fatalf("8-thread loss should not be significant: %+v", eight.Loss)
 	}
-	m := Build(d)
+	m := Build(d, english(t))
 	text := strings.Join(m.Conclusions, "\n")
 	for _, want := range []string{"lower by 19.8%", "1 of 2 cells", "oltp_read_only at 1 thread", "Not significant: oltp_read_only at 8 threads", "falls from", "All 12 results proved"} {
 		if !strings.Contains(text, want) {
@@ -78,7 +79,7 @@ func TestAggregateAndConclusions(t *testing.T) {
 		t.Errorf("markdown glance table:\n%s", md.String())
 	}
 	var html bytes.Buffer
-	if err := HTML(&html, m); err != nil {
+	if err := HTML(&html, m, false); err != nil {
 		t.Fatal(err)
 	}
 	if n := regexp.MustCompile(`data-charts-expected="(\d+)"`).FindStringSubmatch(html.String()); n == nil || n[1] != "7" {
@@ -144,7 +145,7 @@ func TestWriteFromSuiteDirectory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "plan.json"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	paths, err := Write(dir)
+	paths, err := Write(dir, Options{})
 	if err != nil || len(paths) != 3 {
 		t.Fatalf("%v %v", paths, err)
 	}
@@ -155,7 +156,7 @@ func TestWriteFromSuiteDirectory(t *testing.T) {
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
-	if _, err := Write(t.TempDir()); err == nil {
+	if _, err := Write(t.TempDir(), Options{}); err == nil {
 		t.Error("an empty directory gave a report")
 	}
 }
@@ -175,7 +176,7 @@ func TestConclusionsRespectTheAAFloor(t *testing.T) {
 	}
 	cells[0].Baseline = true
 	order := Order{Targets: []string{"postgres"}, Workloads: []string{"oltp_read_only"}, Variants: []string{"plain", "aa", "tls"}}
-	out := strings.Join(Conclusions(cells, "plain", order, nil), "\n")
+	out := strings.Join(Conclusions(english(t), cells, "plain", order, nil), "\n")
 	if !strings.Contains(out, "A/A (plain against itself") || !strings.Contains(out, "5.0%") {
 		t.Errorf("no A/A noise floor in:\n%s", out)
 	}
@@ -183,7 +184,7 @@ func TestConclusionsRespectTheAAFloor(t *testing.T) {
 		t.Errorf("a loss within the A/A floor was called significant:\n%s", out)
 	}
 	cells[2].Loss = &stats.Loss{Pct: 12, Low: 9, High: 15, Significant: true}
-	out = strings.Join(Conclusions(cells, "plain", order, nil), "\n")
+	out = strings.Join(Conclusions(english(t), cells, "plain", order, nil), "\n")
 	if !strings.Contains(out, "lower by 12.0% in the 1 of 1 cells where the loss is significant") {
 		t.Errorf("a loss beyond the floor:\n%s", out)
 	}
@@ -203,7 +204,7 @@ func TestEqualOfferedLoadIsComparedByLatencyAndCPU(t *testing.T) {
 			rs = append(rs, r)
 		}
 	}
-	m := Build(&Data{Results: rs})
+	m := Build(&Data{Results: rs}, english(t))
 	if len(m.Offered.Rows) != 2 {
 		t.Fatalf("equal-load table has %d rows, want plain and tls", len(m.Offered.Rows))
 	}
@@ -215,7 +216,7 @@ func TestEqualOfferedLoadIsComparedByLatencyAndCPU(t *testing.T) {
 		}
 	}
 	text := strings.Join(m.Conclusions, "\n")
-	if !strings.Contains(text, "tls at equal offered load (oltp_read_only-load50 at 8 threads, 2000 transactions/s") || !strings.Contains(text, "p95 latency changes by +0.50") {
+	if !strings.Contains(text, "tls at equal offered load (oltp_read_only-load50 at 8 threads, 2,000 transactions/s") || !strings.Contains(text, "p95 latency changes by +0.50") {
 		t.Fatalf("conclusions do not compare at equal load:\n%s", text)
 	}
 	if strings.Contains(text, "in the 2 of 3 cells") {
@@ -243,4 +244,13 @@ func TestPairingOverTheBlocksBothRan(t *testing.T) {
 		return
 	}
 	t.Fatal("no tls cell")
+}
+
+func english(t *testing.T) *locale.Lang {
+	t.Helper()
+	l, err := locale.Get("en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

@@ -6,25 +6,61 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/locale"
 )
 
-// Write builds the report of the results in dir and writes report.html
-// and report.md there; it returns their paths.
-func Write(dir string) ([]string, error) {
+// Options choose the report's language and whether to print a PDF.
+type Options struct {
+	// Lang is a catalogue code (locale.Codes); "" is English.
+	Lang string
+	PDF  bool
+}
+
+// Files names a report's files in dir: report.html, report.md and
+// report.pdf in English, report.<lang>.* in other languages, so reports
+// in several languages sit side by side.
+func Files(dir, lang string) (html, md, pdf string) {
+	base := "report"
+	if lang != "" && lang != locale.Default {
+		base += "." + lang
+	}
+	return filepath.Join(dir, base+".html"), filepath.Join(dir, base+".md"), filepath.Join(dir, base+".pdf")
+}
+
+// Write builds the report of the results in dir and writes its HTML,
+// Markdown, analysis.json and, with o.PDF, its PDF there; it returns
+// their paths.
+func Write(dir string, o Options) ([]string, error) {
+	if o.Lang == "" {
+		o.Lang = locale.Default
+	}
+	l, err := locale.Get(o.Lang)
+	if err != nil {
+		return nil, errs.Usage("%v", err)
+	}
+	var pdfPrinter string
+	if o.PDF {
+		// Before the work: a missing browser is known at once.
+		if pdfPrinter, err = chromium(); err != nil {
+			return nil, err
+		}
+	}
 	d, err := Load(dir)
 	if err != nil {
 		return nil, err
 	}
-	m := Build(d)
-	outDir := d.Dir
+	m := Build(d, l)
+	htmlPath, mdPath, pdfPath := Files(d.Dir, o.Lang)
 	var paths []string
 	for _, out := range []struct {
-		name   string
+		path   string
 		render func(*bytes.Buffer) error
 	}{
-		{"report.html", func(b *bytes.Buffer) error { return HTML(b, m) }},
-		{"report.md", func(b *bytes.Buffer) error { return Markdown(b, m) }},
-		{AnalysisFile, func(b *bytes.Buffer) error {
+		{htmlPath, func(b *bytes.Buffer) error { return HTML(b, m, false) }},
+		{mdPath, func(b *bytes.Buffer) error { return Markdown(b, m) }},
+		{filepath.Join(d.Dir, AnalysisFile), func(b *bytes.Buffer) error {
 			enc := json.NewEncoder(b)
 			enc.SetIndent("", "  ")
 			return enc.Encode(analysisOf(m))
@@ -34,15 +70,28 @@ func Write(dir string) ([]string, error) {
 		if err := out.render(&buf); err != nil {
 			return nil, err
 		}
-		path := filepath.Join(outDir, out.name)
-		tmp := path + ".tmp"
-		if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-			return nil, fmt.Errorf("writing %s: %w", path, err)
+		if err := writeAtomic(out.path, buf.Bytes()); err != nil {
+			return nil, err
 		}
-		if err := os.Rename(tmp, path); err != nil {
-			return nil, fmt.Errorf("writing %s: %w", path, err)
+		paths = append(paths, out.path)
+	}
+	if o.PDF {
+		if err := writePDF(pdfPrinter, m, pdfPath); err != nil {
+			return nil, err
 		}
-		paths = append(paths, path)
+		paths = append(paths, pdfPath)
 	}
 	return paths, nil
+}
+
+// writeAtomic replaces path only once the whole file is written.
+func writeAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/locale"
 	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/variant"
 	"github.com/encbench/encbench/internal/workload"
@@ -62,6 +63,9 @@ type Suite struct {
 	Scales map[string]Scale `yaml:"scales" json:"scales,omitempty"`
 	// Notes are shown in the report under the suite's description.
 	Notes []string `yaml:"notes" json:"notes,omitempty"`
+	// Translations give the description and notes in the report's other
+	// languages (zh, ja, id), keyed by language code.
+	Translations map[string]Translation `yaml:"translations" json:"translations,omitempty"`
 	// Reference is a published result the report sets beside the suite's.
 	Reference *Reference `yaml:"reference" json:"reference,omitempty"`
 	// ColumnSets name the column encryption of enc-* variants: the
@@ -70,6 +74,27 @@ type Suite struct {
 
 	// source is the YAML text, for line numbers in errors.
 	source []byte
+}
+
+// Translation is a suite's own text in one language.
+type Translation struct {
+	Description string   `yaml:"description" json:"description"`
+	Notes       []string `yaml:"notes" json:"notes,omitempty"`
+}
+
+// Text is the suite's description and notes in language lang, in English
+// where the suite gives no translation.
+func (s *Suite) Text(lang string) Translation {
+	if t, ok := s.Translations[lang]; ok {
+		if t.Description == "" {
+			t.Description = s.Description
+		}
+		if len(t.Notes) != len(s.Notes) {
+			t.Notes = s.Notes
+		}
+		return t
+	}
+	return Translation{Description: s.Description, Notes: s.Notes}
 }
 
 // ColumnSet is one enc-* variant: which columns the client encrypts, with
@@ -260,6 +285,14 @@ func (s *Suite) check() error {
 	}
 	if err := s.checkLoad(); err != nil {
 		return err
+	}
+	for code, t := range s.Translations {
+		if _, err := locale.Get(code); err != nil {
+			return fmt.Errorf("translations: %w", err)
+		}
+		if len(t.Notes) > 0 && len(t.Notes) != len(s.Notes) {
+			return fmt.Errorf("translations.%s has %d notes for the suite's %d: translate each note, in order", code, len(t.Notes), len(s.Notes))
+		}
 	}
 	seen := map[string]bool{}
 	for i := range s.Targets {

@@ -1,0 +1,110 @@
+package report
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/encbench/encbench/internal/locale"
+	variantpkg "github.com/encbench/encbench/internal/variant"
+)
+
+// Overview is the report's first page: the question, one answer per
+// encryption layer with its interval, the machine and the dates, and the
+// published figures where the suite has them.
+type Overview struct {
+	Question string
+	Answers  []string
+	// Floor is the A/A sentence, when the suite ran an A/A variant.
+	Floor   string
+	Machine string
+	Dates   string
+}
+
+// overviewOf answers per layer (variant) over every target: the largest
+// significant loss with its interval, and how many cells show one.
+func overviewOf(l *locale.Lang, d *Data, cells []*Cell, m *Model) Overview {
+	var layers []string
+	for _, v := range m.Order.Variants {
+		if v != m.Baseline && v != variantpkg.AAName && slices.ContainsFunc(cells, func(c *Cell) bool { return c.Variant == v }) {
+			layers = append(layers, v)
+		}
+	}
+	var engines []string
+	for _, t := range m.Order.Targets {
+		for _, c := range cells {
+			if c.Target == t {
+				engines = append(engines, l.T("overview.engine", t, c.EngineVersion))
+				break
+			}
+		}
+	}
+	o := Overview{
+		Question: l.T("overview.question", strings.Join(layers, l.T("list.sep")), m.Baseline, strings.Join(m.Order.Workloads, l.T("list.sep")), strings.Join(engines, l.T("list.sep"))),
+		Machine:  machineLine(l, d),
+		Dates:    datesLine(l, d),
+	}
+	floor := floorOf(cells)
+	for _, v := range layers {
+		o.Answers = append(o.Answers, layerAnswer(l, v, cells, floor))
+	}
+	var widest float64
+	aa := 0
+	for _, c := range cells {
+		if c.Variant == variantpkg.AAName && c.Loss != nil {
+			aa++
+			widest = math.Max(widest, math.Max(math.Abs(c.Loss.Low), math.Abs(c.Loss.High)))
+		}
+	}
+	if aa > 0 {
+		o.Floor = l.T("overview.floor", widest, l.T("cells.n", aa))
+	}
+	return o
+}
+
+// layerAnswer is one sentence: where the layer costs most, with its
+// interval, and in how many cells the loss is significant.
+func layerAnswer(l *locale.Lang, v string, cells []*Cell, floor func(*Cell) float64) string {
+	var top *Cell
+	sig, compared := 0, 0
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, c := range cells {
+		if c.Variant != v || c.Loss == nil {
+			continue
+		}
+		compared++
+		lo, hi = math.Min(lo, c.Loss.Pct), math.Max(hi, c.Loss.Pct)
+		if !c.Loss.Significant || c.Loss.Pct <= 0 || c.Loss.Pct <= floor(c) {
+			continue
+		}
+		sig++
+		if top == nil || c.Loss.Pct > top.Loss.Pct {
+			top = c
+		}
+	}
+	switch {
+	case compared == 0:
+		return l.T("overview.answer.none", v)
+	case top == nil:
+		return l.T("overview.answer.ns", v, l.T("cells.n", compared), lo, hi)
+	}
+	x := top.Loss
+	return l.T("overview.answer", v, x.Pct, x.Low, x.High, top.Target, where(l, top), sig, l.T("cells.n", compared), lo, hi)
+}
+
+func machineLine(l *locale.Lang, d *Data) string {
+	e := d.Results[0].Environment
+	return l.T("overview.machine", e.CPUModel, e.Cores, float64(e.MemoryMB)/1024, e.OS)
+}
+
+func datesLine(l *locale.Lang, d *Data) string {
+	first, last := d.Results[0].StartedAt, d.Results[0].StartedAt
+	for _, r := range d.Results {
+		first, last = min(first, r.StartedAt), max(last, r.StartedAt)
+	}
+	day := func(s string) string { return strings.SplitN(s, "T", 2)[0] }
+	if day(first) == day(last) {
+		return l.T("overview.date", day(first))
+	}
+	return l.T("overview.dates", day(first), day(last))
+}
