@@ -41,6 +41,8 @@ func HTML(w io.Writer, m *Model, print bool) error {
 		"Sections": sections,
 		"Charts":   charts,
 		"Print":    print,
+		// The font stack comes from our own catalogue, not from input.
+		"Fonts": template.CSS(m.L.Fonts),
 		// ECharts is Apache-2.0 licensed, embedded unchanged.
 		"ECharts": template.JS(echartsJS),
 	})

@@ -92,7 +92,9 @@ func Build(d *Data, l *locale.Lang) *Model {
 		text := rec.Suite.Text(l.Code)
 		m.Description = strings.Join(strings.Fields(text.Description), " ")
 		m.Notes = text.Notes
-		m.Skipped = rec.Skipped
+		for _, sk := range rec.Skipped {
+			m.Skipped = append(m.Skipped, skippedText(l, sk))
+		}
 		report := "encbench report " + d.Dir
 		if l.Code != locale.Default {
 			report += " --lang " + l.Code
@@ -141,6 +143,26 @@ func Build(d *Data, l *locale.Lang) *Model {
 	m.Conclusions = Conclusions(l, closed, baseline, order, append(partsSaid, offeredConclusions(l, cells, baseline, order)...))
 	m.Overview = overviewOf(l, d, closed, m)
 	return m
+}
+
+// skipReasons are the reasons a suite skips a setup that the catalogue
+// translates; their English text is the sandbox's own message.
+var skipReasons = []string{"skip.reason.pg_tde"}
+
+// skippedText translates a skipped setup's known reason ("target
+// variant: reason"); an unknown reason stays as the suite wrote it.
+func skippedText(l *locale.Lang, skipped string) string {
+	setup, reason, ok := strings.Cut(skipped, ": ")
+	en, err := locale.Get(locale.Default)
+	if !ok || err != nil {
+		return skipped
+	}
+	for _, id := range skipReasons {
+		if en.T(id) == reason {
+			return l.T("skipped.setup", setup, l.T(id))
+		}
+	}
+	return l.T("skipped.setup", setup, reason)
 }
 
 func subtitle(l *locale.Lang, rs []*result.Result) string {
@@ -192,7 +214,7 @@ func serverTable(l *locale.Lang, cells []*Cell, order Order) Table {
 						set = append(set, k+"="+humanSetting(k, val))
 					}
 				}
-				ratio := l.T("unknown")
+				ratio := l.T("servers.regime.unknown")
 				if r.Regime != nil {
 					ratio = l.T("servers.regime.value", float64(r.Regime.DataBytes)/1e6, float64(r.Regime.BufferPoolBytes)/1e6, r.Regime.Ratio)
 				}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/schematest"
 	"github.com/encbench/encbench/internal/stats"
 	"github.com/encbench/encbench/internal/suite"
@@ -249,6 +250,64 @@ func TestPairingOverTheBlocksBothRan(t *testing.T) {
 func english(t *testing.T) *locale.Lang {
 	t.Helper()
 	l, err := locale.Get("en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestMessageIDsExist: every message id the report's code and template
+// name is in the English catalogue (a missing id would print as itself).
+func TestMessageIDsExist(t *testing.T) {
+	en, err := locale.Catalogue("en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("*.go")
+	files = append(files, "report.html.tmpl")
+	ids := regexp.MustCompile(`(?:\bl\.T\(|\bT |\bid = |\bID = |:= )"([a-z_]+(?:\.[a-z_0-9]+)+)"`)
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ids.FindAllStringSubmatch(string(src), -1) {
+			n++
+			if _, ok := en.Messages[m[1]]; !ok && !strings.HasPrefix(m[1], "leak.") {
+				t.Errorf("%s names message %q, which the English catalogue lacks", f, m[1])
+			}
+		}
+	}
+	if n < 100 {
+		t.Errorf("found only %d message ids in the sources", n)
+	}
+}
+
+// TestSkipReasonIsTheSandboxes: the catalogue translates the PostgreSQL
+// sandbox's TDE refusal by matching its English text, so the two must
+// stay equal.
+func TestSkipReasonIsTheSandboxes(t *testing.T) {
+	err := sandbox.Check(sandbox.Options{Engine: "postgres", Variant: "tde"})
+	if err == nil {
+		t.Fatal("a PostgreSQL sandbox accepted tde")
+	}
+	reason, _, _ := strings.Cut(err.Error(), ":")
+	en, ja := english(t), mustLang(t, "ja")
+	if got := skippedText(en, "postgres tde: "+reason); got != "postgres tde: "+reason {
+		t.Errorf("English skip: %q", got)
+	}
+	if got := skippedText(ja, "postgres tde: "+reason); strings.Contains(got, "community server") {
+		t.Errorf("Japanese skip left in English: %q (the sandbox says %q)", got, reason)
+	}
+}
+
+func mustLang(t *testing.T, code string) *locale.Lang {
+	t.Helper()
+	l, err := locale.Get(code)
 	if err != nil {
 		t.Fatal(err)
 	}

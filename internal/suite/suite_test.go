@@ -3,6 +3,7 @@ package suite
 import (
 	"errors"
 	"fmt"
+	"github.com/encbench/encbench/internal/locale"
 	"github.com/encbench/encbench/internal/variant"
 	"strings"
 	"testing"
@@ -369,5 +370,28 @@ func TestOfferedLoadBlocks(t *testing.T) {
 	}
 	if _, err := Parse([]byte("name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\noffered_load: [120]\n")); err == nil {
 		t.Fatal("an offered load of 120% was accepted")
+	}
+}
+
+// TestBuiltinSuitesAreTranslated: a report in any language shows a
+// built-in suite's description and notes in that language.
+func TestBuiltinSuitesAreTranslated(t *testing.T) {
+	all, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range all {
+		for _, code := range locale.Codes() {
+			if code == locale.Default {
+				continue
+			}
+			tr, ok := s.Translations[code]
+			if !ok || tr.Description == "" || len(tr.Notes) != len(s.Notes) {
+				t.Errorf("suite %s has no complete %s translation", s.Name, code)
+			}
+		}
+	}
+	if _, err := Parse([]byte("name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ntranslations: {fr: {description: x}}\n")); err == nil || !strings.Contains(err.Error(), "fr") {
+		t.Errorf("a translation into an unknown language: %v", err)
 	}
 }
