@@ -5,10 +5,13 @@
 GO       ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 BIN      := bin/encbench
 RUN_DIR  := .sandbox
-PKGS     := postgresql mariadb-server sysbench time postgresql-server-dev-15 libssl-dev gcc
-# The report test opens report.html in a headless browser; the MongoDB
-# tests run mongo-java-server (Maven Central) behind a small Java launcher.
-TEST_PKGS := chromium maven openjdk-17-jdk-headless
+# chromium prints reports to PDF (--pdf); fonts-noto-cjk carries the
+# Chinese and Japanese reports' script.
+PKGS     := postgresql mariadb-server sysbench time postgresql-server-dev-15 libssl-dev gcc chromium fonts-noto-cjk
+# The report tests open the reports in headless Chromium and read their
+# PDFs with poppler's pdftoppm; the MongoDB tests run mongo-java-server
+# (Maven Central) behind a small Java launcher.
+TEST_PKGS := poppler-utils maven openjdk-17-jdk-headless
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build deps test-deps install-pkgs ore-ext mongo-test-server run test vet fuzz bench clean

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/encbench/encbench/internal/report"
 )
 
 // buildBinary compiles encbench once for tests that need a real process
@@ -107,19 +109,15 @@ func TestQuickSuiteInterruptResumeAndReport(t *testing.T) {
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
-	checkReportInChromium(t, filepath.Join(out, "report.html"))
+	checkReportInChromium(t, filepath.Join(out, "report.html"), "report-quick")
+	checkReportLanguages(t, out)
 }
 
 var externalRef = regexp.MustCompile(`(?i)<(script|link|img|iframe)[^>]+(src|href)\s*=\s*["']?(https?:)?//`)
 
-func checkReportInChromium(t *testing.T, page string) {
-	html, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m := externalRef.Find(html); m != nil {
-		t.Fatalf("report.html loads something from the network: %s", m)
-	}
+// chromiumPath finds headless Chromium, which make test installs.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		if os.Getenv("ENCBENCH_REQUIRE_SERVERS") == "1" {
@@ -127,9 +125,33 @@ func checkReportInChromium(t *testing.T, page string) {
 		}
 		t.Skip("chromium is not installed")
 	}
-	// No network: every host name resolves to nothing.
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND",
-		"--virtual-time-budget=10000", "--user-data-dir=" + t.TempDir()}
+	return chromium
+}
+
+// artefactsDir is where screenshots are kept for people to look at.
+func artefactsDir(t *testing.T) string {
+	t.Helper()
+	dir, _ := filepath.Abs(filepath.Join("..", "..", "test-artifacts"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// checkReportInChromium opens a report with the network blocked, checks
+// that every chart drew without a script error, keeps a screenshot as
+// name.png and returns the page as Chromium built it.
+func checkReportInChromium(t *testing.T, page, name string) []byte {
+	t.Helper()
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := externalRef.Find(html); m != nil {
+		t.Fatalf("%s loads something from the network: %s", page, m)
+	}
+	chromium := chromiumPath(t)
+	base := report.ChromiumArgs(t.TempDir())
 	dom, err := exec.Command(chromium, append(base, "--dump-dom", "file://"+page)...).Output()
 	if err != nil {
 		t.Fatalf("chromium --dump-dom: %v", err)
@@ -137,22 +159,20 @@ func checkReportInChromium(t *testing.T, page string) {
 	expected := regexp.MustCompile(`data-charts-expected="(\d+)"`).FindSubmatch(dom)
 	drawn := regexp.MustCompile(`data-charts-drawn="(\d+)"`).FindSubmatch(dom)
 	if expected == nil || drawn == nil || string(expected[1]) != string(drawn[1]) || string(drawn[1]) == "0" {
-		t.Fatalf("charts: expected %q drawn %q", expected, drawn)
+		t.Fatalf("%s charts: expected %q drawn %q", page, expected, drawn)
 	}
 	if m := regexp.MustCompile(`<pre id="js-errors">([^<]*)</pre>`).FindSubmatch(dom); m == nil || len(bytes.TrimSpace(m[1])) > 0 {
-		t.Fatalf("JavaScript errors in the report: %q", m)
+		t.Fatalf("JavaScript errors in %s: %q", page, m)
 	}
-	artefacts := filepath.Join("..", "..", "test-artifacts")
-	if err := os.MkdirAll(artefacts, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	shot, _ := filepath.Abs(filepath.Join(artefacts, "report-quick.png"))
+	artefacts := artefactsDir(t)
+	shot := filepath.Join(artefacts, name+".png")
 	if out, err := exec.Command(chromium, append(base, "--window-size=1280,4000", "--screenshot="+shot, "file://"+page)...).CombinedOutput(); err != nil {
 		t.Fatalf("chromium --screenshot: %v\n%s", err, out)
 	}
 	if st, err := os.Stat(shot); err != nil || st.Size() < 10000 {
 		t.Fatalf("screenshot %s missing or empty: %v", shot, err)
 	}
-	_ = os.WriteFile(filepath.Join(artefacts, "report-quick.html"), html, 0o644)
-	t.Logf("charts drawn: %s; screenshot: %s", drawn[1], shot)
+	_ = os.WriteFile(filepath.Join(artefacts, name+".html"), html, 0o644)
+	t.Logf("%s: charts drawn %s; screenshot %s", page, drawn[1], shot)
+	return dom
 }

@@ -136,8 +136,7 @@ func cpuChart(l *locale.Lang, id string, s Section, pairs [][2]string, threads [
 		}
 	}
 	ch := newBar(id, l.T("chart.cpu", s.Workload), l.T("chart.unit.us_txn"), x)
-	ch.SetGlobalOptions(charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: "0"}}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom"}))
+	slanted(ch)
 	stack := charts.WithBarChartOpts(opts.BarChart{Stack: "cpu"})
 	ch.AddSeries(l.T("chart.cpu.server"), barData(server), stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6"}))
 	ch.AddSeries(l.T("chart.cpu.client"), barData(client), stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#fac858"}))
@@ -233,8 +232,9 @@ func globals(id, title, unit string) []charts.GlobalOpts {
 		charts.WithAnimation(false),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "scroll"}),
-		charts.WithGridOpts(opts.Grid{Bottom: "80", Left: "70", Right: "30"}),
-		charts.WithYAxisOpts(opts.YAxis{Name: unit}),
+		charts.WithGridOpts(opts.Grid{Bottom: "80", Left: "80", Right: "30"}),
+		// Along the axis: a long unit (in CJK, say) is not cut off.
+		charts.WithYAxisOpts(opts.YAxis{Name: unit, NameLocation: "middle", NameGap: 55}),
 	}
 }
 
@@ -248,6 +248,16 @@ func newLine(id, title, unit string, axis threadAxis) *charts.Line {
 	l.SetGlobalOptions(charts.WithXAxisOpts(opts.XAxis{Name: axis.name, Type: "category", NameLocation: "middle", NameGap: 25}))
 	l.SetXAxis(axis.labels)
 	return l
+}
+
+// slanted sets a bar chart's category labels at an angle, with room for
+// them below and the legend under the title, where the labels cannot
+// run into it.
+func slanted(b *charts.Bar) {
+	b.SetGlobalOptions(charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: "0"}}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "24", Right: "10"}),
+		charts.WithGridOpts(opts.Grid{Top: "64", Bottom: "110", Left: "80", Right: "30"}))
+	b.Initialization.Height = "380px"
 }
 
 func newBar(id, title, unit string, x []string) *charts.Bar {

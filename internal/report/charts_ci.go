@@ -44,8 +44,7 @@ func intervalChart(l *locale.Lang, id, title, unit string, pts []ciPoint) (Chart
 		}
 	}
 	bar := newBar(id, title, unit, x)
-	bar.SetGlobalOptions(charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: "0"}}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom"}))
+	slanted(bar)
 	bar.AddSeries(l.T("chart.estimate"), bars)
 	k := charts.NewKLine()
 	k.SetXAxis(x)
