@@ -34,7 +34,9 @@ func overviewOf(l *locale.Lang, d *Data, cells []*Cell, m *Model) Overview {
 	for _, t := range m.Order.Targets {
 		for _, c := range cells {
 			if c.Target == t {
-				engines = append(engines, l.T("overview.engine", t, c.EngineVersion))
+				if e := shortVersion(c.EngineVersion); !slices.Contains(engines, e) {
+					engines = append(engines, e)
+				}
 				break
 			}
 		}
@@ -90,6 +92,18 @@ func layerAnswer(l *locale.Lang, v string, cells []*Cell, floor func(*Cell) floa
 	}
 	x := top.Loss
 	return l.T("overview.answer", v, x.Pct, x.Low, x.High, top.Target, where(l, top), sig, l.T("cells.n", compared), lo, hi)
+}
+
+// shortVersion is a server's name and version without its build details:
+// "PostgreSQL 15.20 (Debian 15.20-0+deb12u1)" is PostgreSQL 15.20 and
+// "MariaDB 10.11.19-MariaDB-0+deb12u1" MariaDB 10.11.19.
+func shortVersion(v string) string {
+	v, _, _ = strings.Cut(v, " (")
+	if name, rest, ok := strings.Cut(v, " "); ok {
+		num, _, _ := strings.Cut(rest, "-")
+		return name + " " + num
+	}
+	return v
 }
 
 func machineLine(l *locale.Lang, d *Data) string {
