@@ -20,6 +20,10 @@ func Markdown(w io.Writer, m *Model) error {
 	if o.Floor != "" {
 		fmt.Fprintf(&b, "- %s\n", o.Floor)
 	}
+	if len(m.Glance.Rows) > 0 {
+		fmt.Fprintf(&b, "\n%s\n\n", l.T("glance.intro", m.GlanceNote))
+		mdTable(&b, m.Glance)
+	}
 	fmt.Fprintf(&b, "\n%s  \n%s\n\n", o.Machine, o.Dates)
 	if len(m.Reference.Rows) > 0 {
 		fmt.Fprintf(&b, "%s\n\n", l.T("overview.reference", m.ReferenceSource))
@@ -38,10 +42,6 @@ func Markdown(w io.Writer, m *Model) error {
 	}
 	for _, s := range m.Skipped {
 		fmt.Fprintf(&b, "- %s\n", l.T("skipped", s))
-	}
-	if len(m.Glance.Rows) > 0 {
-		fmt.Fprintf(&b, "\n%s\n\n", l.T("glance.intro", m.GlanceNote))
-		mdTable(&b, m.Glance)
 	}
 	if len(m.Offered.Rows) > 0 {
 		fmt.Fprintf(&b, "\n%s\n\n", l.T("offered.intro"))

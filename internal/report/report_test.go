@@ -313,3 +313,15 @@ func mustLang(t *testing.T, code string) *locale.Lang {
 	}
 	return l
 }
+
+// TestPDFWithoutChromium: one line naming the package, before any work.
+func TestPDFWithoutChromium(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := Write(t.TempDir(), Options{PDF: true})
+	if err == nil || !strings.Contains(err.Error(), "apt-get install chromium") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("--pdf without Chromium: %v", err)
+	}
+	if _, err := Write(t.TempDir(), Options{Lang: "xx"}); err == nil || !strings.Contains(err.Error(), "en, id, ja, zh") {
+		t.Fatalf("unknown language: %v", err)
+	}
+}
