@@ -2,7 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -54,6 +56,43 @@ func newSandbox() *cobra.Command {
 		},
 	}
 	down.Flags().StringVar(&downDir, "dir", "", "the sandbox's directory")
-	cmd.AddCommand(up, down)
+	ls := &cobra.Command{
+		Use:   "ls",
+		Short: "List the sandboxes on this machine: directory, engine, variant, server state and owner",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			all, err := sandbox.List()
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "DIR\tENGINE\tVARIANT\tPID\tPORT\tSERVER\tOWNER")
+			for _, s := range all {
+				i := s.Info
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", i.Dir, i.Engine, i.Variant, i.PID, i.Port, s.Server, s.OwnerText())
+			}
+			return tw.Flush()
+		},
+	}
+	prune := &cobra.Command{
+		Use:   "prune",
+		Short: "Stop the sandboxes whose encbench is gone (killed mid-suite) and forget those whose server died",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			stopped, err := sandbox.Prune()
+			for _, s := range stopped {
+				verb := "stopped"
+				if s.Server == "stopped" {
+					verb = "forgot (its server had already exited)"
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s sandbox %s (owner: %s)\n", verb, s.Info.Engine, s.Info.Dir, s.OwnerText())
+			}
+			if len(stopped) == 0 && err == nil {
+				fmt.Fprintln(cmd.OutOrStdout(), "no orphaned sandbox")
+			}
+			return err
+		},
+	}
+	cmd.AddCommand(up, down, ls, prune)
 	return cmd
 }

@@ -190,7 +190,8 @@ func (x *SuiteRun) startSandbox(ctx context.Context, ls *liveSetup) error {
 	}
 	st := x.Plan.Suite
 	info, err := sandbox.Up(ctx, sandbox.Options{Engine: ls.Engine, Dir: ls.sandboxDir, BufferPool: st.BufferPool,
-		Variant: ls.variant.Server(), TLSVersion: ls.variant.TLSVersion, TDECipher: st.TDECipher, ServerCPUs: x.serverCPUs})
+		Variant: ls.variant.Server(), TLSVersion: ls.variant.TLSVersion, TDECipher: st.TDECipher, ServerCPUs: x.serverCPUs,
+		Owner: sandbox.Self()})
 	if err == nil {
 		ls.pid = info.PID
 	}

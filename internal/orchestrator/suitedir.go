@@ -12,6 +12,7 @@ import (
 
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/report"
+	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/suite"
 	"github.com/encbench/encbench/internal/workload"
 )
@@ -73,6 +74,7 @@ func RunSuite(ctx context.Context, o SuiteOptions) error {
 	if err := x.Check(); err != nil {
 		return err
 	}
+	pruneOrphans(o.Stderr)
 	if err := WriteJSON(filepath.Join(dir, PlanFile), x.Record()); err != nil {
 		return err
 	}
@@ -154,4 +156,19 @@ func openSuiteDir(dir string, o SuiteOptions) ([]byte, suite.Overrides, error) {
 		return nil, o.Overrides, err
 	}
 	return text, o.Overrides, nil
+}
+
+// pruneOrphans stops the sandboxes an encbench that was killed (SIGKILL,
+// a crash) left running: they hold ports and memory and would disturb the
+// measurements. Sandboxes started by hand are not touched.
+func pruneOrphans(w io.Writer) {
+	stopped, err := sandbox.Prune()
+	for _, s := range stopped {
+		if s.Orphan && s.Server != "stopped" {
+			fmt.Fprintf(w, "encbench: stopped the %s sandbox in %s, left running by encbench pid %d, which is gone\n", s.Info.Engine, s.Info.Dir, s.Info.Owner.PID)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(w, "encbench: %v (see encbench sandbox ls)\n", err)
+	}
 }

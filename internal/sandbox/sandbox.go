@@ -26,6 +26,7 @@ import (
 	"github.com/encbench/encbench/internal/encryption/certs"
 	"github.com/encbench/encbench/internal/encryption/tdekeys"
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/fsx"
 	"github.com/encbench/encbench/internal/quiet"
 	"github.com/encbench/encbench/internal/tlsconf"
 	"github.com/encbench/encbench/internal/variant"
@@ -57,6 +58,9 @@ type Options struct {
 	// ServerCPUs, a CPU list like "1" or "0-1", pins the server and every
 	// process or thread it starts (through taskset, which execs it).
 	ServerCPUs string
+	// Owner is the process that will stop the sandbox (a suite); nil for
+	// one started by hand, which runs until `sandbox down`.
+	Owner *Owner
 }
 
 // pinned returns the server command line, wrapped in taskset when the
@@ -154,6 +158,8 @@ type Info struct {
 	ServerCPUs string `json:"server_cpus,omitempty"`
 	// MarkerFiles are the raw files a TDE proof scans for the marker.
 	MarkerFiles []string `json:"marker_files,omitempty"`
+	// Owner is the encbench process that stops the sandbox when it ends.
+	Owner *Owner `json:"owner,omitempty"`
 }
 
 const stateFile = "sandbox.json"
@@ -246,6 +252,7 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 	}
 	info.Variant = o.Variant
 	info.ServerCPUs = o.ServerCPUs
+	info.Owner = o.Owner
 	if o.tls() {
 		info.CA, info.ClientCert, info.ClientKey = files.CA, files.ClientCert, files.ClientKey
 		q := url.Values{"sslmode": {"verify-full"}, "sslrootcert": {files.CA}}
@@ -253,6 +260,11 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 	}
 	if err := save(info); err != nil {
 		_ = stop(info.PID, 30*time.Second)
+		return nil, err
+	}
+	if err := enrol(info.Dir); err != nil {
+		_ = stop(info.PID, 30*time.Second)
+		_ = os.Remove(filepath.Join(info.Dir, stateFile))
 		return nil, err
 	}
 	return info, nil
@@ -269,6 +281,7 @@ func Down(dir string) error {
 	if err := stop(info.PID, 60*time.Second); err != nil {
 		return err
 	}
+	unenrol(info.Dir)
 	return os.Remove(filepath.Join(info.Dir, stateFile))
 }
 
@@ -297,7 +310,7 @@ func save(info *Info) error {
 	if err != nil {
 		return fmt.Errorf("encoding sandbox state: %w", err)
 	}
-	return os.WriteFile(filepath.Join(info.Dir, stateFile), data, 0o644)
+	return fsx.WriteFile(filepath.Join(info.Dir, stateFile), data, 0o644)
 }
 
 // writeCerts makes the sandbox's CA, server and client certificates; the

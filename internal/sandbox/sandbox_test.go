@@ -1,6 +1,10 @@
 package sandbox
 
-import "testing"
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
 
 func TestParseSize(t *testing.T) {
 	for in, want := range map[string]int64{"512MB": 512 << 20, "1G": 1 << 30, "256m": 256 << 20, "64K": 64 << 10, "1048576": 1 << 20} {
@@ -19,5 +23,46 @@ func TestParseSize(t *testing.T) {
 func TestAliveIgnoresMissingProcess(t *testing.T) {
 	if alive(0) || alive(1<<22+12345) {
 		t.Fatal("alive reported a process that cannot exist")
+	}
+}
+
+// TestOwnerAlive: the owner is this process only with its own start time;
+// a pid that was reused (another start time) or has exited is gone.
+func TestOwnerAlive(t *testing.T) {
+	self := Self()
+	if !self.Alive() {
+		t.Fatal("this process is not alive as an owner")
+	}
+	if (&Owner{PID: self.PID, Start: self.Start + 1}).Alive() {
+		t.Error("a recycled pid counts as the owner")
+	}
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if (&Owner{PID: cmd.Process.Pid}).Alive() {
+		t.Error("an exited process counts as the owner")
+	}
+	var none *Owner
+	if none.Alive() {
+		t.Error("no owner counts as alive")
+	}
+}
+
+// TestRegistryForgetsWhatIsGone: a pointer to a directory without a
+// sandbox is dropped by List.
+func TestRegistryForgetsWhatIsGone(t *testing.T) {
+	t.Setenv("ENCBENCH_STATE_DIR", t.TempDir())
+	dir := t.TempDir()
+	if err := enrol(dir); err != nil {
+		t.Fatal(err)
+	}
+	all, err := List()
+	if err != nil || len(all) != 0 {
+		t.Fatalf("List: %v %v", all, err)
+	}
+	reg, _ := RegistryDir()
+	if entries, _ := os.ReadDir(reg); len(entries) != 0 {
+		t.Errorf("stale pointers kept: %d", len(entries))
 	}
 }

@@ -1,0 +1,115 @@
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestSIGKILLedSuiteLeavesNoOrphans kills a running suite with SIGKILL,
+// which no handler sees: its sandbox servers keep running. `sandbox ls`
+// shows them as orphans, the next suite (here the same one, resumed)
+// stops them and finishes the killed suite's cells, and `sandbox prune`
+// stops those of a second killed suite.
+func TestSIGKILLedSuiteLeavesNoOrphans(t *testing.T) {
+	servers(t)
+	bin := buildBinary(t)
+	dir := filepath.Join(fx.dir, "killed")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Its own registry: other tests' sandboxes are not this test's business.
+	t.Setenv("ENCBENCH_STATE_DIR", filepath.Join(dir, "state"))
+	file := filepath.Join(dir, "k.yaml")
+	text := `name: killed
+targets: [{engine: mariadb}]
+variants: [plain, tls]
+workloads: [{name: oltp_point_select}]
+threads: [1]
+time: 1
+warmup: 0
+repetitions: 3
+data: {tables: 1, table-size: 1000}
+`
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out := filepath.Join(dir, "one")
+	killMidSuite(t, bin, file, out)
+	code, ls, _ := encbench(t.Context(), "sandbox", "ls")
+	if code != 0 || strings.Count(ls, ", gone") != 2 {
+		t.Fatalf("sandbox ls after SIGKILL (want both sandboxes, owner gone):\n%s", ls)
+	}
+	code, so, se := encbench(t.Context(), "suite", "run", file, "--out", out, "--resume")
+	if code != 0 {
+		t.Fatalf("resume after SIGKILL: exit %d\n%s\n%s", code, so, se)
+	}
+	if strings.Count(se, "which is gone") != 2 {
+		t.Errorf("the next suite did not say it stopped the orphans:\n%s", se)
+	}
+	cells := filepath.Join(out, "cells")
+	if n := countFiles(cells, ".json", ".partial.json"); n != 2*3 {
+		t.Errorf("after the resume %d of 6 cells are finished", n)
+	}
+	if n := countFiles(cells, ".partial.json", ""); n != 0 {
+		t.Errorf("%d partial results left", n)
+	}
+	entries, _ := os.ReadDir(cells)
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(cells, e.Name()))
+		if err != nil || !json.Valid(data) {
+			t.Errorf("cell file %s is not whole JSON: %v", e.Name(), err)
+		}
+	}
+	if left := processesMentioning(out); len(left) > 0 {
+		t.Fatalf("processes left after the resumed suite:\n%s", strings.Join(left, "\n"))
+	}
+
+	two := filepath.Join(dir, "two")
+	killMidSuite(t, bin, file, two)
+	code, so, se = encbench(t.Context(), "sandbox", "prune")
+	if code != 0 || strings.Count(so, "stopped: mariadb sandbox") != 2 {
+		t.Fatalf("sandbox prune: exit %d\n%s\n%s", code, so, se)
+	}
+	if left := processesMentioning(two); len(left) > 0 {
+		t.Fatalf("processes left after sandbox prune:\n%s", strings.Join(left, "\n"))
+	}
+	if code, ls, _ := encbench(t.Context(), "sandbox", "ls"); code != 0 || strings.Contains(ls, dir) {
+		t.Errorf("sandbox ls after prune still lists sandboxes:\n%s", ls)
+	}
+}
+
+// killMidSuite starts the suite in a process of its own, waits for its
+// first finished cell and kills it with SIGKILL; its servers must still
+// run (nothing stopped them).
+func killMidSuite(t *testing.T, bin, file, out string) {
+	t.Helper()
+	cmd := exec.Command(bin, "suite", "run", file, "--out", out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for countFiles(filepath.Join(out, "cells"), ".json", ".partial.json") < 1 {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("no cell finished in time:\n%s", stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if left := processesMentioning(out); len(left) == 0 {
+		t.Fatal("no sandbox server survived the SIGKILL: the test would prove nothing")
+	}
+}
