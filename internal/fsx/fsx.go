@@ -19,7 +19,7 @@ func WriteFile(path string, data []byte, mode os.FileMode) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, cause(err))
 	}
 	tmp := f.Name()
 	ok := false
@@ -31,19 +31,19 @@ func WriteFile(path string, data []byte, mode os.FileMode) error {
 	}()
 	// CreateTemp makes the file 0600; set the final mode before any data.
 	if err := f.Chmod(mode); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, cause(err))
 	}
 	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, cause(err))
 	}
 	if err := f.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, cause(err))
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, cause(err))
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, cause(err))
 	}
 	ok = true
 	return SyncDir(dir)
@@ -125,4 +125,25 @@ func Lock(path string) (func(), error) {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// NoRoom says whether err is the file system refusing to store more: no
+// space, quota exceeded or mounted read-only. Waiting does not help; the
+// user must make room (or remount) and resume.
+func NoRoom(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EROFS)
+}
+
+// cause is the system's reason inside a path error: the path is already
+// in the message, and a temporary file's name only distracts.
+func cause(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -57,5 +58,32 @@ func TestCheckPrivate(t *testing.T) {
 		if err := CheckPrivate(p); err == nil || !strings.Contains(err.Error(), "uid 4242") {
 			t.Errorf("foreign owner: %v", err)
 		}
+	}
+}
+
+// TestWriteFileOnAFullDisk: on a file system without room the old file
+// stays whole and no temporary file is left behind (a 64 KiB tmpfs, so
+// the test needs the right to mount: root).
+func TestWriteFileOnAFullDisk(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=64k"); err != nil {
+		t.Skipf("cannot mount a small tmpfs here (%v); run as root", err)
+	}
+	defer syscall.Unmount(dir, 0)
+	path := filepath.Join(dir, "cell.json")
+	old := []byte(`{"tps": 1}`)
+	if err := WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteFile(path, make([]byte, 256<<10), 0o644)
+	if err == nil || !NoRoom(err) {
+		t.Fatalf("writing 256 KiB to a 64 KiB file system: %v", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != string(old) {
+		t.Errorf("the old file was changed: %q", got)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("files left: %d", len(entries))
 	}
 }

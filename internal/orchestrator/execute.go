@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/fsx"
 	result "github.com/encbench/encbench/internal/resultdoc"
 	"github.com/encbench/encbench/internal/runner"
 	"github.com/encbench/encbench/internal/sandbox"
@@ -65,11 +66,19 @@ func (x *SuiteRun) Execute(ctx context.Context) error {
 	prog := x.NewProgress(total, x.Finished)
 	defer prog.Close()
 	x.runCells(ctx, q, prog, pending)
-	x.extend(ctx, q, prog, start)
-	x.offerLoad(ctx, q, prog, start)
+	if x.noRoom == nil {
+		x.extend(ctx, q, prog, start)
+	}
+	if x.noRoom == nil {
+		x.offerLoad(ctx, q, prog, start)
+	}
 	prog.Close()
 	if ctx.Err() != nil {
 		return x.interrupted(ctx, ctx.Err())
+	}
+	if x.noRoom != nil {
+		return fmt.Errorf("%s: %d of %d cells finished, none written in part; make room there (or make it writable), then continue with `encbench suite run %s --out %s --resume`",
+			firstLine(x.noRoom), x.Finished, len(x.Plan.Cells), x.Plan.Suite.Name, x.Dir)
 	}
 	if x.Failed > 0 {
 		return fmt.Errorf("%d of %d cells failed (see %s); rerun with --resume to retry them", x.Failed, len(x.Plan.Cells), filepath.Join(x.Dir, LogsDir))
@@ -80,7 +89,7 @@ func (x *SuiteRun) Execute(ctx context.Context) error {
 // runCells measures cells in order, each on a quiet machine.
 func (x *SuiteRun) runCells(ctx context.Context, q *quietMachine, prog Progress, cells []suite.Cell) {
 	for _, c := range cells {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || x.noRoom != nil {
 			return
 		}
 		t0 := time.Now()
@@ -92,6 +101,10 @@ func (x *SuiteRun) runCells(ctx context.Context, q *quietMachine, prog Progress,
 			continue
 		}
 		res, err := x.measureCell(ctx, q, ls, c, prog.Live)
+		if err != nil && fsx.NoRoom(err) {
+			// Every later cell would fail the same way.
+			x.noRoom = err
+		}
 		if res != nil && !res.Partial && err == nil {
 			x.Finished++
 		} else if ctx.Err() == nil {

@@ -58,6 +58,9 @@ type SuiteRun struct {
 	// Finished and Failed count cells once Execute returns; Reruns the
 	// attempts discarded as disturbed.
 	Finished, Failed, Reruns int
+	// noRoom is the first write the file system refused for lack of
+	// space (or being read-only): the suite stops there.
+	noRoom error
 	// BudgetSpent says the budget stopped blocks a precision target wanted.
 	BudgetSpent bool
 

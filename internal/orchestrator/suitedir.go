@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/fsx"
 	"github.com/encbench/encbench/internal/report"
 	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/suite"
@@ -149,7 +150,7 @@ func openSuiteDir(dir string, o SuiteOptions) ([]byte, suite.Overrides, error) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return nil, o.Overrides, fmt.Errorf("setting mode of %s: %w", dir, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, SuiteFile), text, 0o600); err != nil {
+	if err := fsx.WriteFile(filepath.Join(dir, SuiteFile), text, 0o600); err != nil {
 		return nil, o.Overrides, fmt.Errorf("storing the suite: %w", err)
 	}
 	if err := WriteJSON(filepath.Join(dir, OverridesFile), o.Overrides); err != nil {

@@ -3,11 +3,10 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/fsx"
 	"github.com/encbench/encbench/internal/locale"
 )
 
@@ -70,7 +69,7 @@ func Write(dir string, o Options) ([]string, error) {
 		if err := out.render(&buf); err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(out.path, buf.Bytes()); err != nil {
+		if err := fsx.WriteFile(out.path, buf.Bytes(), 0o644); err != nil {
 			return nil, err
 		}
 		paths = append(paths, out.path)
@@ -82,16 +81,4 @@ func Write(dir string, o Options) ([]string, error) {
 		paths = append(paths, pdfPath)
 	}
 	return paths, nil
-}
-
-// writeAtomic replaces path only once the whole file is written.
-func writeAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }
