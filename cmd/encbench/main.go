@@ -20,8 +20,10 @@ func main() {
 	debug.SetGCPercent(gcPercent)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	stopProfile := startProfile()
+	stopStats := startRuntimeStats()
 	code := cli.Execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	stopStats()
 	stopProfile()
 	os.Exit(code)
 }
