@@ -60,8 +60,11 @@ func printChecks(c *cobra.Command, results []workload.CheckResult, err error) er
 	failed := 0
 	for _, r := range results {
 		verdict := "ok"
-		if !r.OK {
+		switch {
+		case !r.OK:
 			verdict, failed = "FAILED", failed+1
+		case r.NotApplicable:
+			verdict = "n/a"
 		}
 		fmt.Fprintf(c.OutOrStdout(), "%-8s %-6s %s: %s\n", r.ID, verdict, r.Condition, r.Detail)
 	}

@@ -70,6 +70,9 @@ type CheckResult struct {
 	Condition string `json:"condition"`
 	OK        bool   `json:"ok"`
 	Detail    string `json:"detail"`
+	// NotApplicable: the condition holds only in a state the data is not
+	// in (TPC-C 3.3.2.11 right after the initial population); OK is true.
+	NotApplicable bool `json:"not_applicable,omitempty"`
 }
 
 // Pacer is a worker that waits between events (TPC-C keying and think
