@@ -37,6 +37,9 @@ type TLSOptions struct {
 	Version string `json:"version,omitempty"`
 	// Cipher is a TLS 1.2 suite in OpenSSL's spelling, as servers take it.
 	Cipher string `json:"cipher,omitempty"`
+	// ServerName, when set, is the name verify-full checks instead of the
+	// DSN's host (a connection through the network emulation's proxy).
+	ServerName string `json:"server_name,omitempty"`
 }
 
 // TLSOn is an alias of verify-full, the safe choice for a remote server.

@@ -14,6 +14,7 @@ import (
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/explain"
 	"github.com/encbench/encbench/internal/measure"
+	"github.com/encbench/encbench/internal/netem"
 	"github.com/encbench/encbench/internal/report"
 	result "github.com/encbench/encbench/internal/resultdoc"
 	"github.com/encbench/encbench/internal/runner"
@@ -88,6 +89,14 @@ func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*r
 		return nil, err
 	}
 	cfg.OnInterval = o.OnInterval
+	// Before anything connects: a path that cannot be emulated is a usage error.
+	workers, link, err := throughNetwork(t, s.Runner)
+	if err != nil {
+		return nil, err
+	}
+	if link != nil {
+		defer link.Close()
+	}
 	admin, err := t.Engine.Connect(ctx, t)
 	if err != nil {
 		return nil, err
@@ -119,11 +128,15 @@ func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*r
 			return nil, err
 		}
 	}
+	if link != nil {
+		fmt.Fprintf(o.Stdout, "Emulated network: +%v round trip (jitter %v, bandwidth %s) through Toxiproxy on %s\n\n",
+			link.Options.RTT, link.Options.Jitter, bandwidthText(link.Options.BandwidthKBps), link.Addr)
+	}
 	if cfg.Warmup > 0 {
 		fmt.Fprintf(o.Stdout, "Warming up for %d seconds...\n", s.Runner.Warmup)
 	}
 	started := time.Now()
-	out, runErr := runner.Run(ctx, t, wl, cfg)
+	out, runErr := runner.Run(ctx, workers, wl, cfg)
 	if out == nil || out.Hist == nil || out.Elapsed == 0 {
 		if runErr == nil {
 			runErr = fmt.Errorf("run produced no measurements")
@@ -156,6 +169,10 @@ func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*r
 		res.Rates = caps.Rates(counts, res.DurationS)
 	}
 	res.Regime = regimeInfo
+	if link != nil {
+		res.Network = &result.Network{RTTMs: ms(link.Options.RTT), JitterMs: ms(link.Options.Jitter),
+			BandwidthKBps: link.Options.BandwidthKBps, Via: netem.Via}
+	}
 	if rs.Sandbox != nil {
 		res.CPU.ServerCPUs = rs.Sandbox.ServerCPUs
 		if d := measure.Disk(rs.Sandbox.DataDir); d != "" {
@@ -258,4 +275,42 @@ func ParseCPUList(s string) ([]int, error) {
 		}
 	}
 	return out, nil
+}
+
+// throughNetwork returns the target the workers connect to: the server
+// itself, or, with --net-delay, --net-jitter or --net-bandwidth, a
+// Toxiproxy proxy in front of it. The proofs and the admin connection go
+// straight to the server; verify-full still checks the server's own name.
+func throughNetwork(t engine.Target, r spec.Runner) (engine.Target, *netem.Link, error) {
+	o := netem.Options{RTT: r.NetDelay, Jitter: r.NetJitter, BandwidthKBps: r.NetBandwidth}
+	if !o.On() {
+		return t, nil, nil
+	}
+	if err := o.Check(); err != nil {
+		return t, nil, errs.Usage("%v", err)
+	}
+	if t.URL.Port() == "" || strings.HasPrefix(t.URL.Hostname(), "/") {
+		return t, nil, errs.Usage("--net-delay needs a server reached over TCP with its port in the DSN (host:port), not %s", t.Redacted())
+	}
+	link, err := netem.Start(t.URL.Host, o)
+	if err != nil {
+		return t, nil, err
+	}
+	u := *t.URL
+	u.Host = link.Addr
+	w := t
+	w.URL = &u
+	if w.TLS.ServerName == "" {
+		w.TLS.ServerName = t.URL.Hostname()
+	}
+	return w, link, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func bandwidthText(kbps int64) string {
+	if kbps == 0 {
+		return "unlimited"
+	}
+	return strconv.FormatInt(kbps, 10) + " KB/s"
 }

@@ -323,11 +323,32 @@ func method(l *locale.Lang, d *Data, cells []*Cell, m *Model) []string {
 			out = append(out, strings.Join(append(s, l.T("method.precision.caveat")), " "))
 		}
 	}
+	if s := networkText(l, d.Results); s != "" {
+		out = append(out, s)
+	}
 	out = append(out, l.T("method.latency"))
 	if d.Partial > 0 {
 		out = append(out, l.T("method.partial", d.Partial))
 	}
 	return out
+}
+
+// networkText says which workloads ran through the emulated network.
+func networkText(l *locale.Lang, rs []*result.Result) string {
+	var paths []string
+	for _, r := range rs {
+		if r.Network == nil {
+			continue
+		}
+		p := l.T("method.network.path", workloadOf(r), l.F("%.1f", r.Network.RTTMs))
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) == 0 {
+		return ""
+	}
+	return l.T("method.network", strings.Join(paths, l.T("list.sep")))
 }
 
 func hasAA(cells []*Cell) bool {

@@ -42,13 +42,26 @@ type Result struct {
 	// Notes are workload counts such as TLS handshakes and resumed sessions.
 	Notes map[string]int64 `json:"notes,omitempty"`
 	// Rates are workload rates such as TPC-C's tpmC.
-	Rates       map[string]float64 `json:"rates,omitempty"`
-	Fairness    Fairness           `json:"fairness"`
-	Regime      *Regime            `json:"regime,omitempty"`
-	Environment Environment        `json:"environment"`
+	Rates    map[string]float64 `json:"rates,omitempty"`
+	Fairness Fairness           `json:"fairness"`
+	Regime   *Regime            `json:"regime,omitempty"`
+	// Network is the emulated path the workers' connections took (nil:
+	// straight to the server).
+	Network     *Network    `json:"network,omitempty"`
+	Environment Environment `json:"environment"`
 	// Histogram is the HdrHistogram (microseconds) in its compressed V2
 	// base64 form, so results from several hosts can be merged exactly.
 	Histogram string `json:"latency_histogram_us"`
+}
+
+// Network is an emulated network between the workers and the server.
+type Network struct {
+	// RTTMs is the round-trip time added, half in each direction.
+	RTTMs         float64 `json:"rtt_ms"`
+	JitterMs      float64 `json:"jitter_ms,omitempty"`
+	BandwidthKBps int64   `json:"bandwidth_kbps,omitempty"`
+	// Via names the proxy, for example "toxiproxy v2.5.0".
+	Via string `json:"via"`
 }
 
 // SuiteRef names the suite cell a result belongs to.

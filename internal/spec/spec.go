@@ -8,6 +8,7 @@ package spec
 import (
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -75,6 +76,11 @@ type Runner struct {
 	Repetition      int
 	ClientCPUs      string
 	ReconnectPerTxn bool
+	// NetDelay, NetJitter and NetBandwidth (KB/s) put an emulated network
+	// between the workers and the server (package netem).
+	NetDelay     time.Duration
+	NetJitter    time.Duration
+	NetBandwidth int64
 }
 
 // New returns the spec of a phase of a workload with every default set.
@@ -121,6 +127,9 @@ func bindRun(fs *pflag.FlagSet, s *Spec) {
 	fs.IntVar(&r.MaxReconnects, "max-reconnects", 3, "reconnect attempts a worker makes after losing its connection in one event")
 	fs.BoolVar(&r.ReconnectPerTxn, "reconnect-per-txn", false, "open a new connection (and prepare again) for every transaction, like pgbench -C; its time counts in the latency")
 	fs.StringVar(&r.ClientCPUs, "client-cpus", "", "pin worker threads to these CPUs, round robin (a list like 0,1 or 0-3)")
+	fs.DurationVar(&r.NetDelay, "net-delay", 0, "emulate a network: add this round-trip time (for example 0.5ms or 2ms) between the workers and the server, through a Toxiproxy TCP proxy on loopback")
+	fs.DurationVar(&r.NetJitter, "net-jitter", 0, "with --net-delay: vary each round trip by up to this much (uniform, order kept)")
+	fs.Int64Var(&r.NetBandwidth, "net-bandwidth", 0, "emulate a network: limit each direction to this many KB/s (0: unlimited)")
 	fs.IntVar(&r.Repetition, "repetition", 1, "repetition number recorded in the result")
 	fs.BoolVar(&s.TDE, "tde", false, "the tables are encrypted at rest: prove it from the server before measuring (automatic for TDE sandboxes)")
 	fs.IntVar(&s.Target.ServerPID, "server-pid", 0, "pid of a local server whose process tree's CPU to measure (sandboxes: automatic)")

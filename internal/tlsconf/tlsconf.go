@@ -96,6 +96,10 @@ func client(opts engine.TLSOptions, serverName string) (*tls.Config, error) {
 	case engine.TLSVerifyFull:
 		cfg.RootCAs = pool
 		cfg.ServerName = serverName
+		if opts.ServerName != "" {
+			// Connected through a proxy: verify the server's own name.
+			cfg.ServerName = opts.ServerName
+		}
 	default:
 		return nil, errs.Usage("unknown TLS mode %q", opts.Mode)
 	}

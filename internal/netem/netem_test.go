@@ -1,0 +1,154 @@
+package netem
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"testing"
+	"time"
+)
+
+// echo serves one loopback echo server for the test's lifetime.
+func echo(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); _, _ = io.Copy(c, c) }()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// roundTrip sends a line and reads it back.
+func roundTrip(t *testing.T, c net.Conn, r *bufio.Reader) time.Duration {
+	t.Helper()
+	start := time.Now()
+	if _, err := c.Write([]byte("ping\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+// TestDelayAddsTheRoundTrip: through the link every round trip takes at
+// least the added RTT (a lower bound the emulation guarantees; the upper
+// depends on the machine and is not asserted).
+func TestDelayAddsTheRoundTrip(t *testing.T) {
+	up := echo(t)
+	link, err := Start(up, Options{RTT: 30 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer link.Close()
+	c, err := net.Dial("tcp", link.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := bufio.NewReader(c)
+	for i := 0; i < 5; i++ {
+		if d := roundTrip(t, c, r); d < 30*time.Millisecond {
+			t.Fatalf("round trip %d took %v through a +30ms link", i, d)
+		}
+	}
+}
+
+// TestJitterKeepsTheStreamInOrder: with jitter larger than the gap
+// between writes, the bytes still arrive whole and in order.
+func TestJitterKeepsTheStreamInOrder(t *testing.T) {
+	up := echo(t)
+	link, err := Start(up, Options{RTT: 4 * time.Millisecond, Jitter: 4 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer link.Close()
+	c, err := net.Dial("tcp", link.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var sent bytes.Buffer
+	done := make(chan []byte)
+	go func() {
+		got := make([]byte, 0, 4000)
+		buf := make([]byte, 512)
+		for len(got) < 4000 {
+			n, err := c.Read(buf)
+			if err != nil {
+				break
+			}
+			got = append(got, buf[:n]...)
+		}
+		done <- got
+	}()
+	for i := 0; i < 1000; i++ {
+		b := []byte{byte(i), byte(i >> 8), byte(i * 7), byte(i * 13)}
+		sent.Write(b)
+		if _, err := c.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case got := <-done:
+		if !bytes.Equal(got, sent.Bytes()) {
+			t.Fatalf("stream through a jittered link differs after %d bytes", commonPrefix(got, sent.Bytes()))
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("echo through the link did not complete")
+	}
+}
+
+func commonPrefix(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// TestBandwidthLimits: 64 KB each way at 64 KB/s takes at least most of
+// a second.
+func TestBandwidthLimits(t *testing.T) {
+	up := echo(t)
+	link, err := Start(up, Options{BandwidthKBps: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer link.Close()
+	c, err := net.Dial("tcp", link.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	go func() { _, _ = c.Write(make([]byte, 64<<10)) }()
+	if _, err := io.ReadFull(c, make([]byte, 64<<10)); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 700*time.Millisecond {
+		t.Fatalf("64 KB echoed through a 64 KB/s link in %v", d)
+	}
+}
+
+func TestOptionsCheck(t *testing.T) {
+	for _, bad := range []Options{{RTT: -time.Millisecond}, {RTT: time.Millisecond, Jitter: 2 * time.Millisecond}, {RTT: 2 * time.Second}} {
+		if bad.Check() == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+	if (Options{}).On() || !(Options{BandwidthKBps: 1}).On() {
+		t.Error("On")
+	}
+}
