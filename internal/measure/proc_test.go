@@ -43,7 +43,8 @@ func TestMachineCPUAdvances(t *testing.T) {
 		t.Fatalf("busy/total went from %+v to %+v", s0, s1)
 	}
 	busy, steal, secs, ok := s1.Since(s0)
-	if !ok || busy < 0 || busy > 100 || steal < 0 || steal > busy || secs < 0 {
+	// 100% is reachable on a loaded machine; allow float rounding above it.
+	if !ok || busy < 0 || busy > 100+1e-6 || steal < 0 || steal > busy || secs < 0 {
 		t.Fatalf("window: busy %v%% steal %v%% %v s ok %v", busy, steal, secs, ok)
 	}
 	if _, _, _, ok := s0.Since(s0); ok {
