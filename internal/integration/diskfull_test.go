@@ -18,25 +18,7 @@ import (
 func TestSuiteOnAFullOrReadOnlyDisk(t *testing.T) {
 	servers(t)
 	bin := buildBinary(t)
-	dir := filepath.Join(fx.dir, "diskfull")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("ENCBENCH_STATE_DIR", filepath.Join(dir, "state"))
-	file := filepath.Join(dir, "d.yaml")
-	text := `name: diskfull
-targets: [{engine: mariadb}]
-variants: [plain, tls]
-workloads: [{name: oltp_point_select}]
-threads: [1]
-time: 1
-warmup: 0
-repetitions: 3
-data: {tables: 1, table-size: 1000}
-`
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, file := smallSuite(t, "diskfull")
 	out := filepath.Join(dir, "out")
 	killMidSuite(t, bin, file, out)
 

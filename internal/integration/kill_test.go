@@ -20,26 +20,7 @@ import (
 func TestSIGKILLedSuiteLeavesNoOrphans(t *testing.T) {
 	servers(t)
 	bin := buildBinary(t)
-	dir := filepath.Join(fx.dir, "killed")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// Its own registry: other tests' sandboxes are not this test's business.
-	t.Setenv("ENCBENCH_STATE_DIR", filepath.Join(dir, "state"))
-	file := filepath.Join(dir, "k.yaml")
-	text := `name: killed
-targets: [{engine: mariadb}]
-variants: [plain, tls]
-workloads: [{name: oltp_point_select}]
-threads: [1]
-time: 1
-warmup: 0
-repetitions: 3
-data: {tables: 1, table-size: 1000}
-`
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, file := smallSuite(t, "killed")
 
 	out := filepath.Join(dir, "one")
 	killMidSuite(t, bin, file, out)
@@ -84,6 +65,34 @@ data: {tables: 1, table-size: 1000}
 	if code, ls, _ := encbench(t.Context(), "sandbox", "ls"); code != 0 || strings.Contains(ls, dir) {
 		t.Errorf("sandbox ls after prune still lists sandboxes:\n%s", ls)
 	}
+}
+
+// smallSuite writes a six-cell MariaDB suite (plain and tls, one
+// workload, three blocks of 1 s) in a directory of its own under the
+// fixture's, with its own sandbox registry: other tests' sandboxes are
+// not the business of a test that kills and prunes.
+func smallSuite(t *testing.T, name string) (dir, file string) {
+	t.Helper()
+	dir = filepath.Join(fx.dir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ENCBENCH_STATE_DIR", filepath.Join(dir, "state"))
+	file = filepath.Join(dir, name+".yaml")
+	text := "name: " + name + `
+targets: [{engine: mariadb}]
+variants: [plain, tls]
+workloads: [{name: oltp_point_select}]
+threads: [1]
+time: 1
+warmup: 0
+repetitions: 3
+data: {tables: 1, table-size: 1000}
+`
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, file
 }
 
 // killMidSuite starts the suite in a process of its own, waits for its

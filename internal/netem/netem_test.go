@@ -29,6 +29,22 @@ func echo(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+// dialThrough starts a link to a fresh echo server and connects to it.
+func dialThrough(t *testing.T, o Options) net.Conn {
+	t.Helper()
+	link, err := Start(echo(t), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(link.Close)
+	c, err := net.Dial("tcp", link.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 // roundTrip sends a line and reads it back.
 func roundTrip(t *testing.T, c net.Conn, r *bufio.Reader) time.Duration {
 	t.Helper()
@@ -46,17 +62,7 @@ func roundTrip(t *testing.T, c net.Conn, r *bufio.Reader) time.Duration {
 // least the added RTT (a lower bound the emulation guarantees; the upper
 // depends on the machine and is not asserted).
 func TestDelayAddsTheRoundTrip(t *testing.T) {
-	up := echo(t)
-	link, err := Start(up, Options{RTT: 30 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer link.Close()
-	c, err := net.Dial("tcp", link.Addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialThrough(t, Options{RTT: 30 * time.Millisecond})
 	r := bufio.NewReader(c)
 	for i := 0; i < 5; i++ {
 		if d := roundTrip(t, c, r); d < 30*time.Millisecond {
@@ -68,17 +74,7 @@ func TestDelayAddsTheRoundTrip(t *testing.T) {
 // TestJitterKeepsTheStreamInOrder: with jitter larger than the gap
 // between writes, the bytes still arrive whole and in order.
 func TestJitterKeepsTheStreamInOrder(t *testing.T) {
-	up := echo(t)
-	link, err := Start(up, Options{RTT: 4 * time.Millisecond, Jitter: 4 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer link.Close()
-	c, err := net.Dial("tcp", link.Addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialThrough(t, Options{RTT: 4 * time.Millisecond, Jitter: 4 * time.Millisecond})
 	var sent bytes.Buffer
 	done := make(chan []byte)
 	go func() {
@@ -121,17 +117,7 @@ func commonPrefix(a, b []byte) int {
 // TestBandwidthLimits: 64 KB each way at 64 KB/s takes at least most of
 // a second.
 func TestBandwidthLimits(t *testing.T) {
-	up := echo(t)
-	link, err := Start(up, Options{BandwidthKBps: 64})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer link.Close()
-	c, err := net.Dial("tcp", link.Addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialThrough(t, Options{BandwidthKBps: 64})
 	start := time.Now()
 	go func() { _, _ = c.Write(make([]byte, 64<<10)) }()
 	if _, err := io.ReadFull(c, make([]byte, 64<<10)); err != nil {
