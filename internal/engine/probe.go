@@ -25,6 +25,8 @@ type TLSProbe struct {
 	Version      uint16
 	Cipher       uint16
 	Resumed      bool
+	Group        tls.CurveID
+	Retried      bool
 }
 
 // Reset forgets the previous connection's handshake.
@@ -32,6 +34,7 @@ func (p *TLSProbe) Reset() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.Dialed, p.Handshook, p.Version, p.Cipher, p.Resumed = time.Time{}, time.Time{}, 0, 0, false
+	p.Group, p.Retried = 0, false
 }
 
 // Wrap records when dial's connection is up.
@@ -52,6 +55,7 @@ func (p *TLSProbe) Observe(cs tls.ConnectionState) {
 	defer p.mu.Unlock()
 	p.Handshook = time.Now()
 	p.Version, p.Cipher, p.Resumed = cs.Version, cs.CipherSuite, cs.DidResume
+	p.Group, p.Retried = cs.CurveID, cs.HelloRetryRequest
 }
 
 // Dial returns the dial function for t: d, wrapped by t's probe if any.
@@ -67,11 +71,17 @@ type Handshake struct {
 	Dialed, Handshook time.Time
 	Version, Cipher   uint16
 	Resumed           bool
+	// Group is the key exchange group; Retried says the server answered
+	// the client's key shares with a HelloRetryRequest for another group,
+	// which costs TLS 1.3 a round trip.
+	Group   tls.CurveID
+	Retried bool
 }
 
 // Last returns the latest handshake the probe saw.
 func (p *TLSProbe) Last() Handshake {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return Handshake{Dialed: p.Dialed, Handshook: p.Handshook, Version: p.Version, Cipher: p.Cipher, Resumed: p.Resumed}
+	return Handshake{Dialed: p.Dialed, Handshook: p.Handshook, Version: p.Version, Cipher: p.Cipher, Resumed: p.Resumed,
+		Group: p.Group, Retried: p.Retried}
 }

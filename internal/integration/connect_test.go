@@ -33,8 +33,12 @@ func TestConnectWorkload(t *testing.T) {
 				version = version || strings.HasPrefix(k, "tls_version TLS 1.")
 				cipher = cipher || strings.HasPrefix(k, "tls_cipher TLS_")
 			}
-			if !version || !cipher {
-				t.Errorf("no negotiated version or cipher recorded: %v", r.Notes)
+			group := false
+			for k := range r.Notes {
+				group = group || strings.HasPrefix(k, "tls_group ")
+			}
+			if !version || !cipher || !group {
+				t.Errorf("no negotiated version, cipher or key exchange group recorded: %v", r.Notes)
 			}
 			t.Logf("%s: resumed %d of 40 handshakes", engine, r.Notes["tls_resumed"])
 		})

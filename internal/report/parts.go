@@ -175,14 +175,8 @@ func (pt PartsTable) table(l *locale.Lang, baseline string) Table {
 			n := pt.Notes[v]
 			s := "-"
 			if n["tls_handshakes"] > 0 {
-				var vers []string
-				for k := range n {
-					if ver, ok := strings.CutPrefix(k, "tls_version "); ok {
-						vers = append(vers, ver)
-					}
-				}
-				slices.Sort(vers)
-				s = l.F("%d / %d / %s", n["tls_handshakes"], n["tls_resumed"], strings.Join(vers, ","))
+				s = l.F("%d / %d / %d / %s / %s", n["tls_handshakes"], n["tls_resumed"], n["tls_hello_retry"],
+					noted(n, "tls_version "), noted(n, "tls_group "))
 			}
 			row = append(row, Text{S: s})
 			if v != baseline {
@@ -232,11 +226,27 @@ func partsConclusions(l *locale.Lang, tables []PartsTable, baseline string, cell
 			}
 			if n := pt.Notes[v]; n["tls_handshakes"] > 0 {
 				s = append(s, l.T("parts.resumed", n["tls_resumed"], n["tls_handshakes"]))
+				if n["tls_hello_retry"] > 0 {
+					s = append(s, l.T("parts.hello_retry", n["tls_hello_retry"], n["tls_handshakes"], noted(n, "tls_group ")))
+				}
 			}
 			out = append(out, strings.Join(s, l.T("sentence.sep")))
 		}
 	}
 	return out
+}
+
+// noted lists the names a workload counted under prefix ("tls_version
+// TLS 1.3" gives "TLS 1.3"), sorted.
+func noted(n map[string]int64, prefix string) string {
+	var out []string
+	for k := range n {
+		if name, ok := strings.CutPrefix(k, prefix); ok {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
 }
 
 // itemMeans are one part's per-repetition means of a cell, for intervals.

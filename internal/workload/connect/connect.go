@@ -256,6 +256,12 @@ func (k *worker) Event(c *workload.Counters) error {
 		if h.Resumed {
 			k.notes["tls_resumed"]++
 		}
+		if h.Retried {
+			k.notes["tls_hello_retry"]++
+		}
+		if h.Group != 0 {
+			k.notes["tls_group "+h.Group.String()]++
+		}
 		k.notes["tls_version "+tls.VersionName(h.Version)]++
 		k.notes["tls_cipher "+tls.CipherSuiteName(h.Cipher)]++
 	}
