@@ -85,18 +85,6 @@ type Conn interface {
 	Close() error
 }
 
-// ErrorClass says what a runner should do with a failed event.
-type ErrorClass int
-
-const (
-	// ErrFatal stops the run.
-	ErrFatal ErrorClass = iota
-	// ErrIgnorable is what sysbench ignores: roll back and retry the event.
-	ErrIgnorable
-	// ErrConnLost means the connection is gone: reconnect and retry.
-	ErrConnLost
-)
-
 // Dialect holds the SQL differences workloads need.
 type Dialect struct {
 	// Name is sysbench's driver name: "mysql" or "pgsql".
@@ -176,7 +164,12 @@ type Engine interface {
 	Validate(u *url.URL, tls TLSOptions) error
 	Connect(ctx context.Context, t Target) (Conn, error)
 	ServerInfo(ctx context.Context, c Conn) (ServerInfo, error)
-	ClassifyError(err error) ErrorClass
+	// ClassifyError says what a failed statement's error means to the
+	// runner's error policy, with the server's own code.
+	ClassifyError(err error) ServerError
+	// DefaultIgnoredErrors is what --ignore-errors means when not given:
+	// the errors sysbench's driver for this engine ignores.
+	DefaultIgnoredErrors() []string
 }
 
 type registry struct {

@@ -48,7 +48,7 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, threads int
 			if rec.err != nil {
 				break
 			}
-			_ = w.Abort()
+			_ = w.Abort(false)
 		}
 	}
 	closeErr := w.Close()

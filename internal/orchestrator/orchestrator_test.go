@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/encbench/encbench/internal/engine"
 	_ "github.com/encbench/encbench/internal/engine/mysql"
-	_ "github.com/encbench/encbench/internal/engine/postgres"
+	"github.com/encbench/encbench/internal/engine/postgres"
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/suite"
@@ -200,11 +201,13 @@ func TestRunnerSettingsAreChecked(t *testing.T) {
 		{func(s *spec.Spec) { s.Runner.Rate = -1 }, "negative"},
 		{func(s *spec.Spec) { s.Runner.Percentile = 0 }, "--percentile"},
 		{func(s *spec.Spec) { s.Runner.ClientCPUs = "7-1" }, "--client-cpus"},
+		{func(s *spec.Spec) { s.Runner.MaxTries = -1 }, "--max-tries"},
+		{func(s *spec.Spec) { s.Runner.IgnoreErrors = "40P01;1" }, "--ignore-errors"},
 	} {
 		want := c.want
 		s := spec.New(spec.Run, "oltp_point_select", fam)
 		c.mutate(&s)
-		_, err := runnerConfig(s, io.Discard)
+		_, err := runnerConfig(s, engine.Target{Engine: postgres.Engine{}}, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), want) || errs.ExitCode(err) != 2 {
 			t.Errorf("want %q: %v", want, err)
 		}

@@ -34,6 +34,10 @@ func assemble(o *runner.Outcome, cfg runner.Config, started time.Time) *result.R
 			Queries:      result.Queries{Read: o.Reads, Write: o.Writes, Other: o.Others, Total: q},
 			Errors:       o.Errors,
 			Reconnects:   o.Reconnects,
+			Failed:       o.Failed,
+			Retried:      o.Retried,
+			Retries:      o.Retries,
+			ErrorCodes:   o.ErrorCodes,
 		},
 		Environment: environment(),
 	}
@@ -88,7 +92,8 @@ func assemble(o *runner.Outcome, cfg runner.Config, started time.Time) *result.R
 	for _, iv := range o.Intervals {
 		r.Intervals = append(r.Intervals, result.Interval{
 			TS: round(iv.At.Seconds(), 3), TPS: round(iv.TPS, 2), QPS: round(iv.QPS, 2),
-			P95Ms: iv.Pct, Errors: round(iv.Errors, 2),
+			P95Ms: iv.Pct, Errors: round(iv.Errors, 2), Failed: round(iv.Failed, 2), Retries: round(iv.Retries, 2),
+			Reconnects: round(iv.Reconn, 2),
 		})
 	}
 	r.Fairness = fairness(o)

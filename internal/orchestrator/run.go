@@ -31,7 +31,7 @@ type Output struct {
 }
 
 // runnerConfig turns the spec's runner settings into the runner's.
-func runnerConfig(s spec.Spec, out io.Writer) (runner.Config, error) {
+func runnerConfig(s spec.Spec, t engine.Target, out io.Writer) (runner.Config, error) {
 	r := s.Runner
 	switch {
 	case r.Time < 0 || r.Events < 0 || r.Warmup < 0 || r.Rate < 0 || r.ReportInterval < 0:
@@ -47,6 +47,19 @@ func runnerConfig(s spec.Spec, out io.Writer) (runner.Config, error) {
 	if err != nil {
 		return runner.Config{}, err
 	}
+	if r.MaxTries < 0 || r.MaxReconnects < 0 || r.ReconnectTimeout < 0 {
+		return runner.Config{}, errs.Usage("--max-tries, --max-reconnects and --reconnect-timeout must not be negative")
+	}
+	ignore, err := engine.ParseIgnoreSet(r.IgnoreErrors)
+	if err != nil {
+		return runner.Config{}, err
+	}
+	if r.IgnoreErrors == "" {
+		ignore, err = engine.ParseIgnoreSet(strings.Join(t.Engine.DefaultIgnoredErrors(), ","))
+		if err != nil {
+			return runner.Config{}, fmt.Errorf("the %s engine's default ignored errors: %w", t.Engine.Kind(), err)
+		}
+	}
 	pid := s.Target.ServerPID
 	if s.Target.ServerProcess != "" && pid == 0 {
 		if pid, err = measure.FindProcess(s.Target.ServerProcess); err != nil {
@@ -54,18 +67,21 @@ func runnerConfig(s spec.Spec, out io.Writer) (runner.Config, error) {
 		}
 	}
 	return runner.Config{
-		ClientCPUs:      cpus,
-		Threads:         s.Threads,
-		Time:            time.Duration(r.Time) * time.Second,
-		Events:          r.Events,
-		Warmup:          time.Duration(r.Warmup) * time.Second,
-		Rate:            r.Rate,
-		ReportInterval:  time.Duration(r.ReportInterval) * time.Second,
-		Percentile:      r.Percentile,
-		MaxReconnects:   r.MaxReconnects,
-		Out:             out,
-		ServerPID:       pid,
-		ReconnectPerTxn: r.ReconnectPerTxn,
+		ClientCPUs:       cpus,
+		Threads:          s.Threads,
+		Time:             time.Duration(r.Time) * time.Second,
+		Events:           r.Events,
+		Warmup:           time.Duration(r.Warmup) * time.Second,
+		Rate:             r.Rate,
+		ReportInterval:   time.Duration(r.ReportInterval) * time.Second,
+		Percentile:       r.Percentile,
+		MaxReconnects:    r.MaxReconnects,
+		MaxTries:         r.MaxTries,
+		Ignore:           ignore,
+		ReconnectTimeout: r.ReconnectTimeout,
+		Out:              out,
+		ServerPID:        pid,
+		ReconnectPerTxn:  r.ReconnectPerTxn,
 	}, nil
 }
 
@@ -84,7 +100,7 @@ func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*r
 	s = rs.Spec
 	t, wl := rs.Target, rs.Workload
 	caps := wl.Capabilities()
-	cfg, err := runnerConfig(s, o.Stdout)
+	cfg, err := runnerConfig(s, t, o.Stdout)
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,11 @@ func (o Options) Validate() error {
 
 // Source draws numbers for one worker.
 type Source struct {
-	rng          *rand.Rand
+	rng *rand.Rand
+	// pcg is rng's state; mark a copy of it, so a transaction can be
+	// drawn again exactly (a retry with the same input).
+	pcg          *rand.PCG
+	mark         rand.PCG
 	dist         int
 	iter         int
 	iterMult     float64
@@ -81,8 +85,10 @@ func New(o Options, stream uint64) *Source {
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
+	pcg := rand.NewPCG(seed, stream*0x9E3779B97F4A7C15+1)
 	s := &Source{
-		rng:         rand.New(rand.NewPCG(seed, stream*0x9E3779B97F4A7C15+1)),
+		rng:         rand.New(pcg),
+		pcg:         pcg,
 		iter:        o.SpecIter,
 		iterMult:    1 / float64(o.SpecIter),
 		pctMult:     float64(o.SpecPct) / 100,
@@ -107,6 +113,13 @@ func New(o Options, stream uint64) *Source {
 	}
 	return s
 }
+
+// Mark remembers the generator's state; Rewind returns to it, so the
+// draws since Mark repeat.
+func (s *Source) Mark() { s.mark = *s.pcg }
+
+// Rewind returns to the state Mark remembered.
+func (s *Source) Rewind() { *s.pcg = s.mark }
 
 // Default draws from [a, b] with the configured distribution (sysbench.rand.default).
 func (s *Source) Default(a, b uint32) uint32 {

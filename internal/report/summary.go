@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 
 	result "github.com/encbench/encbench/internal/resultdoc"
 )
@@ -32,6 +33,12 @@ func Summary(w io.Writer, r *result.Result) {
 	fmt.Fprintf(w, "    queries:                             %-6d (%.2f per sec.)\n", q.Total, r.QPS)
 	fmt.Fprintf(w, "    ignored errors:                      %-6d (%.2f per sec.)\n", r.Totals.Errors, per(r.Totals.Errors))
 	fmt.Fprintf(w, "    reconnects:                          %-6d (%.2f per sec.)\n", r.Totals.Reconnects, per(r.Totals.Reconnects))
+	failed := r.Totals.FailedTotal()
+	fmt.Fprintf(w, "    failed transactions:                 %-6d (%.2f per sec.)%s\n", failed, per(failed), kindsText(r.Totals.Failed))
+	fmt.Fprintf(w, "    retried transactions:                %-6d (%d retries)\n", r.Totals.Retried, r.Totals.Retries)
+	if len(r.Totals.ErrorCodes) > 0 {
+		fmt.Fprintf(w, "    errors by code:                      %s\n", strings.TrimPrefix(kindsText(r.Totals.ErrorCodes), ": "))
+	}
 	fmt.Fprintf(w, "\nGeneral statistics:\n")
 	fmt.Fprintf(w, "    total time:                          %.4fs\n", secs)
 	fmt.Fprintf(w, "    total number of events:              %d\n", r.Totals.Transactions)
@@ -92,6 +99,18 @@ func Summary(w io.Writer, r *result.Result) {
 	if r.Partial {
 		fmt.Fprintln(w, "\nPARTIAL RESULT: the run was interrupted before its time or event limit.")
 	}
+}
+
+// kindsText lists counts by name: ": deadlock 2, serialization 5".
+func kindsText(m map[string]int64) string {
+	if len(m) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return ": " + strings.Join(parts, ", ")
 }
 
 func deref(p *float64) float64 {

@@ -200,8 +200,26 @@ type Part struct {
 type Totals struct {
 	Transactions int64   `json:"transactions"`
 	Queries      Queries `json:"queries"`
-	Errors       int64   `json:"errors"`
-	Reconnects   int64   `json:"reconnects"`
+	// Errors counts every error a try met (sysbench's ignored errors).
+	Errors     int64 `json:"errors"`
+	Reconnects int64 `json:"reconnects"`
+	// Failed counts transactions that ended without committing, by kind
+	// (serialization, deadlock, lock_timeout, unique_violation, other,
+	// connection); Retried those tried more than once, Retries the extra
+	// tries (pgbench's counts); ErrorCodes every error by server code.
+	Failed     map[string]int64 `json:"failed,omitempty"`
+	Retried    int64            `json:"retried"`
+	Retries    int64            `json:"retries"`
+	ErrorCodes map[string]int64 `json:"error_codes,omitempty"`
+}
+
+// FailedTotal is the number of failed transactions of every kind.
+func (t Totals) FailedTotal() int64 {
+	var n int64
+	for _, v := range t.Failed {
+		n += v
+	}
+	return n
 }
 
 type Queries struct {
@@ -254,12 +272,17 @@ type ItemLatency struct {
 	Max  float64 `json:"max"`
 }
 
+// Interval rates are per second: Errors every error, Failed failed
+// transactions, Retries extra tries, Reconnects replaced connections.
 type Interval struct {
-	TS     float64 `json:"t_s"`
-	TPS    float64 `json:"tps"`
-	QPS    float64 `json:"qps"`
-	P95Ms  float64 `json:"p95_ms"`
-	Errors float64 `json:"errors"`
+	TS         float64 `json:"t_s"`
+	TPS        float64 `json:"tps"`
+	QPS        float64 `json:"qps"`
+	P95Ms      float64 `json:"p95_ms"`
+	Errors     float64 `json:"errors"`
+	Failed     float64 `json:"failed"`
+	Retries    float64 `json:"retries"`
+	Reconnects float64 `json:"reconnects"`
 }
 
 type Fairness struct {

@@ -33,7 +33,19 @@ type Config struct {
 	Rate           float64
 	ReportInterval time.Duration
 	Percentile     float64
-	// MaxReconnects bounds how often one worker reconnects before giving up.
+	// MaxTries is how often a transaction that failed with a serialization
+	// failure or deadlock is tried with the same input (pgbench's
+	// --max-tries): 1 never retries, 0 retries until the run ends.
+	MaxTries int
+	// Ignore are the errors that fail a transaction without stopping the
+	// run (sysbench's --mysql-ignore-errors).
+	Ignore engine.IgnoreSet
+	// ReconnectTimeout bounds every wait for the server: a reconnect after
+	// a lost connection (with back-off), a new connection, and the workers'
+	// last events after the run's end.
+	ReconnectTimeout time.Duration
+	// MaxReconnects bounds how many lost connections one worker replaces
+	// in a run (0: no limit).
 	MaxReconnects int
 	Out           io.Writer
 	// ServerPID, when > 0, is the server process whose tree's CPU is measured.
@@ -56,14 +68,23 @@ type Config struct {
 
 // Outcome is what a run measured after warmup.
 type Outcome struct {
-	Partial    bool
-	Elapsed    time.Duration
-	Hist       *hdrhistogram.Histogram
-	Txns       int64
-	Reads      int64
-	Writes     int64
-	Others     int64
+	Partial bool
+	Elapsed time.Duration
+	Hist    *hdrhistogram.Histogram
+	Txns    int64
+	Reads   int64
+	Writes  int64
+	Others  int64
+	// Errors counts every error an event met (each failed try);
+	// Failed the transactions that ended without committing, by kind
+	// (engine.ErrorKind's names); Retried the transactions tried more
+	// than once and Retries their extra tries; ErrorCodes every error by
+	// the server's code (or kind, without one).
 	Errors     int64
+	Failed     map[string]int64
+	Retried    int64
+	Retries    int64
+	ErrorCodes map[string]int64
 	Reconnects int64
 	Intervals  []Interval
 	ClientCPU  time.Duration
@@ -94,6 +115,8 @@ type Interval struct {
 	Pct      float64
 	Errors   float64
 	Reconn   float64
+	Failed   float64
+	Retries  float64
 	Queue    int
 }
 
@@ -101,22 +124,63 @@ type Interval struct {
 // once per event and by the collector once per interval, never by other
 // workers.
 type stats struct {
-	mu     sync.Mutex
-	hist   *hdrhistogram.Histogram
-	txns   int64
-	c      workload.Counters
-	errs   int64
-	reconn int64
-	items  []*hdrhistogram.Histogram
+	mu    sync.Mutex
+	hist  *hdrhistogram.Histogram
+	txns  int64
+	c     workload.Counters
+	tally tally
+	items []*hdrhistogram.Histogram
 	// Totals since measuring began, for thread fairness.
 	events int64
 	busy   time.Duration
+	// reconnects over the whole run, for --max-reconnects; the worker's own.
+	reconnects int
+}
+
+// tally is one event's (and, summed, one interval's) error counts.
+type tally struct {
+	errs, reconn, failed, retried, retries int64
+	// kinds are failed transactions by engine.ErrorKind.
+	kinds [engine.ErrConnLost + 1]int64
+}
+
+func (t *tally) add(o tally) {
+	t.errs += o.errs
+	t.reconn += o.reconn
+	t.failed += o.failed
+	t.retried += o.retried
+	t.retries += o.retries
+	for i, n := range o.kinds {
+		t.kinds[i] += n
+	}
 }
 
 type slot struct {
 	st     stats
 	conn   engine.Conn
 	worker workload.Worker
+	// codes counts errors by server code; only the worker writes it, and
+	// it is read once the worker has returned.
+	codes map[string]int64
+	// done is set when the worker's loop has returned: a worker still
+	// blocked on a server that stopped answering is left alone.
+	done atomic.Bool
+	// started is set before the worker's loop begins.
+	started bool
+}
+
+// idle says the worker's loop is not running: never started, or returned.
+func (s *slot) idle() bool { return !s.started || s.done.Load() }
+
+// DefaultReconnectTimeout is --reconnect-timeout's default.
+const DefaultReconnectTimeout = 10 * time.Second
+
+// connectError names the bound when a connection was not ready in time.
+func connectError(err error, ctx context.Context, bound time.Duration) error {
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("the server did not accept a connection within %v (--reconnect-timeout): %w", bound, err)
+	}
+	return err
 }
 
 // Run executes wl against t and returns the measurements. A cancelled ctx
@@ -140,14 +204,20 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 		itemNames = append(itemNames, p.Name)
 	}
 	d := t.Engine.Dialect()
-	g, gctx := errgroup.WithContext(ctx)
+	if cfg.ReconnectTimeout <= 0 {
+		cfg.ReconnectTimeout = DefaultReconnectTimeout
+	}
+	// Every connection and its statements must be ready within the bound.
+	cctx, cancel := context.WithTimeout(ctx, cfg.ReconnectTimeout)
+	defer cancel()
+	g, gctx := errgroup.WithContext(cctx)
 	for i := range slots {
 		g.Go(func() error {
 			c, err := t.Engine.Connect(gctx, t)
 			if err != nil {
-				return err
+				return connectError(err, cctx, cfg.ReconnectTimeout)
 			}
-			s := &slot{conn: c}
+			s := &slot{conn: c, codes: map[string]int64{}}
 			s.st.hist = measure.NewHistogram()
 			for range itemNames {
 				s.st.items = append(s.st.items, measure.NewHistogram())
@@ -157,17 +227,18 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 				return err
 			}
 			s.worker, err = wl.NewWorker(gctx, workload.WorkerEnv{Conn: c, Dialect: d, Target: t, ID: i, Threads: cfg.Threads})
-			return err
+			return connectError(err, cctx, cfg.ReconnectTimeout)
 		})
 	}
 	// Workers close first: some put back what their events removed
-	// (enc_write_mix's deleted rows), outside the measured time.
+	// (enc_write_mix's deleted rows), outside the measured time. A worker
+	// still blocked on its server is not touched: it owns its connection.
 	closeAll := func() {
 		for _, s := range slots {
-			if s != nil && s.worker != nil {
+			if s != nil && s.worker != nil && s.idle() {
 				_ = s.worker.Close()
 			}
-			if s != nil && s.conn != nil {
+			if s != nil && s.conn != nil && s.idle() {
 				s.conn.Close()
 			}
 		}
@@ -207,11 +278,15 @@ type run struct {
 	halted    chan struct{}
 	queue     atomic.Int64
 	itemNames []string
+	begin     time.Time
 }
 
 func notes(slots []*slot) map[string]int64 {
 	var out map[string]int64
 	for _, s := range slots {
+		if !s.idle() {
+			continue
+		}
 		n, ok := s.worker.(workload.Noter)
 		if !ok {
 			continue
@@ -273,6 +348,7 @@ func (r *run) execute(ctx context.Context) (*Outcome, error) {
 	}
 	var wg sync.WaitGroup
 	begin := time.Now()
+	r.begin = begin
 	if cfg.Rate > 0 {
 		r.sched = make(chan time.Time, 1<<16)
 		r.halted = make(chan struct{})
@@ -283,7 +359,12 @@ func (r *run) execute(ctx context.Context) (*Outcome, error) {
 	var wwg sync.WaitGroup
 	for i, s := range r.slots {
 		wwg.Add(1)
-		go func() { defer wwg.Done(); r.work(i, s) }()
+		s.started = true
+		go func() {
+			defer wwg.Done()
+			defer s.done.Store(true)
+			r.work(i, s)
+		}()
 	}
 	go func() { wwg.Wait(); close(workersDone) }()
 	var warmupEnd <-chan time.Time
@@ -337,7 +418,21 @@ loop:
 			}
 		}()
 	}
-	<-workersDone
+	// A worker blocked on a server that stopped answering must not hold
+	// the run forever: past the bound, the run ends without it.
+	grace := time.NewTimer(cfg.ReconnectTimeout)
+	select {
+	case <-workersDone:
+		grace.Stop()
+	case <-grace.C:
+		stuck := 0
+		for _, s := range r.slots {
+			if !s.idle() {
+				stuck++
+			}
+		}
+		r.fail(fmt.Errorf("%d of %d workers were still waiting for the server %v after the run's end (--reconnect-timeout): the server stopped answering", stuck, len(r.slots), cfg.ReconnectTimeout))
+	}
 	wg.Wait()
 	if !measuring {
 		startMeasuring()
@@ -383,8 +478,18 @@ loop:
 		}
 	}
 	for _, s := range r.slots {
+		s.st.mu.Lock()
 		out.WorkerEvents = append(out.WorkerEvents, s.st.events)
 		out.WorkerBusy = append(out.WorkerBusy, s.st.busy)
+		s.st.mu.Unlock()
+		if s.idle() {
+			for code, n := range s.codes {
+				if out.ErrorCodes == nil {
+					out.ErrorCodes = map[string]int64{}
+				}
+				out.ErrorCodes[code] += n
+			}
+		}
 	}
 	if p := r.failure.Load(); p != nil {
 		return out, *p
@@ -470,21 +575,20 @@ func (r *run) work(id int, s *slot) {
 			start = time.Now()
 		}
 		c = workload.Counters{}
-		var redials int64
+		var t tally
 		if r.cfg.ReconnectPerTxn && !first {
 			if err := r.replaceConn(id, s); err != nil {
 				// A refused or reset new connection is retried, with
 				// back-off, like a lost one, and counted as a reconnect.
-				if rerr := r.reconnect(id, s); rerr != nil {
-					r.fail(fmt.Errorf("worker %d could not open its next connection: %v; retrying: %w", id, err, rerr))
+				if rerr := r.reconnect(id, s, err); rerr != nil {
+					r.fail(rerr)
 					return
 				}
-				redials++
+				t.reconn++
 			}
 		}
 		first = false
-		errsN, reconn, err := r.event(id, s, &c)
-		reconn += redials
+		committed, err := r.event(id, s, &c, &t)
 		end := time.Now()
 		lat := end.Sub(start)
 		if end.Sub(lastYield) >= yieldEvery {
@@ -496,7 +600,7 @@ func (r *run) work(id int, s *slot) {
 		}
 		st := &s.st
 		st.mu.Lock()
-		if err == nil {
+		if committed {
 			measure.Record(st.hist, lat)
 			for i, d := range c.Items {
 				// A zero part did not happen in this event.
@@ -511,8 +615,7 @@ func (r *run) work(id int, s *slot) {
 		st.c.Reads += c.Reads
 		st.c.Writes += c.Writes
 		st.c.Others += c.Others
-		st.errs += errsN
-		st.reconn += reconn
+		st.tally.add(t)
 		st.mu.Unlock()
 		if err != nil {
 			r.fail(err)
@@ -533,34 +636,81 @@ func (r *run) pause(d time.Duration) {
 	}
 }
 
-// event runs one event, retrying it after errors sysbench ignores and after
-// a lost connection, which it replaces.
-func (r *run) event(id int, s *slot, c *workload.Counters) (ignored, reconnects int64, err error) {
-	for {
+// event runs one transaction under the error policy: a serialization
+// failure or deadlock is tried again with the same input while
+// --max-tries allows, an error --ignore-errors names fails the transaction
+// and the worker goes on, a lost connection fails it and is replaced (the
+// cut transaction is not repeated: its commit may have happened), and any
+// other error stops the run. committed says the transaction succeeded.
+func (r *run) event(id int, s *slot, c *workload.Counters, t *tally) (committed bool, err error) {
+	for tries := 1; ; tries++ {
 		err = s.worker.Event(c)
 		if err == nil {
-			return ignored, reconnects, nil
+			if tries > 1 {
+				t.retried++
+			}
+			return true, nil
 		}
-		switch r.t.Engine.ClassifyError(err) {
-		case engine.ErrIgnorable:
-			ignored++
-			if aerr := s.worker.Abort(); aerr != nil {
-				return ignored, reconnects, fmt.Errorf("rolling back after %v: %w", err, aerr)
+		e := r.t.Engine.ClassifyError(err)
+		t.errs++
+		s.codes[errorKey(e)]++
+		retry := e.Kind.Retryable() && (r.cfg.MaxTries == 0 || tries < r.cfg.MaxTries) && !r.stop.Load()
+		switch {
+		case e.Kind == engine.ErrConnLost:
+		case retry, r.cfg.Ignore.Ignores(e), e.Kind.Retryable() && r.stop.Load():
+			// A conflict met as the run stops is a failure, not a reason
+			// to stop the run.
+			if aerr := s.worker.Abort(retry); aerr != nil {
+				if r.t.Engine.ClassifyError(aerr).Kind != engine.ErrConnLost {
+					return false, fmt.Errorf("worker %d: rolling back after %s: %w", id, e.Describe(err), aerr)
+				}
+				e, err = engine.ServerError{Kind: engine.ErrConnLost}, aerr
+				break
 			}
-		case engine.ErrConnLost:
-			ignored++
-			if reconnects >= int64(r.cfg.MaxReconnects) || r.stop.Load() {
-				return ignored, reconnects, fmt.Errorf("worker %d lost its connection: %w", id, err)
+			if retry {
+				t.retries++
+				continue
 			}
-			reconnects++
-			if rerr := r.reconnect(id, s); rerr != nil {
-				return ignored, reconnects, fmt.Errorf("worker %d lost its connection (%v) and could not reconnect: %w", id, err, rerr)
+			if tries > 1 {
+				t.retried++
 			}
+			t.failed++
+			t.kinds[e.Kind]++
+			return false, nil
 		default:
-			return ignored, reconnects, err
+			return false, fmt.Errorf("worker %d: %s: not in --ignore-errors (%s), so the run stops", id, e.Describe(err), r.cfg.Ignore)
 		}
+		// The connection is gone.
+		if tries > 1 {
+			t.retried++
+		}
+		t.failed++
+		t.kinds[engine.ErrConnLost]++
+		if r.stop.Load() {
+			return false, nil
+		}
+		if r.cfg.MaxReconnects > 0 && s.st.reconnects >= r.cfg.MaxReconnects {
+			return false, fmt.Errorf("worker %d lost its connection %s into the run (%v) after %d reconnects, the most --max-reconnects allows", id, r.since(), err, s.st.reconnects)
+		}
+		if rerr := r.reconnect(id, s, err); rerr != nil {
+			return false, rerr
+		}
+		s.st.reconnects++
+		t.reconn++
+		return false, nil
 	}
 }
+
+// errorKey names an error in the per-code counts.
+func errorKey(e engine.ServerError) string {
+	if e.Code != "" {
+		return e.Code
+	}
+	return e.Kind.String()
+}
+
+// since is how far into the run we are, for messages.
+func (r *run) since() time.Duration { return time.Since(r.begin).Round(100 * time.Millisecond) }
 
 // replaceConn swaps the worker's connection for a new one, preparing the
 // workload's statements on it (reconnect per transaction).
@@ -585,15 +735,23 @@ func (r *run) workerEnv(c engine.Conn, id int) workload.WorkerEnv {
 	return workload.WorkerEnv{Conn: c, Dialect: r.t.Engine.Dialect(), Target: r.t, ID: id, Threads: r.cfg.Threads}
 }
 
-func (r *run) reconnect(id int, s *slot) error {
+// reconnect replaces the worker's lost connection, trying with back-off
+// until --reconnect-timeout has passed; the new worker carries on the old
+// one's random sequence. Its error says what the worker saw.
+func (r *run) reconnect(id int, s *slot, cause error) error {
 	s.conn.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	lostAt := r.since()
+	bound := r.cfg.ReconnectTimeout
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
+	wait := 50 * time.Millisecond
 	var lastErr error
-	for attempt := 0; attempt < 5; attempt++ {
+	for attempt := 1; ; attempt++ {
 		c, err := r.t.Engine.Connect(ctx, r.t)
 		if err == nil {
-			w, werr := r.wl.NewWorker(ctx, r.workerEnv(c, id))
+			env := r.workerEnv(c, id)
+			env.Previous = s.worker
+			w, werr := r.wl.NewWorker(ctx, env)
 			if werr == nil {
 				s.conn, s.worker = c, w
 				return nil
@@ -602,18 +760,23 @@ func (r *run) reconnect(id int, s *slot) error {
 			err = werr
 		}
 		lastErr = err
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			break
+		if r.stop.Load() && r.failure.Load() != nil {
+			return fmt.Errorf("worker %d lost its connection %s into the run (%v); the run stopped while it reconnected", id, lostAt, cause)
 		}
-		time.Sleep(time.Duration(100<<attempt) * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("worker %d lost its connection %s into the run (%v) and the server did not accept a new one within %v (--reconnect-timeout; %d attempts, last: %v)",
+				id, lostAt, cause, bound, attempt, lastErr)
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
 	}
-	return lastErr
 }
 
 type intervalStats struct {
 	hist                       *hdrhistogram.Histogram
 	txns, reads, writes, other int64
-	errs, reconn               int64
+	tally                      tally
 }
 
 // collect merges and resets every worker's interval data. With out == nil
@@ -644,9 +807,8 @@ func (r *run) collect(out *Outcome) intervalStats {
 		iv.reads += st.c.Reads
 		iv.writes += st.c.Writes
 		iv.other += st.c.Others
-		iv.errs += st.errs
-		iv.reconn += st.reconn
-		st.txns, st.errs, st.reconn = 0, 0, 0
+		iv.tally.add(st.tally)
+		st.txns, st.tally = 0, tally{}
 		st.c = workload.Counters{}
 		st.mu.Unlock()
 	}
@@ -656,8 +818,19 @@ func (r *run) collect(out *Outcome) intervalStats {
 		out.Reads += iv.reads
 		out.Writes += iv.writes
 		out.Others += iv.other
-		out.Errors += iv.errs
-		out.Reconnects += iv.reconn
+		t := iv.tally
+		out.Errors += t.errs
+		out.Reconnects += t.reconn
+		out.Retried += t.retried
+		out.Retries += t.retries
+		for k, n := range t.kinds {
+			if n > 0 {
+				if out.Failed == nil {
+					out.Failed = map[string]int64{}
+				}
+				out.Failed[engine.ErrorKind(k).String()] += n
+			}
+		}
 	}
 	return iv
 }
@@ -675,7 +848,8 @@ func (r *run) interval(out *Outcome, iv intervalStats, at, span time.Duration) {
 	rec := Interval{
 		At: at, TPS: float64(iv.txns) / secs, QPS: float64(q) / secs,
 		Reads: float64(iv.reads) / secs, Writes: float64(iv.writes) / secs, Others: float64(iv.other) / secs,
-		Pct: measure.Ms(iv.hist.ValueAtQuantile(pct)), Errors: float64(iv.errs) / secs, Reconn: float64(iv.reconn) / secs,
+		Pct: measure.Ms(iv.hist.ValueAtQuantile(pct)), Errors: float64(iv.tally.errs) / secs, Reconn: float64(iv.tally.reconn) / secs,
+		Failed: float64(iv.tally.failed) / secs, Retries: float64(iv.tally.retries) / secs,
 		Queue: int(r.queue.Load()),
 	}
 	out.Intervals = append(out.Intervals, rec)
@@ -685,6 +859,11 @@ func (r *run) interval(out *Outcome, iv intervalStats, at, span time.Duration) {
 	if r.cfg.ReportInterval > 0 && r.cfg.Out != nil {
 		line := fmt.Sprintf("[ %.0fs ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat (ms,%g%%): %.2f err/s: %.2f reconn/s: %.2f",
 			at.Seconds(), r.cfg.Threads, rec.TPS, rec.QPS, rec.Reads, rec.Writes, rec.Others, pct, rec.Pct, rec.Errors, rec.Reconn)
+		// pgbench's failed and retried counts, after sysbench's fields.
+		line += fmt.Sprintf(" fail/s: %.2f", rec.Failed)
+		if r.cfg.MaxTries != 1 {
+			line += fmt.Sprintf(" retry/s: %.2f", rec.Retries)
+		}
 		if r.cfg.Rate > 0 {
 			line += fmt.Sprintf(" queue length: %d", rec.Queue)
 		}

@@ -20,6 +20,7 @@ import (
 type fakeEngine struct {
 	opened, closed atomic.Int64
 	failConnect    atomic.Bool
+	hangConnect    atomic.Bool
 }
 
 var errLost = errors.New("connection lost")
@@ -31,15 +32,32 @@ func (e *fakeEngine) Validate(*url.URL, engine.TLSOptions) error { return nil }
 func (e *fakeEngine) ServerInfo(context.Context, engine.Conn) (engine.ServerInfo, error) {
 	return engine.ServerInfo{Version: "fake 1"}, nil
 }
-func (e *fakeEngine) ClassifyError(err error) engine.ErrorClass {
-	if errors.Is(err, errLost) {
-		return engine.ErrConnLost
+func (e *fakeEngine) ClassifyError(err error) engine.ServerError {
+	var se *fakeServerError
+	if errors.As(err, &se) {
+		return engine.ServerError{Kind: se.kind, Code: se.code}
 	}
-	return engine.ErrFatal
+	if errors.Is(err, errLost) {
+		return engine.ServerError{Kind: engine.ErrConnLost}
+	}
+	return engine.ServerError{Kind: engine.ErrFatal}
 }
-func (e *fakeEngine) Connect(context.Context, engine.Target) (engine.Conn, error) {
+func (e *fakeEngine) DefaultIgnoredErrors() []string { return nil }
+
+// fakeServerError is an error a server reported, with its code.
+type fakeServerError struct {
+	kind engine.ErrorKind
+	code string
+}
+
+func (e *fakeServerError) Error() string { return "server error " + e.code }
+func (e *fakeEngine) Connect(ctx context.Context, _ engine.Target) (engine.Conn, error) {
 	if e.failConnect.Load() {
 		return nil, errors.New("refused")
+	}
+	if e.hangConnect.Load() {
+		<-ctx.Done()
+		return nil, ctx.Err()
 	}
 	e.opened.Add(1)
 	return &fakeConn{e: e}, nil
@@ -68,8 +86,18 @@ type fakeWorkload struct {
 	eventTime time.Duration
 	events    atomic.Int64 // every event, warmup included
 	loseEvery int64        // every n-th event loses its connection
-	mu        sync.Mutex
-	workers   []*fakeWorker
+	// Every failEvery-th transaction fails its first failTries tries with
+	// failWith; inputs numbers the transactions drawn.
+	failEvery int64
+	failTries int
+	failWith  error
+	inputs    atomic.Int64
+	// onLost, when set, runs when a connection is lost (before reconnecting).
+	onLost func()
+	// hang makes events block until it is closed.
+	hang    chan struct{}
+	mu      sync.Mutex
+	workers []*fakeWorker
 }
 
 func (w *fakeWorkload) Name() string { return "fake" }
@@ -83,7 +111,7 @@ func (w *fakeWorkload) Validate(int) error                          { return nil
 func (w *fakeWorkload) Prepare(context.Context, workload.Env) error { return nil }
 func (w *fakeWorkload) Cleanup(context.Context, workload.Env) error { return nil }
 func (w *fakeWorkload) NewWorker(_ context.Context, env workload.WorkerEnv) (workload.Worker, error) {
-	k := &fakeWorker{w: w, conn: env.Conn}
+	k := &fakeWorker{w: w, conn: env.Conn, prev: env.Previous}
 	w.mu.Lock()
 	w.workers = append(w.workers, k)
 	w.mu.Unlock()
@@ -93,14 +121,36 @@ func (w *fakeWorkload) NewWorker(_ context.Context, env workload.WorkerEnv) (wor
 type fakeWorker struct {
 	w      *fakeWorkload
 	conn   engine.Conn
+	prev   workload.Worker
 	closed int
 	items  [2]time.Duration
+	// input is the transaction being tried, tries its tries so far;
+	// tried records the input of every try, in order.
+	input  int64
+	tries  int
+	replay bool
+	tried  []int64
 }
 
 func (k *fakeWorker) Event(c *workload.Counters) error {
 	n := k.w.events.Add(1)
+	if !k.replay {
+		k.input, k.tries = k.w.inputs.Add(1), 0
+	}
+	k.replay = false
+	k.tries++
+	k.tried = append(k.tried, k.input)
+	if k.w.hang != nil {
+		<-k.w.hang
+	}
 	if k.w.loseEvery > 0 && n%k.w.loseEvery == 0 {
+		if k.w.onLost != nil {
+			k.w.onLost()
+		}
 		return errLost
+	}
+	if k.w.failEvery > 0 && k.input%k.w.failEvery == 0 && k.tries <= k.w.failTries {
+		return k.w.failWith
 	}
 	if k.w.eventTime > 0 {
 		time.Sleep(k.w.eventTime)
@@ -110,8 +160,8 @@ func (k *fakeWorker) Event(c *workload.Counters) error {
 	c.Items = k.items[:]
 	return nil
 }
-func (k *fakeWorker) Abort() error { return nil }
-func (k *fakeWorker) Close() error { k.closed++; return nil }
+func (k *fakeWorker) Abort(retry bool) error { k.replay = retry; return nil }
+func (k *fakeWorker) Close() error           { k.closed++; return nil }
 
 func target(e *fakeEngine) engine.Target { return engine.Target{Engine: e} }
 
@@ -189,13 +239,13 @@ func TestRateScheduleAndNoCoordinatedOmission(t *testing.T) {
 	}
 }
 
-var intervalLine = regexp.MustCompile(`^\[ \d+s \] thds: 2 tps: [0-9.]+ qps: [0-9.]+ \(r/w/o: [0-9.]+/0\.00/0\.00\) lat \(ms,95%\): [0-9.]+ err/s: 0\.00 reconn/s: 0\.00$`)
+var intervalLine = regexp.MustCompile(`^\[ \d+s \] thds: 2 tps: [0-9.]+ qps: [0-9.]+ \(r/w/o: [0-9.]+/0\.00/0\.00\) lat \(ms,95%\): [0-9.]+ err/s: 0\.00 reconn/s: 0\.00 fail/s: 0\.00$`)
 
 func TestIntervalLines(t *testing.T) {
 	e, w := &fakeEngine{}, &fakeWorkload{eventTime: 100 * time.Microsecond}
 	var buf bytes.Buffer
 	var seen atomic.Int64
-	out, err := Run(context.Background(), target(e), w, Config{Threads: 2, Time: 2 * time.Second, ReportInterval: time.Second,
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 2, Time: 2 * time.Second, ReportInterval: time.Second, MaxTries: 1,
 		Percentile: 95, Out: &buf, OnInterval: func(Interval) { seen.Add(1) }})
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +268,7 @@ func TestIntervalLines(t *testing.T) {
 // including those replaced after a lost connection.
 func TestWorkersAndConnectionsAreClosed(t *testing.T) {
 	e, w := &fakeEngine{}, &fakeWorkload{loseEvery: 50}
-	out, err := Run(context.Background(), target(e), w, Config{Threads: 3, Events: 600, MaxReconnects: 3})
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 3, Events: 600})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/runner"
 	"github.com/encbench/encbench/internal/workload"
 )
 
@@ -66,16 +67,21 @@ type Target struct {
 // Runner is sysbench's general options plus encbench's own.
 type Runner struct {
 	// Time, Warmup and ReportInterval are seconds.
-	Time            int
-	Events          int64
-	Warmup          int
-	Rate            float64
-	ReportInterval  int
-	Percentile      float64
-	MaxReconnects   int
-	Repetition      int
-	ClientCPUs      string
-	ReconnectPerTxn bool
+	Time           int
+	Events         int64
+	Warmup         int
+	Rate           float64
+	ReportInterval int
+	Percentile     float64
+	MaxReconnects  int
+	// MaxTries, IgnoreErrors and ReconnectTimeout are the error policy
+	// (runner.Config); IgnoreErrors "" is the engine's sysbench list.
+	MaxTries         int
+	IgnoreErrors     string
+	ReconnectTimeout time.Duration
+	Repetition       int
+	ClientCPUs       string
+	ReconnectPerTxn  bool
 	// NetDelay, NetJitter and NetBandwidth (KB/s) put an emulated network
 	// between the workers and the server (package netem).
 	NetDelay     time.Duration
@@ -124,7 +130,14 @@ func bindRun(fs *pflag.FlagSet, s *Spec) {
 	fs.Float64Var(&r.Rate, "rate", 0, "average transactions rate (0: unlimited); latency then counts from each event's intended start")
 	fs.IntVar(&r.ReportInterval, "report-interval", 0, "report intermediate statistics every N seconds (0: off)")
 	fs.Float64Var(&r.Percentile, "percentile", 95, "percentile to show in intermediate reports")
-	fs.IntVar(&r.MaxReconnects, "max-reconnects", 3, "reconnect attempts a worker makes after losing its connection in one event")
+	tries := 1
+	if d, ok := s.Options.(workload.RunDefaults); ok {
+		tries = d.DefaultMaxTries()
+	}
+	fs.IntVar(&r.MaxTries, "max-tries", tries, "tries of a transaction that fails with a serialization failure or deadlock, with the same input, as pgbench's --max-tries (0: until the run ends)")
+	fs.StringVar(&r.IgnoreErrors, "ignore-errors", "", "errors that fail a transaction without stopping the run, as sysbench's --mysql-ignore-errors: all, none, or codes (40P01, 1213) and kinds (serialization, deadlock, lock_timeout, unique_violation) (default: sysbench's list for the engine)")
+	fs.DurationVar(&r.ReconnectTimeout, "reconnect-timeout", runner.DefaultReconnectTimeout, "how long a worker tries to reconnect (with back-off) after losing its connection, and the most any wait for the server may take, before the run fails")
+	fs.IntVar(&r.MaxReconnects, "max-reconnects", 0, "lost connections one worker may replace in a run (0: no limit)")
 	fs.BoolVar(&r.ReconnectPerTxn, "reconnect-per-txn", false, "open a new connection (and prepare again) for every transaction, like pgbench -C; its time counts in the latency")
 	fs.StringVar(&r.ClientCPUs, "client-cpus", "", "pin worker threads to these CPUs, round robin (a list like 0,1 or 0-3)")
 	fs.DurationVar(&r.NetDelay, "net-delay", 0, "emulate a network: add this round-trip time (for example 0.5ms or 2ms) between the workers and the server, through a Toxiproxy TCP proxy on loopback")

@@ -61,6 +61,10 @@ type WorkerEnv struct {
 	Target engine.Target
 	// ID is 0-based, of Threads.
 	ID, Threads int
+	// Previous is the worker this one replaces after its connection was
+	// lost: the new worker carries on its random sequence, so a reconnect
+	// does not start the draws over.
+	Previous Worker
 }
 
 // Part is a timed part of an event, kept in a histogram of its own.

@@ -26,8 +26,10 @@ type Counters struct {
 type Worker interface {
 	// Event runs one transaction, adding the statements it sent to c.
 	Event(c *Counters) error
-	// Abort undoes a failed event (for example ROLLBACK) before a retry.
-	Abort() error
+	// Abort undoes a failed event (for example ROLLBACK). With retry the
+	// next Event runs the same transaction again with the same input (the
+	// same random draws, pgbench's --max-tries); without, a new one.
+	Abort(retry bool) error
 	Close() error
 }
 
@@ -79,6 +81,14 @@ type CheckResult struct {
 // times); the runner sleeps outside the measured latency.
 type Pacer interface {
 	Pause() time.Duration
+}
+
+// RunDefaults are options whose workload runs best with other runner
+// defaults than sysbench's (TPC-C repeats a transaction rolled back by a
+// conflict until it commits).
+type RunDefaults interface {
+	// DefaultMaxTries is --max-tries' default (0: no limit).
+	DefaultMaxTries() int
 }
 
 // Noter is a worker that counts things beyond statements (TLS handshakes,

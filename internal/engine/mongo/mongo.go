@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -119,16 +120,56 @@ func (Engine) ServerInfo(ctx context.Context, c engine.Conn) (engine.ServerInfo,
 	return info, nil
 }
 
-func (Engine) ClassifyError(err error) engine.ErrorClass {
-	var ce mongo.CommandError
-	if errors.As(err, &ce) && ce.HasErrorLabel("TransientTransactionError") {
-		return engine.ErrIgnorable
-	}
+// ClassifyError maps MongoDB's codes and labels to the error policy's
+// kinds: a TransientTransactionError (a write conflict) may be retried.
+func (Engine) ClassifyError(err error) engine.ServerError {
 	if mongo.IsNetworkError(err) {
-		return engine.ErrConnLost
+		return engine.ServerError{Kind: engine.ErrConnLost}
 	}
-	return engine.ErrFatal
+	var se mongo.ServerError
+	if !errors.As(err, &se) {
+		return engine.ServerError{Kind: engine.ErrFatal}
+	}
+	e := engine.ServerError{Kind: engine.ErrServer}
+	var ce mongo.CommandError
+	if errors.As(err, &ce) {
+		e.Code = strconv.Itoa(int(ce.Code))
+	}
+	switch {
+	case se.HasErrorLabel("TransientTransactionError") || se.HasErrorCode(112):
+		e.Kind = engine.ErrSerialization
+	case mongo.IsDuplicateKeyError(err):
+		e.Kind = engine.ErrUniqueViolation
+	case se.HasErrorCode(11600) || se.HasErrorCode(91) || se.HasErrorCode(189):
+		e.Kind = engine.ErrConnLost // interrupted at shutdown, shutting down, stepping down
+	}
+	if e.Code == "" {
+		if codes := errorCodes(err); len(codes) > 0 {
+			e.Code = strconv.Itoa(codes[0])
+		}
+	}
+	return e
 }
+
+// errorCodes are a write error's codes (a WriteException carries them
+// per write, not as a CommandError).
+func errorCodes(err error) []int {
+	var we mongo.WriteException
+	if !errors.As(err, &we) {
+		return nil
+	}
+	var out []int
+	for _, w := range we.WriteErrors {
+		out = append(out, w.Code)
+	}
+	if we.WriteConcernError != nil {
+		out = append(out, we.WriteConcernError.Code)
+	}
+	return out
+}
+
+// DefaultIgnoredErrors: write conflicts, as the SQL drivers' deadlocks.
+func (Engine) DefaultIgnoredErrors() []string { return []string{"serialization"} }
 
 // conn is one MongoDB client with a single pooled connection.
 type conn struct {

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
@@ -132,24 +133,34 @@ func (Engine) ServerInfo(ctx context.Context, c engine.Conn) (engine.ServerInfo,
 }
 
 // ClassifyError follows sysbench's --mysql-ignore-errors default
-// (1213 deadlock, 1020 record changed, 1205 lock wait timeout).
-func (Engine) ClassifyError(err error) engine.ErrorClass {
+// ClassifyError maps MySQL error numbers to the error policy's kinds.
+func (Engine) ClassifyError(err error) engine.ServerError {
 	var me *gomysql.MySQLError
 	if errors.As(err, &me) {
+		e := engine.ServerError{Kind: engine.ErrServer, Code: strconv.Itoa(int(me.Number))}
 		switch me.Number {
-		case 1213, 1020, 1205:
-			return engine.ErrIgnorable
-		case 1927, 1053, 2006, 2013:
-			return engine.ErrConnLost
+		case 1020: // ER_CHECKREAD: the record changed since it was read
+			e.Kind = engine.ErrSerialization
+		case 1213:
+			e.Kind = engine.ErrDeadlock
+		case 1205:
+			e.Kind = engine.ErrLockTimeout
+		case 1062:
+			e.Kind = engine.ErrUniqueViolation
+		case 1927, 1053, 2006, 2013, 4031:
+			e.Kind = engine.ErrConnLost
 		}
-		return engine.ErrFatal
+		return e
 	}
 	var ne net.Error
-	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, gomysql.ErrInvalidConn) || errors.As(err, &ne) || errors.Is(err, io.EOF) {
-		return engine.ErrConnLost
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, gomysql.ErrInvalidConn) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return engine.ServerError{Kind: engine.ErrConnLost}
 	}
-	return engine.ErrFatal
+	return engine.ServerError{Kind: engine.ErrFatal}
 }
+
+// DefaultIgnoredErrors is sysbench's --mysql-ignore-errors default.
+func (Engine) DefaultIgnoredErrors() []string { return []string{"1213", "1020", "1205"} }
 
 type conn struct {
 	dc driver.Conn

@@ -10,6 +10,8 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strings"
+	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -104,25 +106,36 @@ func (Engine) ServerInfo(ctx context.Context, c engine.Conn) (engine.ServerInfo,
 	return info, nil
 }
 
-// ClassifyError follows sysbench's pgsql driver: deadlocks, serialization
-// failures and duplicate keys restart the event.
-func (Engine) ClassifyError(err error) engine.ErrorClass {
+// ClassifyError maps SQLSTATEs to the error policy's kinds; class 08
+// and the shutdown codes 57P01-57P03 mean the session is gone.
+func (Engine) ClassifyError(err error) engine.ServerError {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		switch pe.Code {
-		case "40P01", "40001", "23505":
-			return engine.ErrIgnorable
-		case "57P01", "57P02", "57P03":
-			return engine.ErrConnLost
+		e := engine.ServerError{Kind: engine.ErrServer, Code: pe.Code}
+		switch {
+		case pe.Code == "40001":
+			e.Kind = engine.ErrSerialization
+		case pe.Code == "40P01":
+			e.Kind = engine.ErrDeadlock
+		case pe.Code == "55P03":
+			e.Kind = engine.ErrLockTimeout
+		case pe.Code == "23505":
+			e.Kind = engine.ErrUniqueViolation
+		case pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03" || strings.HasPrefix(pe.Code, "08"):
+			e.Kind = engine.ErrConnLost
 		}
-		return engine.ErrFatal
+		return e
 	}
 	var ne net.Error
-	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) {
-		return engine.ErrConnLost
+	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return engine.ServerError{Kind: engine.ErrConnLost}
 	}
-	return engine.ErrFatal
+	return engine.ServerError{Kind: engine.ErrFatal}
 }
+
+// DefaultIgnoredErrors are sysbench's pgsql driver's: deadlocks,
+// serialization failures and duplicate keys restart the event.
+func (Engine) DefaultIgnoredErrors() []string { return []string{"40P01", "40001", "23505"} }
 
 // dialFor picks raw-read sockets for runner workers (see netconn.DialRaw).
 func dialFor(t engine.Target) engine.DialFunc {

@@ -189,8 +189,13 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 	}
 	t := env.Target
 	t.Probe = probe
-	return &worker{w: w, conn: conn, target: t, probe: probe, tls: t.TLS.Mode != engine.TLSDisable,
-		rng: rand.New(rand.NewPCG(uint64(id)+1, 0x5eed)), notes: map[string]int64{}}, nil
+	k := &worker{w: w, conn: conn, target: t, probe: probe, tls: t.TLS.Mode != engine.TLSDisable,
+		pcg: rand.NewPCG(uint64(id)+1, 0x5eed), notes: map[string]int64{}}
+	if p, ok := env.Previous.(*worker); ok {
+		k.pcg, k.notes = p.pcg, p.notes
+	}
+	k.rng = rand.New(k.pcg)
+	return k, nil
 }
 
 type worker struct {
@@ -200,6 +205,10 @@ type worker struct {
 	probe  *engine.TLSProbe
 	tls    bool
 	rng    *rand.Rand
+	// pcg is rng's state, marked at each event's start for a retry.
+	pcg    *rand.PCG
+	mark   rand.PCG
+	replay bool
 	items  [partCount]time.Duration
 	notes  map[string]int64
 	sql    []byte
@@ -223,6 +232,12 @@ func (k *worker) query() string {
 
 // Event is one R2 cycle: connect, first query, close; reused query.
 func (k *worker) Event(c *workload.Counters) error {
+	if k.replay {
+		*k.pcg = k.mark
+		k.replay = false
+	} else {
+		k.mark = *k.pcg
+	}
 	ctx := context.Background()
 	k.probe.Reset()
 	t0 := time.Now()
@@ -268,6 +283,10 @@ func (k *worker) Event(c *workload.Counters) error {
 	return nil
 }
 
-func (k *worker) Abort() error            { return nil }
+// Abort: the cycle's connections are closed or read-only; nothing is open.
+func (k *worker) Abort(retry bool) error {
+	k.replay = retry
+	return nil
+}
 func (k *worker) Close() error            { return nil }
 func (k *worker) Notes() map[string]int64 { return k.notes }

@@ -54,6 +54,8 @@ type encWorker struct {
 	// asheRuns is a range sum's scratch space.
 	asheIDs  asheIDs
 	asheRuns []colenc.IDRange
+	// replay: the next event repeats the last one's draws (a retry).
+	replay bool
 }
 
 // rowKeyExpr selects what identifies a row without decryption.
@@ -64,7 +66,7 @@ func rowKeyExpr(e encSpec, d engine.Dialect) string {
 	return "id"
 }
 
-func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.Dialect, id, threads int) (workload.Worker, error) {
+func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.Dialect, id, threads int, prev workload.Worker) (workload.Worker, error) {
 	if err := w.validateEnc(d); err != nil {
 		return nil, err
 	}
@@ -76,6 +78,10 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 	wk := &encWorker{w: w, o: w.opts, spec: e, conn: conn, src: randgen.New(w.opts.Rand, uint64(id)),
 		tid: id % threads, threads: threads,
 		cbuf: make([]byte, 0, len(cTemplate)), padbuf: make([]byte, 0, len(padTemplate)), asheIDs: asheIDs{conn: conn}}
+	p, carry := prev.(*encWorker)
+	if carry {
+		wk.src = p.src
+	}
 	prep := func(format string, a ...any) engine.Stmt {
 		if err != nil {
 			return nil
@@ -171,6 +177,10 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 			tb.insert = prep("INSERT INTO %s (%s) VALUES (%s)", name, enc.columnList(),
 				strings.TrimSuffix(strings.Repeat("?, ", enc.width()), ", "))
 		}
+		if carry {
+			// Rows the lost connection's worker deleted are still to put back.
+			tb.deleted = p.tables[t-1].deleted
+		}
 		wk.tables = append(wk.tables, tb)
 	}
 	// k=k+1 on a column the server cannot add to is a locked read-modify-write.
@@ -185,12 +195,21 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 }
 
 func (wk *encWorker) Event(c *workload.Counters) error {
+	if wk.replay {
+		wk.src.Rewind()
+		wk.replay = false
+	} else {
+		wk.src.Mark()
+	}
 	return wk.event(c, &wk.tables[int(wk.src.Uniform(1, uint32(wk.o.Tables)))-1])
 }
 
 func (wk *encWorker) id() int64 { return int64(wk.src.Default(1, uint32(wk.o.TableSize))) }
 
-func (wk *encWorker) Abort() error { return wk.conn.Exec(context.Background(), "ROLLBACK") }
+func (wk *encWorker) Abort(retry bool) error {
+	wk.replay = retry
+	return wk.conn.Exec(context.Background(), "ROLLBACK")
+}
 
 // Close puts back the rows this worker deleted, so the next run starts
 // from the table prepare made.

@@ -66,13 +66,18 @@ type worker struct {
 	tid     int
 	event   func(c *workload.Counters) error
 	dialect engine.Dialect
+	// replay: the next event repeats the last one's draws (and its
+	// oltp_insert id), a retry after a conflict.
+	replay   bool
+	uniq     uint32
+	uniqDrew bool
 }
 
 // NewWorker prepares what the script prepares in thread_init.
 func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workload.Worker, error) {
 	conn, d, id, threads := env.Conn, env.Dialect, env.ID, env.Threads
 	if isEnc(w.name) {
-		return w.newEncWorker(ctx, conn, d, id, threads)
+		return w.newEncWorker(ctx, conn, d, id, threads, env.Previous)
 	}
 	o := w.opts
 	wk := &worker{
@@ -82,6 +87,9 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 		padbuf: make([]byte, 0, len(padTemplate)),
 		rlen:   float64(o.TableSize) / float64(threads),
 		tid:    id % threads,
+	}
+	if p, ok := env.Previous.(*worker); ok {
+		wk.src = p.src
 	}
 	var err error
 	prep := func(sql string) engine.Stmt {
@@ -133,10 +141,22 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 	return wk, nil
 }
 
-func (wk *worker) Event(c *workload.Counters) error { return wk.event(c) }
+func (wk *worker) Event(c *workload.Counters) error {
+	if wk.replay {
+		wk.src.Rewind()
+		wk.replay = false
+	} else {
+		wk.src.Mark()
+		wk.uniqDrew = false
+	}
+	return wk.event(c)
+}
 
 // Abort rolls back whatever the failed event left open.
-func (wk *worker) Abort() error { return wk.conn.Exec(context.Background(), "ROLLBACK") }
+func (wk *worker) Abort(retry bool) error {
+	wk.replay = retry
+	return wk.conn.Exec(context.Background(), "ROLLBACK")
+}
 
 func (wk *worker) Close() error { return wk.conn.Close() }
 
@@ -281,7 +301,10 @@ func (wk *worker) insertEvent(c *workload.Counters) error {
 	} else {
 		var id int64 // 0 lets AUTO_INCREMENT pick
 		if !o.AutoInc {
-			id = int64(wk.w.unique.next()) - 2147483648
+			if !wk.uniqDrew {
+				wk.uniq, wk.uniqDrew = wk.w.unique.next(), true
+			}
+			id = int64(wk.uniq) - 2147483648
 		}
 		wk.args[0] = engine.Arg{Int: id}
 		wk.args[1] = engine.Arg{Int: k}

@@ -53,6 +53,11 @@ func (o *Options) Bind(fs *pflag.FlagSet, _ string) {
 	colenc.BindFlags(fs, &o.Keys)
 }
 
+// DefaultMaxTries: a terminal repeats a transaction a conflict rolled back
+// until it commits (TPC-C counts completed transactions only), bounded by
+// the run's end; --max-tries N caps it.
+func (*Options) DefaultMaxTries() int { return 0 }
+
 var isolations = map[string]string{"default": "", "read-committed": "READ COMMITTED", "repeatable-read": "REPEATABLE READ", "serializable": "SERIALIZABLE"}
 
 func (Family) New(n string, opts workload.Options) (workload.Workload, error) {

@@ -75,6 +75,11 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 	}
 	wk := &worker{w: w, s: w.s, k: k, g: newRNG(w.seed, uint64(id)), conn: conn,
 		home: int64(id%w.o.Warehouses) + 1, slDist: int64(id/w.o.Warehouses)%districts + 1, notes: map[string]int64{}}
+	if p, ok := env.Previous.(*worker); ok {
+		// A transaction cut by the lost connection is not repeated: its
+		// commit may have happened. The terminal carries on its sequence.
+		wk.g, wk.notes, wk.prev, wk.start = p.g, p.notes, p.prev, p.start
+	}
 	if err := wk.st.prepare(ctx, conn, w.s, wk.k); err != nil {
 		return nil, err
 	}
@@ -118,11 +123,13 @@ func (wk *worker) Close() error { return nil }
 
 func (wk *worker) Notes() map[string]int64 { return wk.notes }
 
-// Abort rolls back; the runner then calls Event again, which repeats the
-// same input (a retry, counted per transaction type).
-func (wk *worker) Abort() error {
-	wk.retry = true
-	wk.notes["retries_"+txNames[wk.in.typ]]++
+// Abort rolls back; with retry the next Event repeats the same input
+// (counted per transaction type), otherwise it draws a new transaction.
+func (wk *worker) Abort(retry bool) error {
+	wk.retry = retry
+	if retry {
+		wk.notes["retries_"+txNames[wk.in.typ]]++
+	}
 	return wk.st.rollback.Exec(nil)
 }
 

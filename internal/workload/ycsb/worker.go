@@ -107,9 +107,15 @@ const (
 )
 
 type worker struct {
-	w       *Workload
-	docs    engine.Documents
-	r       *rand.Rand
+	w    *Workload
+	docs engine.Documents
+	r    *rand.Rand
+	// pcg is r's state. mark is taken after an operation's key is drawn:
+	// a retry repeats the operation on the same key with the same values.
+	pcg     *rand.PCG
+	mark    rand.PCG
+	op      int
+	replay  bool
 	keys    chooser
 	latest  bool // keys come from recent inserts: no re-draw
 	scanLen chooser
@@ -131,7 +137,11 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 		return nil, err
 	}
 	o := w.o
-	k := &worker{w: w, r: rand.New(rand.NewPCG(uint64(id)+1, 0x9c5b0001)), ctx: context.Background()}
+	k := &worker{w: w, pcg: rand.NewPCG(uint64(id)+1, 0x9c5b0001), ctx: context.Background()}
+	if p, ok := env.Previous.(*worker); ok {
+		k.pcg = p.pcg
+	}
+	k.r = rand.New(k.pcg)
 	k.docs, _ = conn.(engine.Documents)
 	total := o.Read + o.Update + o.Insert + o.Scan + o.RMW
 	acc := 0.0
@@ -215,36 +225,48 @@ func (k *worker) nextKey() {
 	k.key = k.w.key(k.key, n)
 }
 
-func (k *worker) Event(c *workload.Counters) error {
+// draw picks the next operation and its key.
+func (k *worker) draw() {
 	u := k.r.Float64()
-	op := opRMW
+	k.op = opRMW
 	for i, p := range k.cum {
 		if u < p {
-			op = i
+			k.op = i
 			break
 		}
 	}
+	if k.op == opInsert {
+		k.key = k.w.key(k.key, k.w.inserts.take())
+	} else {
+		k.nextKey()
+	}
+	k.mark = *k.pcg
+}
+
+func (k *worker) Event(c *workload.Counters) error {
+	if k.replay {
+		*k.pcg = k.mark
+		k.replay = false
+	} else {
+		k.draw()
+	}
+	op := k.op
 	start := time.Now()
 	var err error
 	switch op {
 	case opRead:
-		k.nextKey()
 		err = k.doRead()
 		c.Reads++
 	case opUpdate:
-		k.nextKey()
 		err = k.doUpdate()
 		c.Writes++
 	case opInsert:
-		k.key = k.w.key(k.key, k.w.inserts.take())
 		err = k.doInsert()
 		c.Writes++
 	case opScan:
-		k.nextKey()
 		err = k.doScan(int(k.scanLen.next(k.r)))
 		c.Reads++
 	case opRMW:
-		k.nextKey()
 		if err = k.doRead(); err == nil {
 			err = k.doUpdate()
 		}
@@ -329,5 +351,9 @@ func (k *worker) doScan(n int) error {
 	return k.scan.Exec(k.args)
 }
 
-func (k *worker) Abort() error { return nil }
+// Abort: a YCSB operation is a single statement, so nothing is left open.
+func (k *worker) Abort(retry bool) error {
+	k.replay = retry
+	return nil
+}
 func (k *worker) Close() error { return nil }
