@@ -183,7 +183,7 @@ func TestErrorThenReuse(t *testing.T) {
 		expect[*pgproto3.Terminate](srv)
 	}()
 	err := c.Exec(context.Background(), "SELECT * FROM nope")
-	if err == nil || !strings.Contains(err.Error(), "does not exist") || (Engine{}).ClassifyError(err) != engine.ErrFatal {
+	if err == nil || !strings.Contains(err.Error(), "does not exist") || (Engine{}).ClassifyError(err).Kind != engine.ErrServer {
 		t.Errorf("error %v", err)
 	}
 	rows, err := c.Query(context.Background(), "SELECT 1")
