@@ -207,8 +207,8 @@ func TestClassifyRetryableErrors(t *testing.T) {
 	}()
 	for i := 0; i < 2; i++ {
 		err := c.Exec(context.Background(), "UPDATE t SET k = k + 1")
-		if got := (Engine{}).ClassifyError(err); got != engine.ErrIgnorable {
-			t.Errorf("error %v classified %v, want ignorable", err, got)
+		if got := (Engine{}).ClassifyError(err); !got.Kind.Retryable() || !(engine.IgnoreSet{Codes: (Engine{}).DefaultIgnoredErrors()}).Ignores(got) {
+			t.Errorf("error %v classified %+v, want a retryable conflict ignored by default", err, got)
 		}
 	}
 	<-done
@@ -223,7 +223,7 @@ func TestServerGoneIsConnLost(t *testing.T) {
 		_ = srv.nc.Close()
 	}()
 	_, err := c.Query(context.Background(), "SELECT 1")
-	if err == nil || (Engine{}).ClassifyError(err) != engine.ErrConnLost {
+	if err == nil || (Engine{}).ClassifyError(err).Kind != engine.ErrConnLost {
 		t.Errorf("error %v, class %v", err, (Engine{}).ClassifyError(err))
 	}
 }
