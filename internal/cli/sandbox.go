@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/sandbox"
 )
 
@@ -93,6 +94,27 @@ func newSandbox() *cobra.Command {
 			return err
 		},
 	}
-	cmd.AddCommand(up, down, ls, prune)
+	var restartDir string
+	var ro sandbox.RestartOptions
+	restart := &cobra.Command{
+		Use:   "restart",
+		Short: "Stop the sandbox server in --dir and start it again on the same data and port (a fault to inject mid-run)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if ro.Down < 0 {
+				return errs.Usage("--down must not be negative")
+			}
+			info, err := sandbox.Restart(cmd.Context(), restartDir, ro)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "restarted the %s sandbox in %s (pid %d, port %d)\n", info.Engine, info.Dir, info.PID, info.Port)
+			return nil
+		},
+	}
+	restart.Flags().StringVar(&restartDir, "dir", "", "the sandbox's directory")
+	restart.Flags().BoolVar(&ro.Immediate, "immediate", false, "stop without a clean shutdown (PostgreSQL's immediate mode, MariaDB killed): the server recovers from its log, as after a crash")
+	restart.Flags().DurationVar(&ro.Down, "down", 0, "how long the server stays down before it starts again")
+	cmd.AddCommand(up, down, ls, prune, restart)
 	return cmd
 }

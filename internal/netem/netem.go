@@ -30,16 +30,20 @@ type Options struct {
 	Jitter time.Duration `json:"jitter_ms,omitempty"`
 	// BandwidthKBps limits each direction (0: unlimited).
 	BandwidthKBps int64 `json:"bandwidth_kbps,omitempty"`
+	// CutAfter cuts every connection once it has been open this long: the
+	// proxy drops the client's next message and closes both sides, as a
+	// middlebox resetting the flow or a server-side abort would (0: never).
+	CutAfter time.Duration `json:"cut_after_ms,omitempty"`
 }
 
 // On says whether the options ask for a proxy at all.
-func (o Options) On() bool { return o.RTT > 0 || o.Jitter > 0 || o.BandwidthKBps > 0 }
+func (o Options) On() bool { return o.RTT > 0 || o.Jitter > 0 || o.BandwidthKBps > 0 || o.CutAfter > 0 }
 
 // Check refuses options a path cannot have.
 func (o Options) Check() error {
 	switch {
-	case o.RTT < 0 || o.Jitter < 0 || o.BandwidthKBps < 0:
-		return fmt.Errorf("--net-delay, --net-jitter and --net-bandwidth cannot be negative")
+	case o.RTT < 0 || o.Jitter < 0 || o.BandwidthKBps < 0 || o.CutAfter < 0:
+		return fmt.Errorf("--net-delay, --net-jitter, --net-bandwidth and --net-cut-after cannot be negative")
 	case o.Jitter > o.RTT:
 		return fmt.Errorf("--net-jitter %v is larger than --net-delay %v: a delay cannot go below zero", o.Jitter, o.RTT)
 	case o.RTT > time.Second:
@@ -114,11 +118,40 @@ func sleepUntil(due time.Time) {
 	}
 }
 
-const delayToxicName = "encbench_delay"
+// cutToxic passes chunks on until the connection has lived AfterMs, then
+// drops the next chunk and closes the stream: the client's request never
+// reaches the server and the client reads end-of-stream. Toxiproxy's own
+// reset_peer toxic cannot do this: it holds back a connection's first
+// chunk until it resets, so no connection would ever open.
+type cutToxic struct {
+	AfterMs int64 `json:"after_ms"`
+}
+
+func (t *cutToxic) Pipe(stub *toxics.ToxicStub) {
+	deadline := time.Now().Add(time.Duration(t.AfterMs) * time.Millisecond)
+	for {
+		select {
+		case <-stub.Interrupt:
+			return
+		case c := <-stub.Input:
+			if c == nil || time.Now().After(deadline) {
+				stub.Close()
+				return
+			}
+			stub.Output <- c
+		}
+	}
+}
+
+const (
+	delayToxicName = "encbench_delay"
+	cutToxicName   = "encbench_cut"
+)
 
 func init() {
 	// Toxiproxy finds toxics by name in its own registry.
 	toxics.Register(delayToxicName, new(delayToxic))
+	toxics.Register(cutToxicName, new(cutToxic))
 }
 
 // Start listens on a free loopback port and forwards to upstream
@@ -133,6 +166,11 @@ func Start(upstream string, o Options) (*Link, error) {
 		return nil, fmt.Errorf("starting the network emulation proxy to %s: %w", upstream, err)
 	}
 	l := &Link{Addr: p.Listen, Options: o, proxy: p}
+	if o.CutAfter > 0 {
+		if err := l.add(cutToxicName, "upstream", cutToxic{AfterMs: o.CutAfter.Milliseconds()}); err != nil {
+			return nil, err
+		}
+	}
 	half := o.RTT / 2
 	for _, stream := range []string{"upstream", "downstream"} {
 		if o.RTT > 0 || o.Jitter > 0 {

@@ -138,3 +138,37 @@ func TestOptionsCheck(t *testing.T) {
 		t.Error("On")
 	}
 }
+
+// A cut connection works until it has lived CutAfter; then its next
+// message is dropped and the client reads end-of-stream. A new connection
+// works again.
+func TestCutAfterEndsOldConnectionsOnly(t *testing.T) {
+	link, err := Start(echo(t), Options{CutAfter: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(link.Close)
+	dial := func() (net.Conn, *bufio.Reader) {
+		c, err := net.Dial("tcp", link.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c, bufio.NewReader(c)
+	}
+	c, r := dial()
+	roundTrip(t, c, r)
+	time.Sleep(400 * time.Millisecond)
+	_, _ = c.Write([]byte("lost\n"))
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if line, err := r.ReadString('\n'); err == nil {
+		t.Fatalf("a connection past its cut read %q", line)
+	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatal("the cut connection was left hanging instead of closed")
+	}
+	c2, r2 := dial()
+	roundTrip(t, c2, r2)
+	if err := (Options{CutAfter: -time.Second}).Check(); err == nil {
+		t.Error("a negative --net-cut-after was accepted")
+	}
+}

@@ -145,8 +145,12 @@ func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*r
 		}
 	}
 	if link != nil {
-		fmt.Fprintf(o.Stdout, "Emulated network: +%v round trip (jitter %v, bandwidth %s) through Toxiproxy on %s\n\n",
-			link.Options.RTT, link.Options.Jitter, bandwidthText(link.Options.BandwidthKBps), link.Addr)
+		cut := ""
+		if link.Options.CutAfter > 0 {
+			cut = fmt.Sprintf(", every connection cut after %v", link.Options.CutAfter)
+		}
+		fmt.Fprintf(o.Stdout, "Emulated network: +%v round trip (jitter %v, bandwidth %s%s) through Toxiproxy on %s\n\n",
+			link.Options.RTT, link.Options.Jitter, bandwidthText(link.Options.BandwidthKBps), cut, link.Addr)
 	}
 	if cfg.Warmup > 0 {
 		fmt.Fprintf(o.Stdout, "Warming up for %d seconds...\n", s.Runner.Warmup)
@@ -187,7 +191,7 @@ func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*r
 	res.Regime = regimeInfo
 	if link != nil {
 		res.Network = &result.Network{RTTMs: ms(link.Options.RTT), JitterMs: ms(link.Options.Jitter),
-			BandwidthKBps: link.Options.BandwidthKBps, Via: netem.Via}
+			BandwidthKBps: link.Options.BandwidthKBps, CutAfterMs: ms(link.Options.CutAfter), Via: netem.Via}
 	}
 	if rs.Sandbox != nil {
 		res.CPU.ServerCPUs = rs.Sandbox.ServerCPUs
@@ -298,7 +302,7 @@ func ParseCPUList(s string) ([]int, error) {
 // Toxiproxy proxy in front of it. The proofs and the admin connection go
 // straight to the server; verify-full still checks the server's own name.
 func throughNetwork(t engine.Target, r spec.Runner) (engine.Target, *netem.Link, error) {
-	o := netem.Options{RTT: r.NetDelay, Jitter: r.NetJitter, BandwidthKBps: r.NetBandwidth}
+	o := netem.Options{RTT: r.NetDelay, Jitter: r.NetJitter, BandwidthKBps: r.NetBandwidth, CutAfter: r.NetCutAfter}
 	if !o.On() {
 		return t, nil, nil
 	}
@@ -306,7 +310,7 @@ func throughNetwork(t engine.Target, r spec.Runner) (engine.Target, *netem.Link,
 		return t, nil, errs.Usage("%v", err)
 	}
 	if t.URL.Port() == "" || strings.HasPrefix(t.URL.Hostname(), "/") {
-		return t, nil, errs.Usage("--net-delay needs a server reached over TCP with its port in the DSN (host:port), not %s", t.Redacted())
+		return t, nil, errs.Usage("--net-delay (and every --net-* option) needs a server reached over TCP with its port in the DSN (host:port), not %s", t.Redacted())
 	}
 	link, err := netem.Start(t.URL.Host, o)
 	if err != nil {

@@ -60,6 +60,8 @@ type Network struct {
 	RTTMs         float64 `json:"rtt_ms"`
 	JitterMs      float64 `json:"jitter_ms,omitempty"`
 	BandwidthKBps int64   `json:"bandwidth_kbps,omitempty"`
+	// CutAfterMs: every connection was cut once it had been open this long.
+	CutAfterMs float64 `json:"cut_after_ms,omitempty"`
 	// Via names the proxy, for example "toxiproxy v2.5.0".
 	Via string `json:"via"`
 }

@@ -9,6 +9,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
@@ -104,7 +105,9 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 	if err := runTool(nil, installDB, args...); err != nil {
 		return nil, err
 	}
-	cmd, logf, err := command(nil, filepath.Join(logDir, "mariadbd.out"), o.pinned(server, "--defaults-file="+cnfPath)...)
+	argv := o.pinned(server, "--defaults-file="+cnfPath)
+	startLog := filepath.Join(logDir, "mariadbd.out")
+	cmd, logf, err := command(nil, startLog, argv...)
 	if err != nil {
 		return nil, err
 	}
@@ -112,20 +115,12 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 	if err != nil {
 		return nil, err
 	}
-	cfg := gomysql.NewConfig()
-	cfg.User, cfg.Net, cfg.Addr = "root", "unix", sock
-	connector, err := gomysql.NewConnector(cfg)
+	connector, err := adminConnector(sock)
 	if err != nil {
 		_ = stop(pid, 10e9)
-		return nil, fmt.Errorf("configuring admin connection: %w", err)
+		return nil, err
 	}
-	if err := waitReady(ctx, exited, logPath, func(c context.Context) error {
-		dc, err := connector.Connect(c)
-		if err != nil {
-			return err
-		}
-		return dc.Close()
-	}); err != nil {
+	if err := waitReady(ctx, exited, logPath, func(c context.Context) error { return p.ready(c, &Info{Socket: sock}) }); err != nil {
 		_ = stop(pid, 10e9)
 		return nil, err
 	}
@@ -155,6 +150,8 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 		return nil, err
 	}
 	return &Info{
+		Start:       argv,
+		StartLog:    startLog,
 		DataDir:     data,
 		MarkerFiles: []string{filepath.Join(data, "sbtest", "encbench_marker.ibd"), filepath.Join(data, "ib_logfile0")},
 		Engine:      "mariadb",
@@ -166,6 +163,37 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 		Socket:      sock,
 		AdminDSN:    "mysql://root@localhost/?socket=" + sock,
 	}, nil
+}
+
+func adminConnector(sock string) (driver.Connector, error) {
+	cfg := gomysql.NewConfig()
+	cfg.User, cfg.Net, cfg.Addr = "root", "unix", sock
+	c, err := gomysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("configuring admin connection: %w", err)
+	}
+	return c, nil
+}
+
+// haltSignal: SIGTERM is MariaDB's normal shutdown (sessions killed,
+// pages flushed); SIGKILL a crash, recovered from the redo log.
+func (mariadbProvider) haltSignal(immediate bool) syscall.Signal {
+	if immediate {
+		return syscall.SIGKILL
+	}
+	return syscall.SIGTERM
+}
+
+func (mariadbProvider) ready(ctx context.Context, info *Info) error {
+	connector, err := adminConnector(info.Socket)
+	if err != nil {
+		return err
+	}
+	dc, err := connector.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	return dc.Close()
 }
 
 // mariadbTLSConf turns TLS on and requires it of every TCP client.

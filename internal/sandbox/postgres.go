@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -105,7 +106,8 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 		return nil, err
 	}
 	logPath := filepath.Join(logDir, "postgresql.log")
-	cmd, logf, err := command(u, logPath, o.pinned(filepath.Join(bin, "postgres"), "-D", data)...)
+	argv := o.pinned(filepath.Join(bin, "postgres"), "-D", data)
+	cmd, logf, err := command(u, logPath, argv...)
 	if err != nil {
 		return nil, err
 	}
@@ -114,13 +116,7 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 		return nil, err
 	}
 	admin := fmt.Sprintf("postgres://postgres@/postgres?host=%s&port=%d&sslmode=disable", run, port)
-	if err := waitReady(ctx, exited, logPath, func(c context.Context) error {
-		conn, err := pgconn.Connect(c, admin)
-		if err != nil {
-			return err
-		}
-		return conn.Close(c)
-	}); err != nil {
+	if err := waitReady(ctx, exited, logPath, func(c context.Context) error { return p.ready(c, &Info{AdminDSN: admin}) }); err != nil {
 		_ = stop(pid, 10e9)
 		return nil, err
 	}
@@ -154,6 +150,9 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 	}
 	version := conn.ParameterStatus("server_version")
 	return &Info{
+		Start:    argv,
+		RunAs:    userName(u),
+		StartLog: logPath,
 		DataDir:  data,
 		Engine:   "postgres",
 		Version:  "PostgreSQL " + version,
@@ -164,6 +163,23 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 		Socket:   run,
 		AdminDSN: admin,
 	}, nil
+}
+
+// haltSignal: SIGINT is PostgreSQL's fast shutdown (SIGTERM's smart one
+// would wait for the workers to leave), SIGQUIT its immediate one.
+func (postgresProvider) haltSignal(immediate bool) syscall.Signal {
+	if immediate {
+		return syscall.SIGQUIT
+	}
+	return syscall.SIGINT
+}
+
+func (postgresProvider) ready(ctx context.Context, info *Info) error {
+	conn, err := pgconn.Connect(ctx, info.AdminDSN)
+	if err != nil {
+		return err
+	}
+	return conn.Close(ctx)
 }
 
 // pgTLSConf turns TLS on (or explicitly off) in postgresql.conf.

@@ -160,6 +160,11 @@ type Info struct {
 	MarkerFiles []string `json:"marker_files,omitempty"`
 	// Owner is the encbench process that stops the sandbox when it ends.
 	Owner *Owner `json:"owner,omitempty"`
+	// Start is the server's command line, RunAs the account it runs as
+	// and StartLog its output file: what a restart runs again.
+	Start    []string `json:"start,omitempty"`
+	RunAs    string   `json:"run_as,omitempty"`
+	StartLog string   `json:"start_log,omitempty"`
 }
 
 const stateFile = "sandbox.json"

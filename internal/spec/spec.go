@@ -87,6 +87,9 @@ type Runner struct {
 	NetDelay     time.Duration
 	NetJitter    time.Duration
 	NetBandwidth int64
+	// NetCutAfter cuts every worker connection through the proxy once it
+	// has been open this long (a fault).
+	NetCutAfter time.Duration
 }
 
 // New returns the spec of a phase of a workload with every default set.
@@ -143,6 +146,7 @@ func bindRun(fs *pflag.FlagSet, s *Spec) {
 	fs.DurationVar(&r.NetDelay, "net-delay", 0, "emulate a network: add this round-trip time (for example 0.5ms or 2ms) between the workers and the server, through a Toxiproxy TCP proxy on loopback")
 	fs.DurationVar(&r.NetJitter, "net-jitter", 0, "with --net-delay: vary each round trip by up to this much (uniform, order kept)")
 	fs.Int64Var(&r.NetBandwidth, "net-bandwidth", 0, "emulate a network: limit each direction to this many KB/s (0: unlimited)")
+	fs.DurationVar(&r.NetCutAfter, "net-cut-after", 0, "fault: cut every worker connection (through the proxy: its next message dropped, both sides closed) once it has been open this long; workers reconnect (--reconnect-timeout)")
 	fs.IntVar(&r.Repetition, "repetition", 1, "repetition number recorded in the result")
 	fs.BoolVar(&s.TDE, "tde", false, "the tables are encrypted at rest: prove it from the server before measuring (automatic for TDE sandboxes)")
 	fs.IntVar(&s.Target.ServerPID, "server-pid", 0, "pid of a local server whose process tree's CPU to measure (sandboxes: automatic)")

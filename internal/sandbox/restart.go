@@ -1,0 +1,101 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os/user"
+	"syscall"
+	"time"
+
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/quiet"
+)
+
+// restarter is a provider whose server can stop and start again on its
+// own data: a restart mid-run is the fault a failover or an upgrade is.
+type restarter interface {
+	// haltSignal stops the server: fast (sessions rolled back, a clean
+	// shutdown) or immediate (no shutdown checkpoint: crash recovery at
+	// the next start).
+	haltSignal(immediate bool) syscall.Signal
+	// ready succeeds once the server accepts its admin connection.
+	ready(ctx context.Context, info *Info) error
+}
+
+// RestartOptions say how a server goes down and how long it stays down.
+type RestartOptions struct {
+	Immediate bool
+	Down      time.Duration
+}
+
+// Restart stops the sandbox's server, waits o.Down, and starts it again
+// on the same data directory, port and settings; it returns when the
+// server accepts connections again.
+func Restart(ctx context.Context, dir string, o RestartOptions) (*Info, error) {
+	info, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	providers.mu.RLock()
+	p := providers.providers[info.Engine]
+	providers.mu.RUnlock()
+	r, ok := p.(restarter)
+	if !ok || len(info.Start) == 0 {
+		return nil, errs.Usage("the %s sandbox in %s cannot be restarted (its server's command line is not recorded: start it again with this encbench)", info.Engine, info.Dir)
+	}
+	var u *user.User
+	if info.RunAs != "" {
+		if u, err = user.Lookup(info.RunAs); err != nil {
+			return nil, fmt.Errorf("restarting %s: %w", info.Dir, err)
+		}
+	}
+	_ = quiet.Thaw(info.PID)
+	if err := halt(info.PID, r.haltSignal(o.Immediate), 60*time.Second); err != nil {
+		return nil, err
+	}
+	select {
+	case <-time.After(o.Down):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	cmd, logf, err := command(u, info.StartLog, info.Start...)
+	if err != nil {
+		return nil, err
+	}
+	pid, exited, err := startServer(cmd, logf)
+	if err != nil {
+		return nil, err
+	}
+	info.PID = pid
+	if err := waitReady(ctx, exited, info.StartLog, func(c context.Context) error { return r.ready(c, info) }); err != nil {
+		_ = stop(pid, 10*time.Second)
+		return nil, fmt.Errorf("restarting the %s sandbox in %s: %w", info.Engine, info.Dir, err)
+	}
+	if err := save(info); err != nil {
+		return nil, err
+	}
+	return info, nil
+}
+
+// halt sends sig and waits for the server to exit, escalating to SIGKILL.
+func halt(pid int, sig syscall.Signal, timeout time.Duration) error {
+	if alive(pid) {
+		if err := syscall.Kill(pid, sig); err != nil {
+			return fmt.Errorf("stopping server %d: %w", pid, err)
+		}
+	}
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if !alive(pid) {
+			return nil
+		}
+	}
+	return stop(pid, 0)
+}
+
+// userName is the account a server runs as, "" for the invoking user.
+func userName(u *user.User) string {
+	if u == nil {
+		return ""
+	}
+	return u.Username
+}
