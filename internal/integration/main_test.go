@@ -76,20 +76,28 @@ func (f *fixture) start() error {
 		}
 		s := &server{name: o.Engine, info: info}
 		f.servers = append(f.servers, s)
-		t, err := engine.ParseTarget(info.AdminDSN, engine.TLSOptions{Mode: engine.TLSDisable})
-		if err != nil {
+		if err := s.connectAdmin(ctx); err != nil {
 			return err
-		}
-		// The admin connection looks at the benchmark database.
-		t.URL.Path = "/sbtest"
-		if s.admin, err = t.Engine.Connect(ctx, t); err != nil {
-			return fmt.Errorf("admin connection to %s: %w", o.Engine, err)
 		}
 		if o.Engine == "postgres" {
 			s.statements = pgStatements(s)
 		} else {
 			s.statements = mariadbStatements(s)
 		}
+	}
+	return nil
+}
+
+// connectAdmin opens the admin connection, looking at the benchmark
+// database.
+func (s *server) connectAdmin(ctx context.Context) error {
+	t, err := engine.ParseTarget(s.info.AdminDSN, engine.TLSOptions{Mode: engine.TLSDisable})
+	if err != nil {
+		return err
+	}
+	t.URL.Path = "/sbtest"
+	if s.admin, err = t.Engine.Connect(ctx, t); err != nil {
+		return fmt.Errorf("admin connection to %s: %w", s.name, err)
 	}
 	return nil
 }

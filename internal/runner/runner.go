@@ -717,12 +717,15 @@ func (r *run) since() time.Duration { return time.Since(r.begin).Round(100 * tim
 func (r *run) replaceConn(id int, s *slot) error {
 	_ = s.worker.Close()
 	_ = s.conn.Close()
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), r.cfg.ReconnectTimeout)
+	defer cancel()
 	c, err := r.t.Engine.Connect(ctx, r.t)
 	if err != nil {
 		return err
 	}
-	w, err := r.wl.NewWorker(ctx, r.workerEnv(c, id))
+	env := r.workerEnv(c, id)
+	env.Previous = s.worker // the random sequence goes on, not over
+	w, err := r.wl.NewWorker(ctx, env)
 	if err != nil {
 		c.Close()
 		return err

@@ -215,11 +215,15 @@ func (wk *encWorker) Abort(retry bool) error {
 // from the table prepare made.
 func (wk *encWorker) Close() error {
 	for t := range wk.tables {
-		for _, id := range wk.tables[t].deleted {
-			if err := wk.insertRow(&wk.tables[t], id); err != nil {
+		tb := &wk.tables[t]
+		for len(tb.deleted) > 0 {
+			id := tb.deleted[len(tb.deleted)-1]
+			if err := wk.insertRow(tb, id); err != nil {
 				_ = wk.conn.Close()
 				return fmt.Errorf("re-inserting deleted row %d: %w", id, err)
 			}
+			// A worker that takes over this one's list must not insert it twice.
+			tb.deleted = tb.deleted[:len(tb.deleted)-1]
 		}
 	}
 	return wk.conn.Close()

@@ -79,6 +79,7 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 		// A transaction cut by the lost connection is not repeated: its
 		// commit may have happened. The terminal carries on its sequence.
 		wk.g, wk.notes, wk.prev, wk.start = p.g, p.notes, p.prev, p.start
+		wk.in, wk.paced = p.in, p.paced // drawn by Pause before a reconnect-per-txn
 	}
 	if err := wk.st.prepare(ctx, conn, w.s, wk.k); err != nil {
 		return nil, err
