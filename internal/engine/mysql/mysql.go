@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/url"
 	"strconv"
@@ -25,7 +26,12 @@ import (
 	"github.com/encbench/encbench/internal/tlsconf"
 )
 
-func init() { engine.Register(Engine{}) }
+func init() {
+	engine.Register(Engine{})
+	// The driver logs lost connections to stderr itself; encbench reports
+	// each error once, in its own words, and counts it.
+	_ = gomysql.SetLogger(log.New(io.Discard, "", 0))
+}
 
 // Engine implements engine.Engine for MySQL and MariaDB.
 type Engine struct{}
