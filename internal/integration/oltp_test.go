@@ -187,7 +187,7 @@ func TestRunnerModes(t *testing.T) {
 	base := []string{"oltp_point_select", "--dsn", dsn, "--tables", "1", "--table-size", "1000", "--threads", "2"}
 
 	out := mustRun(t, append([]string{"run", "--time", "2", "--report-interval", "1"}, base...)...)
-	line := regexp.MustCompile(`(?m)^\[ 1s \] thds: 2 tps: [0-9.]+ qps: [0-9.]+ \(r/w/o: [0-9.]+/[0-9.]+/[0-9.]+\) lat \(ms,95%\): [0-9.]+ err/s: [0-9.]+ reconn/s: [0-9.]+$`)
+	line := regexp.MustCompile(`(?m)^\[ 1s \] thds: 2 tps: [0-9.]+ qps: [0-9.]+ \(r/w/o: [0-9.]+/[0-9.]+/[0-9.]+\) lat \(ms,95%\): [0-9.]+ err/s: [0-9.]+ reconn/s: [0-9.]+ fail/s: [0-9.]+$`)
 	if !line.MatchString(out) {
 		t.Errorf("no sysbench-style interval line in:\n%s", out)
 	}

@@ -589,6 +589,11 @@ func (r *run) work(id int, s *slot) {
 		}
 		first = false
 		committed, err := r.event(id, s, &c, &t)
+		if measured && !committed && err == nil && r.cfg.Events > 0 {
+			// As sysbench, --events counts committed events: a failed
+			// transaction gives its event back.
+			r.remaining.Add(1)
+		}
 		end := time.Now()
 		lat := end.Sub(start)
 		if end.Sub(lastYield) >= yieldEvery {
