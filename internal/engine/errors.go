@@ -1,9 +1,13 @@
 package engine
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/encbench/encbench/internal/errs"
 )
@@ -126,4 +130,20 @@ func (e ServerError) Describe(err error) string {
 		return fmt.Sprintf("%s (%v)", e.Kind, err)
 	}
 	return fmt.Sprintf("%s, code %s (%v)", e.Kind, e.Code, err)
+}
+
+// Clock is an engine that reads its server's clock, so load generators on
+// several machines can check theirs before starting together.
+type Clock interface {
+	ServerTime(ctx context.Context, c Conn) (time.Time, error)
+}
+
+// UnixText reads seconds since the epoch with a fraction ("1732431234.5").
+func UnixText(s string) (time.Time, error) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("not a time in seconds: %q", s)
+	}
+	sec := math.Floor(f)
+	return time.Unix(int64(sec), int64((f-sec)*1e9)), nil
 }

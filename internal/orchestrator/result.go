@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/procfs"
 
 	"github.com/encbench/encbench/internal/measure"
@@ -54,7 +55,7 @@ func assemble(o *runner.Outcome, cfg runner.Config, started time.Time) *result.R
 			Max: measure.Ms(h.Max()), Sum: round(h.Mean()*float64(h.TotalCount())/1000, 2),
 		}
 	}
-	if enc, err := h.Encode(2); err == nil {
+	if enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
 		r.Histogram = string(enc)
 	}
 	cores := runtime.NumCPU()

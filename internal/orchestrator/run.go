@@ -105,6 +105,14 @@ func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*r
 		return nil, err
 	}
 	cfg.OnInterval = o.OnInterval
+	gen, err := parseGenerator(s.Runner, s.Threads)
+	if err != nil {
+		return nil, err
+	}
+	if gen != nil {
+		gen.apply(&cfg)
+		gen.partition(wl)
+	}
 	// Before anything connects: a path that cannot be emulated is a usage error.
 	workers, link, err := throughNetwork(t, s.Runner)
 	if err != nil {
@@ -121,6 +129,12 @@ func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*r
 	info, err := t.Engine.ServerInfo(ctx, admin)
 	if err != nil {
 		return nil, err
+	}
+	var genDoc *result.Generator
+	if gen != nil {
+		if genDoc, err = gen.checkClock(ctx, t.Engine, admin); err != nil {
+			return nil, err
+		}
 	}
 	tdeProof, err := proveAtRest(ctx, t, admin, wl, rs.Sandbox, rs.TDE)
 	if err != nil {
@@ -189,6 +203,7 @@ func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*r
 		res.Rates = caps.Rates(counts, res.DurationS)
 	}
 	res.Regime = regimeInfo
+	res.Generator = genDoc
 	if link != nil {
 		res.Network = &result.Network{RTTMs: ms(link.Options.RTT), JitterMs: ms(link.Options.Jitter),
 			BandwidthKBps: link.Options.BandwidthKBps, CutAfterMs: ms(link.Options.CutAfter), Via: netem.Via}

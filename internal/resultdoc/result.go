@@ -28,6 +28,10 @@ type Result struct {
 	Repetition int      `json:"repetition"`
 	// Suite places the result in a suite's matrix; nil for a lone run.
 	Suite *SuiteRef `json:"suite,omitempty"`
+	// Generator says this result is one of several load generators'
+	// shares of a run; Generators lists the shares a merged result adds up.
+	Generator  *Generator  `json:"generator,omitempty"`
+	Generators []Generator `json:"generators,omitempty"`
 	// Command is the encbench command line that reproduces this cell.
 	Command   string     `json:"command,omitempty"`
 	Totals    Totals     `json:"totals"`
@@ -64,6 +68,21 @@ type Network struct {
 	CutAfterMs float64 `json:"cut_after_ms,omitempty"`
 	// Via names the proxy, for example "toxiproxy v2.5.0".
 	Via string `json:"via"`
+}
+
+// Generator is one load generator's share of a run.
+type Generator struct {
+	Index   int    `json:"index"`
+	Count   int    `json:"count"`
+	Threads int    `json:"threads"`
+	StartAt string `json:"start_at,omitempty"`
+	// ClockOffsetMs is the server's clock minus this machine's.
+	ClockOffsetMs *float64 `json:"clock_offset_ms,omitempty"`
+	// In a merged result: this generator's own figures.
+	Transactions int64   `json:"transactions,omitempty"`
+	TPS          float64 `json:"tps,omitempty"`
+	ClientS      float64 `json:"client_s,omitempty"`
+	Host         string  `json:"host,omitempty"`
 }
 
 // SuiteRef names the suite cell a result belongs to.

@@ -61,6 +61,12 @@ type Config struct {
 	// statements again) for every transaction, like pgbench -C; the time it
 	// takes is part of the transaction's latency.
 	ReconnectPerTxn bool
+	// IDOffset and TotalThreads place this run's workers among every
+	// generator's (worker i is IDOffset+i of TotalThreads; 0: alone).
+	IDOffset, TotalThreads int
+	// StartAt, when set, is when measuring (or warmup) begins, shared by
+	// generators on other machines; the connections are made before it.
+	StartAt time.Time
 	// OnInterval, when set, sees every interval as it is measured (for a
 	// progress display); it runs on the collector, never on a worker.
 	OnInterval func(Interval)
@@ -203,7 +209,6 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 	for _, p := range wl.Capabilities().Parts {
 		itemNames = append(itemNames, p.Name)
 	}
-	d := t.Engine.Dialect()
 	if cfg.ReconnectTimeout <= 0 {
 		cfg.ReconnectTimeout = DefaultReconnectTimeout
 	}
@@ -226,7 +231,7 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 			if sessions[i], err = c.TLSState(gctx); err != nil {
 				return err
 			}
-			s.worker, err = wl.NewWorker(gctx, workload.WorkerEnv{Conn: c, Dialect: d, Target: t, ID: i, Threads: cfg.Threads})
+			s.worker, err = wl.NewWorker(gctx, workerEnv(cfg, t, c, i))
 			return connectError(err, cctx, cfg.ReconnectTimeout)
 		})
 	}
@@ -254,6 +259,17 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 		}
 	}
 
+	if !cfg.StartAt.IsZero() {
+		wait := time.Until(cfg.StartAt)
+		if wait < 0 {
+			return &Outcome{Sessions: sessions, Hist: measure.NewHistogram()}, fmt.Errorf("connecting took until %v after --start-at: give the generators more time before it", (-wait).Round(time.Millisecond))
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return &Outcome{Sessions: sessions, Hist: measure.NewHistogram(), Partial: true}, ctx.Err()
+		}
+	}
 	r := &run{cfg: cfg, slots: slots, t: t, wl: wl, itemNames: itemNames}
 	out, err := r.execute(ctx)
 	if out != nil {
@@ -739,8 +755,16 @@ func (r *run) replaceConn(id int, s *slot) error {
 	return nil
 }
 
-func (r *run) workerEnv(c engine.Conn, id int) workload.WorkerEnv {
-	return workload.WorkerEnv{Conn: c, Dialect: r.t.Engine.Dialect(), Target: r.t, ID: id, Threads: r.cfg.Threads}
+func (r *run) workerEnv(c engine.Conn, id int) workload.WorkerEnv { return workerEnv(r.cfg, r.t, c, id) }
+
+// workerEnv numbers worker i among every generator's workers, so random
+// streams and partitions (TPC-C home warehouses) do not repeat.
+func workerEnv(cfg Config, t engine.Target, c engine.Conn, i int) workload.WorkerEnv {
+	threads := cfg.Threads
+	if cfg.TotalThreads > 0 {
+		threads = cfg.TotalThreads
+	}
+	return workload.WorkerEnv{Conn: c, Dialect: t.Engine.Dialect(), Target: t, ID: cfg.IDOffset + i, Threads: threads}
 }
 
 // reconnect replaces the worker's lost connection, trying with back-off

@@ -90,6 +90,10 @@ type Runner struct {
 	// NetCutAfter cuts every worker connection through the proxy once it
 	// has been open this long (a fault).
 	NetCutAfter time.Duration
+	// Generator is "I/N": this run is load generator I (from 0) of N that
+	// share --threads; StartAt (RFC3339) is their common start.
+	Generator string
+	StartAt   string
 }
 
 // New returns the spec of a phase of a workload with every default set.
@@ -147,6 +151,8 @@ func bindRun(fs *pflag.FlagSet, s *Spec) {
 	fs.DurationVar(&r.NetJitter, "net-jitter", 0, "with --net-delay: vary each round trip by up to this much (uniform, order kept)")
 	fs.Int64Var(&r.NetBandwidth, "net-bandwidth", 0, "emulate a network: limit each direction to this many KB/s (0: unlimited)")
 	fs.DurationVar(&r.NetCutAfter, "net-cut-after", 0, "fault: cut every worker connection (through the proxy: its next message dropped, both sides closed) once it has been open this long; workers reconnect (--reconnect-timeout)")
+	fs.StringVar(&r.Generator, "generator", "", "I/N: run as load generator I (from 0) of N that share --threads (and --events, --rate); merge their results with encbench merge")
+	fs.StringVar(&r.StartAt, "start-at", "", "with --generator: the common start, an RFC3339 time such as 2026-11-24T10:00:00Z (refused if past, or if this machine's clock is more than 1 s from the server's)")
 	fs.IntVar(&r.Repetition, "repetition", 1, "repetition number recorded in the result")
 	fs.BoolVar(&s.TDE, "tde", false, "the tables are encrypted at rest: prove it from the server before measuring (automatic for TDE sandboxes)")
 	fs.IntVar(&s.Target.ServerPID, "server-pid", 0, "pid of a local server whose process tree's CPU to measure (sandboxes: automatic)")

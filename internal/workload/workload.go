@@ -91,6 +91,12 @@ type RunDefaults interface {
 	DefaultMaxTries() int
 }
 
+// Partitioned is a workload whose generators must not collide when
+// several share a run (YCSB's insert keys): generator index of count.
+type Partitioned interface {
+	Partition(index, count int)
+}
+
 // Noter is a worker that counts things beyond statements (TLS handshakes,
 // resumed sessions); the runner adds up every worker's notes at the end.
 type Noter interface {

@@ -165,6 +165,15 @@ func (Engine) ClassifyError(err error) engine.ServerError {
 	return engine.ServerError{Kind: engine.ErrFatal}
 }
 
+// ServerTime is the server's clock, for generators starting together.
+func (Engine) ServerTime(ctx context.Context, c engine.Conn) (time.Time, error) {
+	rows, err := c.Query(ctx, "SELECT UNIX_TIMESTAMP(NOW(6))")
+	if err != nil || len(rows) != 1 {
+		return time.Time{}, fmt.Errorf("reading NOW(6): %v", err)
+	}
+	return engine.UnixText(rows[0][0])
+}
+
 // DefaultIgnoredErrors is sysbench's --mysql-ignore-errors default.
 func (Engine) DefaultIgnoredErrors() []string { return []string{"1213", "1020", "1205"} }
 

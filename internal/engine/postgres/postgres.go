@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -131,6 +132,15 @@ func (Engine) ClassifyError(err error) engine.ServerError {
 		return engine.ServerError{Kind: engine.ErrConnLost}
 	}
 	return engine.ServerError{Kind: engine.ErrFatal}
+}
+
+// ServerTime is the server's clock, for generators starting together.
+func (Engine) ServerTime(ctx context.Context, c engine.Conn) (time.Time, error) {
+	rows, err := c.Query(ctx, "SELECT extract(epoch FROM clock_timestamp())::text")
+	if err != nil || len(rows) != 1 {
+		return time.Time{}, fmt.Errorf("reading clock_timestamp(): %v", err)
+	}
+	return engine.UnixText(rows[0][0])
 }
 
 // DefaultIgnoredErrors are sysbench's pgsql driver's: deadlocks,

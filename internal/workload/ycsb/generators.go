@@ -102,10 +102,31 @@ func (s *scrambledZipfian) next(r *rand.Rand) int64 {
 // number whose insert has been issued (YCSB's acknowledged counter,
 // simplified: a reader may see a key a moment before its insert lands and
 // then simply finds nothing).
-type counter struct{ next atomic.Int64 }
+//
+// With several load generators, generator I of N takes the numbers
+// start + k*N + I, so generators never insert the same key.
+type counter struct {
+	next          atomic.Int64 // the next k
+	start         int64
+	stride, index int64
+}
 
-func (c *counter) take() int64 { return c.next.Add(1) - 1 }
-func (c *counter) last() int64 { return c.next.Load() - 1 }
+func (c *counter) init(start int64) {
+	c.start, c.next = start, atomic.Int64{}
+	c.stride = max(c.stride, 1)
+}
+
+func (c *counter) take() int64 { return c.start + (c.next.Add(1)-1)*c.stride + c.index }
+
+// last is the highest number inserted so far (by this generator; the
+// others' are near it).
+func (c *counter) last() int64 {
+	k := c.next.Load()
+	if k == 0 {
+		return c.start - 1
+	}
+	return c.start + (k-1)*c.stride + c.index
+}
 
 // chooser picks the key number of a read, update or scan.
 type chooser interface {

@@ -72,7 +72,7 @@ func TestScrambledZipfianSpreadsHotKeys(t *testing.T) {
 func TestLatestPrefersRecentInserts(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	var c counter
-	c.next.Store(1000)
+	c.init(1000)
 	l := latest{c: &c, z: newZipfian(0, 999, zipfianConstant, 0)}
 	recent := 0
 	for i := 0; i < 10000; i++ {
@@ -86,5 +86,27 @@ func TestLatestPrefersRecentInserts(t *testing.T) {
 	}
 	if recent < 3000 {
 		t.Errorf("only %d of 10000 draws among the 10 newest records", recent)
+	}
+}
+
+// Generators stride the insert keys: I of N takes start + k*N + I.
+func TestCounterPartitionsInsertKeys(t *testing.T) {
+	seen := map[int64]bool{}
+	for i := int64(0); i < 3; i++ {
+		c := counter{index: i, stride: 3}
+		c.init(100)
+		if c.last() != 99 {
+			t.Errorf("before any insert, last is %d, want the loaded 99", c.last())
+		}
+		for k := 0; k < 50; k++ {
+			n := c.take()
+			if seen[n] || n < 100 || n%3 != (100+i)%3 {
+				t.Fatalf("generator %d took %d", i, n)
+			}
+			seen[n] = true
+		}
+		if c.last() != 100+49*3+i {
+			t.Errorf("last %d", c.last())
+		}
 	}
 }

@@ -141,7 +141,7 @@ func (Family) New(name string, opts workload.Options) (workload.Workload, error)
 		}
 	}
 	w := &Workload{name: name, o: o}
-	w.inserts.next.Store(o.RecordCount)
+	w.inserts.init(o.RecordCount)
 	return w, nil
 }
 
@@ -154,6 +154,11 @@ type Workload struct {
 	// worker starts, so inserts continue after earlier runs' inserts.
 	counted  sync.Once
 	countErr error
+}
+
+// Partition makes this generator's inserts disjoint from the others'.
+func (w *Workload) Partition(index, count int) {
+	w.inserts.index, w.inserts.stride = int64(index), int64(count)
 }
 
 // countRecords starts the insert sequence after the records already there
@@ -174,7 +179,7 @@ func (w *Workload) countRecords(ctx context.Context, c engine.Conn) error {
 			w.countErr = fmt.Errorf("counting %s (run prepare first): %w", w.o.Table, w.countErr)
 			return
 		}
-		w.inserts.next.Store(max(n, w.o.RecordCount))
+		w.inserts.init(max(n, w.o.RecordCount))
 	})
 	return w.countErr
 }

@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/merge"
+	"github.com/encbench/encbench/internal/report"
+	result "github.com/encbench/encbench/internal/resultdoc"
+)
+
+func newMerge() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "merge FILES|DIR --json OUT",
+		Short: "Add up the results of load generators that shared a run (encbench run --generator I/N) into one result",
+		Long: "merge adds the generators' latency histograms (percentiles come from the sum, never\n" +
+			"averaged), sums transactions, errors, TPS and the interval series on the common\n" +
+			"time grid, and keeps each generator's client CPU. It refuses results that did not\n" +
+			"prove the same variant against the same server, or are not one whole set 0..N-1.\n" +
+			"The merged result is a normal result: report and compare accept it.",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return errs.Usage("merge needs --json OUT, the merged result's file")
+			}
+			files, err := merge.Inputs(args)
+			if err != nil {
+				return err
+			}
+			m, err := merge.Files(files)
+			if err != nil {
+				return err
+			}
+			m.Command = "encbench merge " + strings.Join(args, " ") + " --json " + out
+			report.Summary(cmd.OutOrStdout(), m)
+			if err := result.WriteFile(out, m); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "encbench: %d generators merged into %s\n", len(files), out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "json", "", "write the merged result here")
+	return cmd
+}

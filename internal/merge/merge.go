@@ -1,0 +1,285 @@
+// Package merge adds up the results of load generators that shared one run
+// (encbench run --generator I/N) into one result: histograms are added,
+// never percentiles averaged; counts, rates and interval series are summed
+// on the common time grid; each generator's own client CPU is kept.
+package merge
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/measure"
+	result "github.com/encbench/encbench/internal/resultdoc"
+)
+
+// Inputs expands the command line: files as given, directories to the
+// generator results they hold (JSON files whose result has a generator).
+func Inputs(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, errs.Usage("cannot read %s: %v", a, err)
+		}
+		if !st.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		matches, _ := filepath.Glob(filepath.Join(a, "*.json"))
+		for _, m := range matches {
+			if r, err := result.ReadFile(m); err == nil && r.Generator != nil {
+				out = append(out, m)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, errs.Usage("no generator results in %s: give the files that encbench run --generator I/N --json wrote, or their directory", strings.Join(args, " "))
+	}
+	return out, nil
+}
+
+// Files reads and merges generator results.
+func Files(paths []string) (*result.Result, error) {
+	var rs []*result.Result
+	for _, p := range paths {
+		r, err := result.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		if r.Generator == nil {
+			return nil, errs.Usage("%s is not a generator's result (run with --generator I/N)", p)
+		}
+		rs = append(rs, r)
+	}
+	return Results(rs)
+}
+
+// Results merges the results of generators 0..N-1 of one run; results
+// that did not prove the same variant against the same server, or are not
+// exactly one whole set of generators, are refused with what differs.
+func Results(rs []*result.Result) (*result.Result, error) {
+	if err := sameRun(rs); err != nil {
+		return nil, err
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Generator.Index < rs[j].Generator.Index })
+	m := *rs[0]
+	m.Generator = nil
+	m.Generators = nil
+	m.Threads, m.RateLimit, m.TPS, m.QPS, m.DurationS = 0, 0, 0, 0, 0
+	m.Totals = result.Totals{}
+	m.Notes, m.Rates, m.Items = nil, nil, nil
+	hist := measure.NewHistogram()
+	tls := result.TLSProof{Source: rs[0].Variant.Verified.TLS.Source}
+	for _, r := range rs {
+		g := *r.Generator
+		g.Transactions, g.TPS, g.ClientS, g.Host = r.Totals.Transactions, r.TPS, r.CPU.ClientS, r.Environment.Host
+		m.Generators = append(m.Generators, g)
+		m.Partial = m.Partial || r.Partial
+		m.Threads += r.Threads
+		m.RateLimit += r.RateLimit
+		m.TPS += r.TPS
+		m.QPS += r.QPS
+		m.DurationS = math.Max(m.DurationS, r.DurationS)
+		addTotals(&m.Totals, r.Totals)
+		m.Notes = addCounts(m.Notes, r.Notes)
+		m.Rates = addRates(m.Rates, r.Rates)
+		h, err := decode(r.Histogram)
+		if err != nil {
+			return nil, fmt.Errorf("generator %d's latency histogram: %w", r.Generator.Index, err)
+		}
+		hist.Merge(h)
+		addTLS(&tls, r.Variant.Verified.TLS)
+	}
+	m.Variant.Verified.TLS = tls
+	m.TPS, m.QPS = round(m.TPS, 2), round(m.QPS, 2)
+	m.LatencyMs = latency(hist)
+	enc, err := hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the merged histogram: %w", err)
+	}
+	m.Histogram = string(enc)
+	m.CPU = cpu(rs, m.Totals.Transactions, m.DurationS)
+	m.Intervals = intervals(rs)
+	m.Items = items(rs)
+	m.Fairness = fairness(rs)
+	return &m, nil
+}
+
+// sameRun checks that rs are generators 0..N-1 of one run, each having
+// proved the same variant against the same server and workload.
+func sameRun(rs []*result.Result) error {
+	if len(rs) == 0 {
+		return errs.Usage("nothing to merge")
+	}
+	n := rs[0].Generator.Count
+	seen := map[int]bool{}
+	for _, r := range rs {
+		g := r.Generator
+		if g.Count != n {
+			return errs.Usage("generator %d is one of %d, generator %d one of %d: merge one run's generators", rs[0].Generator.Index, n, g.Index, g.Count)
+		}
+		if seen[g.Index] {
+			return errs.Usage("generator %d appears twice", g.Index)
+		}
+		seen[g.Index] = true
+	}
+	if len(rs) != n {
+		var missing []string
+		for i := range n {
+			if !seen[i] {
+				missing = append(missing, fmt.Sprint(i))
+			}
+		}
+		return errs.Usage("%d of %d generators given: generator %s missing", len(rs), n, strings.Join(missing, ", "))
+	}
+	base := rs[0]
+	for _, r := range rs {
+		if !r.Variant.Verified.OK {
+			return errs.Usage("generator %d did not prove its variant (%s): its result cannot be merged", r.Generator.Index, strings.Join(r.Variant.Verified.Msg, "; "))
+		}
+		if diff := differences(base, r); len(diff) > 0 {
+			return errs.Usage("generator %d and generator %d did not run the same test: %s", base.Generator.Index, r.Generator.Index, strings.Join(diff, "; "))
+		}
+	}
+	return nil
+}
+
+// differences lists what two generators' results disagree on that must
+// be the same for their sum to mean anything.
+func differences(a, b *result.Result) []string {
+	var out []string
+	diff := func(what string, x, y any) {
+		if !reflect.DeepEqual(x, y) {
+			out = append(out, fmt.Sprintf("%s %v vs %v", what, show(x), show(y)))
+		}
+	}
+	diff("server", a.Engine.Kind+" "+a.Engine.Version, b.Engine.Kind+" "+b.Engine.Version)
+	diff("target", a.Target, b.Target)
+	diff("start", a.Generator.StartAt, b.Generator.StartAt)
+	diff("variant", a.Variant.Name, b.Variant.Name)
+	diff("TLS mode", a.Variant.TLS, b.Variant.TLS)
+	diff("TDE", a.Variant.TDE, b.Variant.TDE)
+	diff("column encryption", a.Variant.Colenc, b.Variant.Colenc)
+	diff("TLS seen by the server", tlsShape(a.Variant.Verified.TLS), tlsShape(b.Variant.Verified.TLS))
+	diff("encrypted tables", tdeShape(a.Variant.Verified.TDE), tdeShape(b.Variant.Verified.TDE))
+	diff("workload", a.Workload.Name, b.Workload.Name)
+	diff("workload options", a.Workload.Params, b.Workload.Params)
+	diff("warmup", a.WarmupS, b.WarmupS)
+	diff("network", a.Network, b.Network)
+	return out
+}
+
+func show(v any) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// tlsShape is what a TLS proof says regardless of how many connections
+// each generator had: encrypted or not, with which versions and ciphers.
+func tlsShape(p result.TLSProof) string {
+	state := "none encrypted"
+	switch {
+	case p.TLSConnections == p.Connections && p.Connections > 0:
+		state = "all encrypted"
+	case p.TLSConnections > 0:
+		state = "some encrypted"
+	}
+	return fmt.Sprintf("%s %v %v", state, slices.Sorted(maps.Keys(p.Versions)), slices.Sorted(maps.Keys(p.Ciphers)))
+}
+
+func tdeShape(p *result.TDEProof) string {
+	if p == nil {
+		return "not checked"
+	}
+	return fmt.Sprintf("%d of %d", p.Encrypted, p.Tables)
+}
+
+func addTLS(dst *result.TLSProof, p result.TLSProof) {
+	dst.Connections += p.Connections
+	dst.TLSConnections += p.TLSConnections
+	for k, v := range p.Versions {
+		if dst.Versions == nil {
+			dst.Versions = map[string]int{}
+		}
+		dst.Versions[k] += v
+	}
+	for k, v := range p.Ciphers {
+		if dst.Ciphers == nil {
+			dst.Ciphers = map[string]int{}
+		}
+		dst.Ciphers[k] += v
+	}
+}
+
+func addTotals(dst *result.Totals, t result.Totals) {
+	dst.Transactions += t.Transactions
+	dst.Queries.Read += t.Queries.Read
+	dst.Queries.Write += t.Queries.Write
+	dst.Queries.Other += t.Queries.Other
+	dst.Queries.Total += t.Queries.Total
+	dst.Errors += t.Errors
+	dst.Reconnects += t.Reconnects
+	dst.Retried += t.Retried
+	dst.Retries += t.Retries
+	dst.Failed = addCounts(dst.Failed, t.Failed)
+	dst.ErrorCodes = addCounts(dst.ErrorCodes, t.ErrorCodes)
+}
+
+func addCounts(dst, src map[string]int64) map[string]int64 {
+	for k, v := range src {
+		if dst == nil {
+			dst = map[string]int64{}
+		}
+		dst[k] += v
+	}
+	return dst
+}
+
+// addRates sums rates such as tpmC: each generator's is its own share.
+func addRates(dst, src map[string]float64) map[string]float64 {
+	for k, v := range src {
+		if dst == nil {
+			dst = map[string]float64{}
+		}
+		dst[k] = round(dst[k]+v, 2)
+	}
+	return dst
+}
+
+func decode(s string) (*hdrhistogram.Histogram, error) {
+	if s == "" {
+		return nil, fmt.Errorf("missing (the result predates latency_histogram_us)")
+	}
+	return hdrhistogram.Decode([]byte(s))
+}
+
+func latency(h *hdrhistogram.Histogram) result.Latency {
+	if h.TotalCount() == 0 {
+		return result.Latency{}
+	}
+	return result.Latency{
+		Min: measure.Ms(h.Min()), Avg: round(h.Mean()/1000, 3),
+		P50: measure.Ms(h.ValueAtQuantile(50)), P95: measure.Ms(h.ValueAtQuantile(95)),
+		P99: measure.Ms(h.ValueAtQuantile(99)), P999: measure.Ms(h.ValueAtQuantile(99.9)),
+		Max: measure.Ms(h.Max()), Sum: round(h.Mean()*float64(h.TotalCount())/1000, 2),
+	}
+}
+
+func round(v float64, places int) float64 {
+	p := math.Pow(10, float64(places))
+	return math.Round(v*p) / p
+}

@@ -1,0 +1,94 @@
+package orchestrator
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/runner"
+	"github.com/encbench/encbench/internal/spec"
+)
+
+// Generators share the threads without gaps or overlaps, and the worker
+// ids they use cover 0..threads-1 once.
+func TestGeneratorsShareThreadsAndIDs(t *testing.T) {
+	at := time.Now().Add(time.Minute).UTC().Format(time.RFC3339)
+	for _, threads := range []int{3, 7, 8, 64} {
+		ids := map[int]bool{}
+		for i := 0; i < 3; i++ {
+			g, err := parseGenerator(spec.Runner{Generator: strings.Join([]string{itoa(i), "3"}, "/"), StartAt: at}, threads)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for w := 0; w < g.Threads; w++ {
+				if ids[g.IDOffset+w] {
+					t.Fatalf("%d threads: worker id %d used twice", threads, g.IDOffset+w)
+				}
+				ids[g.IDOffset+w] = true
+			}
+			cfg := runner.Config{Events: 100, Rate: 30}
+			g.apply(&cfg)
+			if cfg.TotalThreads != threads || cfg.Rate != 10 || cfg.Events != int64(share(100, i, 3)) || !cfg.StartAt.Equal(g.StartAt) {
+				t.Errorf("generator %d: %+v", i, cfg)
+			}
+		}
+		if len(ids) != threads {
+			t.Errorf("%d threads: %d worker ids", threads, len(ids))
+		}
+	}
+}
+
+// A start in the past, a missing start, a malformed index or too few
+// threads are usage errors saying what to give.
+func TestGeneratorStartRefusals(t *testing.T) {
+	past := time.Now().Add(-3 * time.Second).UTC().Format(time.RFC3339Nano)
+	for _, tc := range []struct {
+		r       spec.Runner
+		threads int
+		want    string
+	}{
+		{spec.Runner{Generator: "0/3", StartAt: past}, 3, "in the past"},
+		{spec.Runner{Generator: "1/3"}, 3, "needs --start-at"},
+		{spec.Runner{Generator: "3/3", StartAt: past}, 3, "0 <= I < N"},
+		{spec.Runner{Generator: "a/b"}, 3, "bad --generator"},
+		{spec.Runner{Generator: "0/4", StartAt: past}, 3, "at least one thread each"},
+		{spec.Runner{StartAt: past}, 3, "needs --generator"},
+		{spec.Runner{Generator: "0/2", StartAt: "tomorrow"}, 3, "RFC3339"},
+	} {
+		_, err := parseGenerator(tc.r, tc.threads)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || errs.ExitCode(err) != 2 {
+			t.Errorf("%+v: %v, want a usage error naming %q", tc.r, err, tc.want)
+		}
+	}
+	if g, err := parseGenerator(spec.Runner{Generator: "0/1"}, 4); err != nil || g.Threads != 4 {
+		t.Errorf("one generator alone needs no start: %v", err)
+	}
+}
+
+func itoa(i int) string { return string(rune('0' + i)) }
+
+// skewedClock is a server whose clock is off by off.
+type skewedClock struct {
+	engine.Engine
+	off time.Duration
+}
+
+func (s skewedClock) ServerTime(context.Context, engine.Conn) (time.Time, error) {
+	return time.Now().Add(s.off), nil
+}
+
+// Generators refuse a server whose clock is obviously not theirs, and
+// record the offset they measured.
+func TestClockCheck(t *testing.T) {
+	g := &generatorPlan{Index: 1, Count: 2, Threads: 2, StartAt: time.Now().Add(time.Minute)}
+	if _, err := g.checkClock(context.Background(), skewedClock{off: -3 * time.Second}, nil); err == nil || !strings.Contains(err.Error(), "synchronise") {
+		t.Errorf("a clock 3 s behind: %v", err)
+	}
+	doc, err := g.checkClock(context.Background(), skewedClock{off: 20 * time.Millisecond}, nil)
+	if err != nil || doc.ClockOffsetMs == nil || *doc.ClockOffsetMs < 15 || *doc.ClockOffsetMs > 200 || doc.Index != 1 || doc.StartAt == "" {
+		t.Errorf("a clock 20 ms ahead: %+v, %v", doc, err)
+	}
+}
