@@ -40,7 +40,14 @@ type fixture struct {
 // the suite fast. It is written only by TestMain.
 var fx fixture
 
+// asCLI makes this test binary act as the encbench command, so tests can
+// start encbench processes of their own (load generators).
+const asCLI = "ENCBENCH_TEST_AS_CLI"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(asCLI) == "1" {
+		os.Exit(cli.Execute(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
 	code := func() int {
 		if err := fx.start(); err != nil {
 			if os.Getenv("ENCBENCH_REQUIRE_SERVERS") == "1" {
