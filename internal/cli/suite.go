@@ -36,6 +36,9 @@ type suiteFlags struct {
 	precision   float64
 	budget      string
 	offered     []int
+	generator   string
+	startAt     string
+	prepareOnly bool
 }
 
 func newSuite() *cobra.Command {
@@ -68,6 +71,9 @@ func newSuite() *cobra.Command {
 	fs.Float64Var(&f.precision, "precision", -1, "target half-width of every loss interval, in percentage points: blocks continue until each cell reaches it (0: exactly --repetitions; default: the suite's)")
 	fs.StringVar(&f.budget, "budget", "", "wall time the suite may take, set-up included, for example 11m; no block starts that would end past it (default: the suite's)")
 	fs.IntSliceVar(&f.offered, "offered-load", nil, "after the closed-loop blocks, run every variant at these shares (%) of the baseline's saturation TPS, for example 50,80: latency and CPU at equal load (default: the suite's)")
+	fs.StringVar(&f.generator, "generator", "", "I/N: run as load generator I (from 0) of N on other machines (a Kubernetes Indexed Job): the fixed plan, every cell at the same time on each, this one's share written to generators/; merge with encbench merge DIRS --suite-out OUT")
+	fs.StringVar(&f.startAt, "start-at", "", "with --generator: when the first cell starts (RFC3339); the others follow on a fixed schedule")
+	fs.BoolVar(&f.prepareOnly, "prepare-only", false, "load every target's data and stop (before generators run the suite)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the variants' random order within each block (default: drawn, and recorded in plan.json)")
 	list := &cobra.Command{
 		Use:   "list",
@@ -132,12 +138,19 @@ func (f *suiteFlags) run(cmd *cobra.Command, nameOrFile string) error {
 	if err := checkLang(f.report.Lang); err != nil {
 		return err
 	}
+	if f.generator != "" && (f.resume || f.prepareOnly) {
+		return errs.Usage("--generator runs a fixed schedule from --start-at: it cannot --resume or --prepare-only")
+	}
+	if f.generator != "" {
+		f.noReport = true // one generator's share is not the suite's result
+	}
 	out := cmd.OutOrStdout()
 	return orchestrator.RunSuite(cmd.Context(), orchestrator.SuiteOptions{
 		NameOrFile: nameOrFile, Out: f.out, Resume: f.resume, Overrides: f.overrides(cmd), NoReport: f.noReport, Report: f.report,
 		Command: commandLine(cmd, nameOrFile, abs), Registry: workload.Default(), Supports: sandboxSupports,
 		Stdout: out, Stderr: cmd.ErrOrStderr(),
 		NewProgress: func(total, done int) orchestrator.Progress { return newProgress(out, total, done) },
+		Generator:   f.generator, StartAt: f.startAt, PrepareOnly: f.prepareOnly,
 	})
 }
 

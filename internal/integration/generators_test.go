@@ -110,3 +110,109 @@ func TestGeneratorsMergeExactly(t *testing.T) {
 	}
 	t.Logf("3 generators: %d transactions (%d, %d by the server), p99 %.3f ms", m.Totals.Transactions, sum, committed, m.LatencyMs.P99)
 }
+
+// A suite target with generators: 2 runs each cell as two processes and
+// keeps the merged result as the cell, with each generator's own beside it.
+func TestSuiteWithGenerators(t *testing.T) {
+	servers(t)
+	t.Setenv(asCLI, "1") // the generator processes are this test binary acting as encbench
+	dir := filepath.Join(fx.dir, "gensuite")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ENCBENCH_STATE_DIR", filepath.Join(dir, "state"))
+	file := filepath.Join(dir, "s.yaml")
+	text := `name: gens
+targets: [{engine: mariadb, generators: 2}]
+variants: [plain]
+workloads: [{name: oltp_point_select}]
+threads: [3]
+time: 1
+warmup: 0
+repetitions: 1
+data: {tables: 1, table-size: 1000}
+`
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	mustRun(t, "suite", "run", file, "--out", out)
+	cells, _ := filepath.Glob(filepath.Join(out, "cells", "*.json"))
+	if len(cells) != 1 {
+		t.Fatalf("cells %v", cells)
+	}
+	r, err := result.ReadFile(cells[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	gens, _ := filepath.Glob(filepath.Join(out, "generators", "*", "generator-*.json"))
+	if len(r.Generators) != 2 || r.Threads != 3 || r.Suite == nil || len(gens) != 2 || r.Totals.Transactions != r.Generators[0].Transactions+r.Generators[1].Transactions {
+		t.Errorf("cell %+v with generators %+v, files %v", r.Suite, r.Generators, gens)
+	}
+}
+
+// A suite run as two generator processes (as a Kubernetes Indexed Job's
+// pods would): prepared once, each runs the fixed plan on the common
+// schedule, and merge --suite-out adds them up into a suite directory
+// whose report encbench writes.
+func TestSuiteAsGenerators(t *testing.T) {
+	s := servers(t)[1]
+	dir := filepath.Join(fx.dir, "k8ssuite")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "s.yaml")
+	text := fmt.Sprintf(`name: k8s
+targets: [{name: shared, dsn: "%s"}]
+variants: [plain]
+workloads: [{name: oltp_point_select}]
+threads: [2]
+time: 1
+warmup: 0
+repetitions: 2
+data: {tables: 1, table-size: 1000}
+`, s.info.DSN)
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "suite", "run", file, "--out", filepath.Join(dir, "prep"), "--prepare-only")
+	exe, _ := os.Executable()
+	start := time.Now().Add(4 * time.Second).UTC().Format(time.RFC3339)
+	var cmds []*exec.Cmd
+	var outs []*bytes.Buffer
+	for i := range 2 {
+		cmd := exec.Command(exe, "suite", "run", file, "--out", filepath.Join(dir, fmt.Sprintf("g%d", i)), "--generator", fmt.Sprintf("%d/2", i), "--start-at", start)
+		cmd.Env = append(os.Environ(), asCLI+"=1")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, outs = append(cmds, cmd), append(outs, &out)
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("generator %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	merged := filepath.Join(dir, "merged")
+	out := mustRun(t, "merge", filepath.Join(dir, "g0"), filepath.Join(dir, "g1"), "--suite-out", merged)
+	if !strings.Contains(out, "merged 2 cells") {
+		t.Errorf("merge said: %s", out)
+	}
+	cells, _ := filepath.Glob(filepath.Join(merged, "cells", "*.json"))
+	for _, c := range cells {
+		r, err := result.ReadFile(c)
+		if err != nil || len(r.Generators) != 2 || r.Threads != 2 || r.Suite == nil || r.Totals.Transactions == 0 {
+			t.Errorf("merged cell %s: %v %+v", c, err, r)
+		}
+	}
+	if len(cells) != 2 {
+		t.Errorf("cells %v", cells)
+	}
+	mustRun(t, "report", merged)
+	if _, err := os.Stat(filepath.Join(merged, "report.html")); err != nil {
+		t.Error(err)
+	}
+	mustRun(t, "cleanup", "oltp_point_select", "--dsn", s.info.DSN, "--tables", "1")
+}

@@ -280,8 +280,13 @@ func (x *SuiteRun) runCell(ctx context.Context, q *quietMachine, ls *liveSetup, 
 	if err := q.before(ctx, c.Setup, log); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(log, "$ %s\n\n", s.Display())
-	res, err := Run(ctx, s, x.Registry, Output{Stdout: log, Stderr: log, OnInterval: func(iv runner.Interval) { live(iv.TPS) }})
+	var res *result.Result
+	if n := ls.target.Generators; n > 1 {
+		res, err = runGenerators(ctx, s, n, filepath.Join(x.Dir, GeneratorsDir, c.ID), log)
+	} else {
+		fmt.Fprintf(log, "$ %s\n\n", s.Display())
+		res, err = Run(ctx, s, x.Registry, Output{Stdout: log, Stderr: log, OnInterval: func(iv runner.Interval) { live(iv.TPS) }})
+	}
 	if err != nil {
 		fmt.Fprintf(log, "\nencbench: %v\n", err)
 	}

@@ -31,6 +31,9 @@ const (
 	CellsDir      = "cells"
 	LogsDir       = "logs"
 	SandboxesDir  = "sandboxes"
+	// GeneratorsDir keeps each generator's own result of a cell that ran
+	// as several processes (a target's generators).
+	GeneratorsDir = "generators"
 )
 
 // Progress shows a suite's advance; the CLI draws it.

@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"time"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -35,6 +36,12 @@ type SuiteOptions struct {
 	Stdout      io.Writer
 	Stderr      io.Writer
 	NewProgress func(total, done int) Progress
+	// Generator and StartAt run the suite as load generator I of N on
+	// other machines (a Kubernetes Indexed Job): every cell on a fixed
+	// schedule from StartAt, each generator's share of it.
+	Generator, StartAt string
+	// PrepareOnly loads every target's data and stops.
+	PrepareOnly bool
 }
 
 // RunSuite runs a suite into its directory (or resumes it there), then
@@ -78,6 +85,12 @@ func RunSuite(ctx context.Context, o SuiteOptions) error {
 	pruneOrphans(o.Stderr)
 	if err := WriteJSON(filepath.Join(dir, PlanFile), x.Record()); err != nil {
 		return err
+	}
+	if o.PrepareOnly {
+		return x.PrepareOnly(ctx)
+	}
+	if o.Generator != "" {
+		return x.ExecuteAsGenerator(ctx, o.Generator, o.StartAt)
 	}
 	runErr := x.Execute(ctx)
 	if !o.NoReport && x.Finished > 0 && ctx.Err() == nil {
@@ -132,7 +145,12 @@ func openSuiteDir(dir string, o SuiteOptions) ([]byte, suite.Overrides, error) {
 		// The variants' order within blocks is drawn from a seed the
 		// directory keeps, so --resume continues the same order.
 		o.Overrides.Seed = rand.Uint64() | 1
+		if at, err := time.Parse(time.RFC3339Nano, o.StartAt); err == nil && o.Generator != "" {
+			// Generators on other machines must draw the same order.
+			o.Overrides.Seed = uint64(at.Unix()) | 1
+		}
 	}
+
 	// Expand once here so a bad override fails before anything is written.
 	s, err := suite.Parse(text)
 	if err != nil {

@@ -127,6 +127,10 @@ type Target struct {
 	TLSKey  string `yaml:"tls_key" json:"tls_key,omitempty"`
 	// ServerPID lets encbench measure a local server's CPU.
 	ServerPID int `yaml:"server_pid" json:"server_pid,omitempty"`
+	// Generators runs each cell of this target as that many encbench
+	// processes sharing the threads, with a common start, merged exactly
+	// (encbench run --generator I/N, encbench merge); 0 or 1: one process.
+	Generators int `yaml:"generators" json:"generators,omitempty"`
 }
 
 // Workload is one workload with its options (flag names without dashes).
@@ -311,6 +315,9 @@ func (s *Suite) check() error {
 		}
 		if seen[t.Name] {
 			return fmt.Errorf("two targets are named %q: give each a name", t.Name)
+		}
+		if t.Generators < 0 || t.Generators > 64 {
+			return fmt.Errorf("target %s: generators %d: give 1 to 64 processes", t.Name, t.Generators)
 		}
 		seen[t.Name] = true
 	}

@@ -1,0 +1,84 @@
+package orchestrator
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/encbench/encbench/internal/merge"
+	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/spec"
+)
+
+// startLead is how long generator processes get to start, connect and
+// prove their variant before the common start.
+func startLead(threads int) time.Duration {
+	return 3*time.Second + time.Duration(threads)*20*time.Millisecond
+}
+
+// runGenerators measures s with n local encbench processes that share its
+// threads and start together (--generator I/N --start-at), then merges
+// their results exactly; each process's output goes to log.
+func runGenerators(ctx context.Context, s spec.Spec, n int, dir string, log io.Writer) (*result.Result, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding the encbench binary for the generators: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", dir, err)
+	}
+	start := time.Now().Add(startLead(s.Threads)).UTC().Format(time.RFC3339Nano)
+	type proc struct {
+		cmd  *exec.Cmd
+		out  bytes.Buffer
+		path string
+	}
+	procs := make([]*proc, n)
+	for i := range procs {
+		g := s.Clone()
+		g.Runner.Generator, g.Runner.StartAt = fmt.Sprintf("%d/%d", i, n), start
+		p := &proc{path: filepath.Join(dir, fmt.Sprintf("generator-%d.json", i))}
+		g.JSON = p.path
+		// The processes see the spec's DSN on their command lines, as a
+		// user's own shell would; output and logs show it redacted.
+		p.cmd = exec.CommandContext(ctx, exe, g.Args()...)
+		p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
+		p.cmd.Cancel = func() error { return p.cmd.Process.Signal(os.Interrupt) }
+		p.cmd.WaitDelay = 30 * time.Second
+		fmt.Fprintf(log, "$ %s --generator=%d/%d --start-at=%s\n", s.Display(), i, n, start)
+		if err := p.cmd.Start(); err != nil {
+			return nil, fmt.Errorf("starting generator %d: %w", i, err)
+		}
+		procs[i] = p
+	}
+	var failed []string
+	for i, p := range procs {
+		err := p.cmd.Wait()
+		fmt.Fprintf(log, "\n--- generator %d/%d ---\n%s", i, n, p.out.String())
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("generator %d: %v: %s", i, err, lastLine(p.out.String())))
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if len(failed) > 0 {
+		return nil, fmt.Errorf("%s", strings.Join(failed, "; "))
+	}
+	paths := make([]string, n)
+	for i, p := range procs {
+		paths[i] = p.path
+	}
+	return merge.Files(paths)
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}

@@ -1,0 +1,119 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/encbench/encbench/internal/errs"
+	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/spec"
+	"github.com/encbench/encbench/internal/suite"
+)
+
+// cellSlot is how long each cell of a generator suite gets: its warmup and
+// time, the generators' start-up lead, and slack for the proofs after it.
+func (x *SuiteRun) cellSlot() time.Duration {
+	st := x.Plan.Suite
+	threads := 1
+	for _, c := range x.Plan.Cells {
+		threads = max(threads, c.Threads)
+	}
+	return time.Duration(st.Warmup+st.Time)*time.Second + startLead(threads) + 5*time.Second
+}
+
+// ExecuteAsGenerator runs the suite's fixed plan (its repetitions; no
+// extra blocks, no fixed-rate cells: those depend on every generator's
+// results) as load generator I of N: cell k starts at StartAt + k slots on
+// every generator, and this one writes its share of each cell to
+// generators/CELL/generator-I.json. encbench merge --suite-out adds the
+// generators' directories up into one suite directory for the report.
+func (x *SuiteRun) ExecuteAsGenerator(ctx context.Context, gen, startAt string) error {
+	g, err := parseGenerator(spec.Runner{Generator: gen, StartAt: startAt}, 1<<30)
+	if err != nil {
+		return err
+	}
+	if g.StartAt.IsZero() {
+		return errs.Usage("suite run --generator needs --start-at: every generator follows the same schedule from it")
+	}
+	for _, su := range x.Plan.Setups {
+		if su.Sandbox {
+			return errs.Usage("target %s is a sandbox: generators on other machines need servers given by dsn", su.Target)
+		}
+	}
+	slot := x.cellSlot()
+	fmt.Fprintf(x.Stdout, "generator %d of %d: %d cells, one every %v from %s (ends about %s)\n", g.Index, g.Count,
+		len(x.Plan.Cells), slot, g.StartAt.UTC().Format(time.RFC3339), g.StartAt.Add(time.Duration(len(x.Plan.Cells))*slot).UTC().Format(time.RFC3339))
+	for k, c := range x.Plan.Cells {
+		if ctx.Err() != nil {
+			return x.interrupted(ctx, ctx.Err())
+		}
+		at := g.StartAt.Add(time.Duration(k) * slot)
+		if lead := time.Until(at) - startLead(c.Threads); lead > 0 {
+			select {
+			case <-time.After(lead):
+			case <-ctx.Done():
+				return x.interrupted(ctx, ctx.Err())
+			}
+		}
+		if err := x.runGeneratorCell(ctx, c, gen, at); err != nil {
+			x.Failed++
+			fmt.Fprintf(x.Stderr, "encbench: cell %s: %s\n", c.ID, firstLine(err))
+			continue
+		}
+		x.Finished++
+	}
+	if x.Failed > 0 {
+		return fmt.Errorf("%d of %d cells failed (see %s)", x.Failed, len(x.Plan.Cells), filepath.Join(x.Dir, LogsDir))
+	}
+	fmt.Fprintf(x.Stdout, "generator %d of %d: %d cells written to %s\n", g.Index, g.Count, x.Finished, filepath.Join(x.Dir, GeneratorsDir))
+	return nil
+}
+
+func (x *SuiteRun) runGeneratorCell(ctx context.Context, c suite.Cell, gen string, at time.Time) error {
+	log, err := os.Create(filepath.Join(x.Dir, LogsDir, c.ID+".log"))
+	if err != nil {
+		return fmt.Errorf("creating cell log: %w", err)
+	}
+	defer log.Close()
+	s, err := x.cellSpec(x.setups[c.Setup], c)
+	if err != nil {
+		return errs.Usage("cell %s: %v", c.ID, err)
+	}
+	s.Runner.Generator, s.Runner.StartAt = gen, at.UTC().Format(time.RFC3339Nano)
+	fmt.Fprintf(log, "$ %s\n\n", s.Display())
+	res, err := Run(ctx, s, x.Registry, Output{Stdout: log, Stderr: log})
+	if err != nil {
+		fmt.Fprintf(log, "\nencbench: %v\n", err)
+		return err
+	}
+	res.Suite = &result.SuiteRef{Name: x.Plan.Suite.Name, Cell: c.ID, Setup: c.Setup, Target: c.Target}
+	res.Workload.Label = c.Label
+	dir := filepath.Join(x.Dir, GeneratorsDir, c.ID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	return result.WriteFile(filepath.Join(dir, fmt.Sprintf("generator-%d.json", res.Generator.Index)), res)
+}
+
+// PrepareOnly loads every target's data (once, before generators run the
+// suite against it) and stops.
+func (x *SuiteRun) PrepareOnly(ctx context.Context) error {
+	need := map[string]bool{}
+	for _, su := range x.Plan.Setups {
+		need[su.ID] = true
+	}
+	defer x.stopSandboxes()
+	if err := x.startSetups(ctx, need); err != nil {
+		return err
+	}
+	for _, su := range x.Plan.Setups {
+		if ls := x.setups[su.ID]; ls.err != nil {
+			return fmt.Errorf("setup %s: %w", su.ID, ls.err)
+		}
+	}
+	fmt.Fprintf(x.Stdout, "prepared %d setups of suite %s\n", len(x.Plan.Setups), x.Plan.Suite.Name)
+	return nil
+}
