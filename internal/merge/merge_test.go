@@ -31,8 +31,8 @@ func gen(t *testing.T, i, n int, lat []int64, ivs []result.Interval) *result.Res
 		Threads:   2, DurationS: 10, TPS: float64(len(lat)) / 10,
 		Totals:    result.Totals{Transactions: int64(len(lat)), Failed: map[string]int64{"deadlock": 1}},
 		Histogram: string(enc), Intervals: ivs,
-		CPU:       result.CPU{ClientS: 1.5, ClientUtilPct: 7.5},
-		Fairness:  result.Fairness{EventsAvg: float64(len(lat)) / 2},
+		CPU:      result.CPU{ClientS: 1.5, ClientUtilPct: 7.5},
+		Fairness: result.Fairness{EventsAvg: float64(len(lat)) / 2},
 	}
 }
 

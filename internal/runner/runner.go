@@ -755,7 +755,9 @@ func (r *run) replaceConn(id int, s *slot) error {
 	return nil
 }
 
-func (r *run) workerEnv(c engine.Conn, id int) workload.WorkerEnv { return workerEnv(r.cfg, r.t, c, id) }
+func (r *run) workerEnv(c engine.Conn, id int) workload.WorkerEnv {
+	return workerEnv(r.cfg, r.t, c, id)
+}
 
 // workerEnv numbers worker i among every generator's workers, so random
 // streams and partitions (TPC-C home warehouses) do not repeat.
