@@ -127,3 +127,10 @@ func (g *generatorPlan) partition(wl workload.Workload) {
 		p.Partition(g.Index, g.Count)
 	}
 }
+
+// CheckGenerator validates a spec's --generator and --start-at without
+// running anything.
+func CheckGenerator(s spec.Spec) error {
+	_, err := parseGenerator(s.Runner, s.Threads)
+	return err
+}
