@@ -27,32 +27,13 @@ func TestGeneratorsMergeExactly(t *testing.T) {
 	opts := []string{"--dsn", s.info.DSN, "--tables", "2", "--table-size", "1000"}
 	mustRun(t, append([]string{"prepare", "oltp_read_write", "--force"}, opts...)...)
 	defer mustRun(t, append([]string{"cleanup", "oltp_read_write"}, opts...)...)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	start := time.Now().Add(4 * time.Second).UTC().Format(time.RFC3339Nano)
 	before := s.scalar(t, "SHOW GLOBAL STATUS LIKE 'Com_commit'")
-	var cmds []*exec.Cmd
-	var outs []*bytes.Buffer
-	for i := range 3 {
-		args := append([]string{"run", "oltp_read_write", "--threads", "5", "--time", "3", "--report-interval", "1",
+	runGenerators(t, 3, func(i int) []string {
+		return append([]string{"run", "oltp_read_write", "--threads", "5", "--time", "3", "--report-interval", "1",
 			"--generator", fmt.Sprintf("%d/3", i), "--start-at", start, "--json", filepath.Join(dir, fmt.Sprintf("g%d.json", i))}, opts...)
-		cmd := exec.Command(exe, args...)
-		cmd.Env = append(os.Environ(), asCLI+"=1")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cmds, outs = append(cmds, cmd), append(outs, &out)
-	}
-	for i, cmd := range cmds {
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("generator %d: %v\n%s", i, err, outs[i])
-		}
-	}
+	})
 	committed := s.scalar(t, "SHOW GLOBAL STATUS LIKE 'Com_commit'") - before
 	merged := filepath.Join(dir, "merged", "result.json")
 	if err := os.MkdirAll(filepath.Dir(merged), 0o755); err != nil {
@@ -176,25 +157,10 @@ data: {tables: 1, table-size: 1000}
 		t.Fatal(err)
 	}
 	mustRun(t, "suite", "run", file, "--out", filepath.Join(dir, "prep"), "--prepare-only")
-	exe, _ := os.Executable()
 	start := time.Now().Add(4 * time.Second).UTC().Format(time.RFC3339)
-	var cmds []*exec.Cmd
-	var outs []*bytes.Buffer
-	for i := range 2 {
-		cmd := exec.Command(exe, "suite", "run", file, "--out", filepath.Join(dir, fmt.Sprintf("g%d", i)), "--generator", fmt.Sprintf("%d/2", i), "--start-at", start)
-		cmd.Env = append(os.Environ(), asCLI+"=1")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cmds, outs = append(cmds, cmd), append(outs, &out)
-	}
-	for i, cmd := range cmds {
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("generator %d: %v\n%s", i, err, outs[i])
-		}
-	}
+	runGenerators(t, 2, func(i int) []string {
+		return []string{"suite", "run", file, "--out", filepath.Join(dir, fmt.Sprintf("g%d", i)), "--generator", fmt.Sprintf("%d/2", i), "--start-at", start}
+	})
 	merged := filepath.Join(dir, "merged")
 	out := mustRun(t, "merge", filepath.Join(dir, "g0"), filepath.Join(dir, "g1"), "--suite-out", merged)
 	if !strings.Contains(out, "merged 2 cells") {
@@ -215,4 +181,29 @@ data: {tables: 1, table-size: 1000}
 		t.Error(err)
 	}
 	mustRun(t, "cleanup", "oltp_point_select", "--dsn", s.info.DSN, "--tables", "1")
+}
+
+// runGenerators starts n encbench processes (this test binary acting as
+// encbench) with the arguments args(i) and waits for all of them.
+func runGenerators(t *testing.T, n int, args func(i int) []string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds := make([]*exec.Cmd, n)
+	outs := make([]*bytes.Buffer, n)
+	for i := range n {
+		cmds[i], outs[i] = exec.Command(exe, args(i)...), &bytes.Buffer{}
+		cmds[i].Env = append(os.Environ(), asCLI+"=1")
+		cmds[i].Stdout, cmds[i].Stderr = outs[i], outs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("generator %d: %v\n%s", i, err, outs[i])
+		}
+	}
 }
