@@ -46,6 +46,7 @@ func newSandbox() *cobra.Command {
 	up.Flags().StringVar(&o.TDEKeyFile, "tde-key-file", "", "use this file_key_management key file (mode 0600) instead of generating one")
 	up.Flags().StringVar(&o.ServerCPUs, "server-cpus", "", "pin the server to these CPUs (a list like 1 or 0-1)")
 	up.Flags().StringVar(&o.BinDir, "bin-dir", "", "directory with the server binaries (default: the installed packages)")
+	up.Flags().BoolVar(&o.TLSOptional, "tls-optional", false, "with a TLS variant: offer TLS without requiring it, so clients choose per connection")
 	up.Flags().BoolVar(&o.StatStatements, "stat-statements", false, "load pg_stat_statements so the server counts statements (PostgreSQL)")
 	var downDir string
 	down := &cobra.Command{

@@ -207,3 +207,55 @@ func runGenerators(t *testing.T, n int, args func(i int) []string) {
 		}
 	}
 }
+
+// Setups on one server share it and its data: a DSN target's variants
+// prepare once (a second prepare of the same tables used to fail the
+// suite), and servers: shared puts plain, TLS and A/A on one sandbox whose
+// TLS is optional, each run proving its own transport.
+func TestSuiteSetupsShareAServer(t *testing.T) {
+	s := servers(t)[0]
+	dir := filepath.Join(fx.dir, "shared")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ENCBENCH_STATE_DIR", filepath.Join(dir, "state"))
+	write := func(name, text string) string {
+		file := filepath.Join(dir, name+".yaml")
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return file
+	}
+	common := "workloads: [{name: oltp_point_select}]\nthreads: [1]\ntime: 1\nwarmup: 0\nrepetitions: 1\ndata: {tables: 1, table-size: 1000}\n"
+	dsnSuite := write("dsn", fmt.Sprintf("name: dsn\ntargets: [{name: pg, dsn: \"%s\"}]\nvariants: [plain, aa]\n", s.info.DSN)+common)
+	out := filepath.Join(dir, "dsn-out")
+	mustRun(t, "suite", "run", dsnSuite, "--out", out)
+	if n := countFiles(filepath.Join(out, "cells"), ".json", ".partial.json"); n != 2 {
+		t.Errorf("DSN suite: %d cells, want plain and aa", n)
+	}
+	mustRun(t, "cleanup", "oltp_point_select", "--dsn", s.info.DSN, "--tables", "1")
+
+	shared := write("shared", "name: shared\ntargets: [{engine: mariadb}]\nvariants: [plain, tls, aa]\nservers: shared\n"+common)
+	out = filepath.Join(dir, "shared-out")
+	stdout := mustRun(t, "suite", "run", shared, "--out", out)
+	if strings.Count(stdout, "starting sandbox") != 1 {
+		t.Errorf("servers: shared started %d sandboxes:\n%s", strings.Count(stdout, "starting sandbox"), stdout)
+	}
+	cells, _ := filepath.Glob(filepath.Join(out, "cells", "*.json"))
+	pids := map[int]bool{}
+	for _, c := range cells {
+		r, err := result.ReadFile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pids[r.CPU.ServerPID] = true
+		p := r.Variant.Verified.TLS
+		wantTLS := r.Variant.Name == "tls"
+		if !r.Variant.Verified.OK || (p.TLSConnections == p.Connections) != wantTLS || p.Connections == 0 {
+			t.Errorf("%s: proof %+v", r.Variant.Name, p)
+		}
+	}
+	if len(cells) != 3 || len(pids) != 1 {
+		t.Errorf("%d cells on %d servers, want 3 on one", len(cells), len(pids))
+	}
+}

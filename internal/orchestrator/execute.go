@@ -57,6 +57,9 @@ func (x *SuiteRun) Execute(ctx context.Context) error {
 	defer q.thawAll()
 	for _, su := range x.Plan.Setups {
 		ls := x.setups[su.ID]
+		if ls.owner != nil {
+			continue // the quiet machine knows servers by their owners
+		}
 		var quiesce func(context.Context) error
 		if info, err := sandbox.Load(ls.sandboxDir); ls.Sandbox && err == nil {
 			quiesce = func(ctx context.Context) error { return sandbox.Quiesce(ctx, info) }
@@ -154,9 +157,20 @@ func (x *SuiteRun) interrupted(ctx context.Context, err error) error {
 // startSetups brings up every needed sandbox first, then prepares each
 // data set once: all variants stay up so cells can interleave.
 func (x *SuiteRun) startSetups(ctx context.Context, need map[string]bool) error {
+	// A server is needed when any setup on it is.
+	for _, su := range x.Plan.Setups {
+		need[su.ServerID()] = need[su.ServerID()] || need[su.ID]
+	}
+	defer func() {
+		for _, ls := range x.setups {
+			if ls.owner != nil {
+				ls.pid, ls.err = ls.owner.pid, ls.owner.err
+			}
+		}
+	}()
 	for _, su := range x.Plan.Setups {
 		ls := x.setups[su.ID]
-		if !need[su.ID] || !ls.Sandbox {
+		if !need[su.ID] || !ls.Sandbox || ls.owner != nil {
 			continue
 		}
 		fmt.Fprintf(x.Stdout, "starting sandbox %s\n", su.ID)
@@ -170,8 +184,8 @@ func (x *SuiteRun) startSetups(ctx context.Context, need map[string]bool) error 
 	}
 	for _, su := range x.Plan.Setups {
 		ls := x.setups[su.ID]
-		if !need[su.ID] || ls.err != nil {
-			continue
+		if !need[su.ID] || ls.err != nil || ls.owner != nil {
+			continue // setups sharing a server use its owner's data
 		}
 		fmt.Fprintf(x.Stdout, "preparing %s (%s)\n", su.ID, strings.Join(suite.Args(x.Plan.Suite.DataOptions()), " "))
 		if err := x.prepare(ctx, ls); err != nil {
@@ -201,10 +215,9 @@ func (x *SuiteRun) startSandbox(ctx context.Context, ls *liveSetup) error {
 	if err := os.MkdirAll(filepath.Dir(ls.sandboxDir), 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(ls.sandboxDir), err)
 	}
-	st := x.Plan.Suite
-	info, err := sandbox.Up(ctx, sandbox.Options{Engine: ls.Engine, Dir: ls.sandboxDir, BufferPool: st.BufferPool,
-		Variant: ls.variant.Server(), TLSVersion: ls.variant.TLSVersion, TDECipher: st.TDECipher, ServerCPUs: x.serverCPUs,
-		Owner: sandbox.Self()})
+	o := x.sandboxOptions(ls)
+	o.Owner = sandbox.Self()
+	info, err := sandbox.Up(ctx, o)
 	if err == nil {
 		ls.pid = info.PID
 	}
@@ -214,7 +227,7 @@ func (x *SuiteRun) startSandbox(ctx context.Context, ls *liveSetup) error {
 func (x *SuiteRun) stopSandboxes() {
 	for _, su := range x.Plan.Setups {
 		ls := x.setups[su.ID]
-		if !ls.Sandbox {
+		if !ls.Sandbox || ls.owner != nil {
 			continue
 		}
 		if _, err := sandbox.Load(ls.sandboxDir); err != nil {
@@ -277,7 +290,7 @@ func (x *SuiteRun) runCell(ctx context.Context, q *quietMachine, ls *liveSetup, 
 	for _, d := range discarded {
 		fmt.Fprintf(log, "an earlier attempt was disturbed: %s\n", d)
 	}
-	if err := q.before(ctx, c.Setup, log); err != nil {
+	if err := q.before(ctx, ls.server().ID, log); err != nil {
 		return nil, err
 	}
 	var res *result.Result

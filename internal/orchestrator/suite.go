@@ -17,6 +17,7 @@ import (
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/fsx"
 	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/suite"
 	"github.com/encbench/encbench/internal/variant"
@@ -86,6 +87,34 @@ type liveSetup struct {
 	// pid is the server's, when known (sandboxes, server_pid).
 	pid int
 	err error
+	// owner is the setup whose server and data this one uses (nil: its
+	// own); shared says other setups use this one's server, and offerTLS
+	// that some of them connect over TLS.
+	owner            *liveSetup
+	shared, offerTLS bool
+}
+
+// server is the setup that owns the server ls runs on.
+func (ls *liveSetup) server() *liveSetup {
+	if ls.owner != nil {
+		return ls.owner
+	}
+	return ls
+}
+
+// sandboxOptions are the owner's server: its own layers, TLS offered but
+// not required when setups sharing it connect with and without TLS, and
+// a version pinned on the server only when nothing shares it (sharers pin
+// their version in the client).
+func (x *SuiteRun) sandboxOptions(ls *liveSetup) sandbox.Options {
+	st := x.Plan.Suite
+	v := variant.Variant{TLS: ls.variant.TLS || ls.offerTLS, TDE: ls.variant.TDE}
+	o := sandbox.Options{Engine: ls.Engine, Dir: ls.sandboxDir, BufferPool: st.BufferPool, Variant: v.String(),
+		TDECipher: st.TDECipher, ServerCPUs: x.serverCPUs, TLSOptional: ls.shared && v.TLS}
+	if !ls.shared {
+		o.TLSVersion = ls.variant.TLSVersion
+	}
+	return o
 }
 
 // Check resolves every setup and builds every cell's spec before anything
@@ -109,7 +138,7 @@ func (x *SuiteRun) Check() error {
 		}
 		ls := &liveSetup{Setup: su, target: t, variant: v, pid: t.ServerPID}
 		if su.Sandbox {
-			ls.sandboxDir = filepath.Join(x.Dir, SandboxesDir, su.ID)
+			ls.sandboxDir = filepath.Join(x.Dir, SandboxesDir, su.ServerID())
 		} else {
 			ls.target.DSN = os.ExpandEnv(t.DSN)
 			if _, err := engine.ParseTarget(ls.target.DSN, engine.TLSOptions{}); err != nil {
@@ -117,6 +146,14 @@ func (x *SuiteRun) Check() error {
 			}
 		}
 		x.setups[su.ID] = ls
+	}
+	for _, ls := range x.setups {
+		if ls.Server == "" {
+			continue
+		}
+		ls.owner = x.setups[ls.Server]
+		ls.owner.shared = true
+		ls.owner.offerTLS = ls.owner.offerTLS || ls.variant.TLS
 	}
 	for _, c := range x.Plan.Cells {
 		s, err := x.cellSpec(x.setups[c.Setup], c)
@@ -146,6 +183,11 @@ func (x *SuiteRun) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.
 	if ls.Sandbox {
 		s.Target.Sandbox = ls.sandboxDir
 		s.Target.TLS.Version = ls.variant.TLSVersion
+		if ls.server().shared && !ls.variant.TLS {
+			// The server offers TLS for the setups sharing it; this one
+			// connects without, and says so.
+			s.Target.TLS.Mode = engine.TLSDisable
+		}
 	} else {
 		t := ls.target
 		s.Target.DSN = t.DSN
@@ -240,19 +282,22 @@ func (x *SuiteRun) cellSpec(ls *liveSetup, c suite.Cell) (spec.Spec, error) {
 }
 
 func (x *SuiteRun) sandboxLine(ls *liveSetup) string {
-	st := x.Plan.Suite
-	args := []string{"encbench", "sandbox", "up", "--engine", ls.Engine, "--dir", ls.sandboxDir, "--variant", ls.variant.Server()}
-	if ls.variant.TLSVersion != "" {
-		args = append(args, "--tls-version", ls.variant.TLSVersion)
+	o := x.sandboxOptions(ls.server())
+	args := []string{"encbench", "sandbox", "up", "--engine", o.Engine, "--dir", o.Dir, "--variant", o.Variant}
+	if o.TLSVersion != "" {
+		args = append(args, "--tls-version", o.TLSVersion)
 	}
-	if st.BufferPool != "" {
-		args = append(args, "--buffer-pool", st.BufferPool)
+	if o.TLSOptional {
+		args = append(args, "--tls-optional")
 	}
-	if ls.variant.TDE && st.TDECipher != "" {
-		args = append(args, "--tde-cipher", st.TDECipher)
+	if o.BufferPool != "" {
+		args = append(args, "--buffer-pool", o.BufferPool)
 	}
-	if x.serverCPUs != "" {
-		args = append(args, "--server-cpus", x.serverCPUs)
+	if ls.variant.TDE && o.TDECipher != "" {
+		args = append(args, "--tde-cipher", o.TDECipher)
+	}
+	if o.ServerCPUs != "" {
+		args = append(args, "--server-cpus", o.ServerCPUs)
 	}
 	for i, a := range args {
 		args[i] = spec.ShellWord(a)

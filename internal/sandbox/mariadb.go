@@ -201,7 +201,10 @@ func mariadbTLSConf(o Options, f certs.Files) []string {
 	if !o.tls() {
 		return nil
 	}
-	conf := []string{"ssl_cert=" + f.ServerCert, "ssl_key=" + f.ServerKey, "ssl_ca=" + f.CA, "require_secure_transport=ON"}
+	conf := []string{"ssl_cert=" + f.ServerCert, "ssl_key=" + f.ServerKey, "ssl_ca=" + f.CA}
+	if !o.TLSOptional {
+		conf = append(conf, "require_secure_transport=ON")
+	}
 	if o.TLSVersion != "" {
 		conf = append(conf, "tls_version=TLSv"+o.TLSVersion)
 	}

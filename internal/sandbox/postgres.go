@@ -94,7 +94,7 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 		return nil, err
 	}
 	hba := "local all all trust\nhost all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n"
-	if o.tls() {
+	if o.tls() && !o.TLSOptional {
 		// Plaintext TCP is refused, so nothing can fall back to it.
 		hba = "local all all trust\nhostssl all all 127.0.0.1/32 trust\nhostssl all all ::1/128 trust\n" +
 			"hostnossl all all 0.0.0.0/0 reject\nhostnossl all all ::/0 reject\n"

@@ -49,6 +49,9 @@ type Options struct {
 	// suite in OpenSSL's spelling.
 	TLSVersion string
 	TLSCipher  string
+	// TLSOptional offers TLS without requiring it: clients choose per
+	// connection (variants with and without TLS sharing one server).
+	TLSOptional bool
 	// CertAlgorithm is ecdsa (P-256) or rsa (2048 bits).
 	CertAlgorithm string
 	// TDECipher is aes-ctr or aes-cbc; TDEKeyFile an existing key file to
@@ -101,6 +104,9 @@ func (o *Options) validate() error {
 		if o.TLSVersion == "1.3" {
 			return errs.Usage("--tls-cipher chooses a TLS 1.2 suite; it cannot go with --tls-version 1.3")
 		}
+	}
+	if o.TLSOptional && !o.tls() {
+		return errs.Usage("--tls-optional needs a TLS variant (--variant tls or tls+tde)")
 	}
 	if (o.TLSVersion != "" || o.TLSCipher != "") && !o.tls() {
 		return errs.Usage("--tls-version and --tls-cipher need a TLS variant (--variant tls or tls+tde)")

@@ -61,6 +61,25 @@ type Setup struct {
 	Engine  string `json:"engine,omitempty"`
 	Sandbox bool   `json:"sandbox"`
 	Variant string `json:"variant"`
+	// Server is the setup whose server and data this one uses, when it is
+	// not its own: variants that differ only in TLS (and aa) on a shared
+	// server, every variant of a DSN target with the same data.
+	Server string `json:"server,omitempty"`
+}
+
+// ServerID is the setup that owns the server this setup runs on.
+func (s Setup) ServerID() string {
+	if s.Server != "" {
+		return s.Server
+	}
+	return s.ID
+}
+
+// dataKey is what a variant's server must hold: its layers at rest and its
+// column encryption, not its TLS (the client's choice) nor A/A-ness.
+func dataKey(v variant.Variant) string {
+	v.TLS, v.TLSVersion, v.AA = false, "", false
+	return v.String()
 }
 
 // Cell is one measured run.
@@ -105,6 +124,7 @@ func Expand(s Suite, o Overrides, supports Supports) (*Plan, error) {
 	p := &Plan{Suite: s, Baseline: s.Variants[0], Seed: o.Seed, threadsOverridden: len(o.Threads) > 0}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x5eedb10c))
 	for _, t := range s.Targets {
+		owners := map[string]string{}
 		for _, name := range s.Variants {
 			v, _ := s.VariantOf(name)
 			if t.DSN == "" && supports != nil {
@@ -113,7 +133,16 @@ func Expand(s Suite, o Overrides, supports Supports) (*Plan, error) {
 					continue
 				}
 			}
-			p.Setups = append(p.Setups, Setup{ID: t.Name + "-" + fileSafe(name), Target: t.Name, Engine: t.Engine, Sandbox: t.DSN == "", Variant: name})
+			su := Setup{ID: t.Name + "-" + fileSafe(name), Target: t.Name, Engine: t.Engine, Sandbox: t.DSN == "", Variant: name}
+			if !su.Sandbox || s.Servers == "shared" {
+				key := dataKey(v)
+				if owner, ok := owners[key]; ok {
+					su.Server = owner
+				} else {
+					owners[key] = su.ID
+				}
+			}
+			p.Setups = append(p.Setups, su)
 		}
 	}
 	if len(p.Setups) == 0 {

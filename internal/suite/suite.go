@@ -59,6 +59,13 @@ type Suite struct {
 	ClientCPUs string         `yaml:"client_cpus" json:"client_cpus"`
 	ServerCPUs string         `yaml:"server_cpus" json:"server_cpus"`
 	TDECipher  string         `yaml:"tde_cipher" json:"tde_cipher,omitempty"`
+	// Servers is "own" (default: every variant of a sandbox target on a
+	// server of its own) or "shared": variants that differ from each other
+	// only in TLS, and the A/A check, run on one server whose TLS is
+	// optional (the client chooses), so their comparison holds no
+	// differences between two server instances. Variants of a DSN target
+	// always share its server.
+	Servers string `yaml:"servers" json:"servers,omitempty"`
 	// Scales are named overrides, chosen with --scale.
 	Scales map[string]Scale `yaml:"scales" json:"scales,omitempty"`
 	// Notes are shown in the report under the suite's description.
@@ -286,6 +293,9 @@ func (s *Suite) check() error {
 	}
 	if err := s.checkPrecision(); err != nil {
 		return err
+	}
+	if s.Servers != "" && s.Servers != "own" && s.Servers != "shared" {
+		return fmt.Errorf("%sservers %q: give own (a server per variant) or shared (TLS variants and aa on the baseline's server)", s.at("$.servers"), s.Servers)
 	}
 	if err := s.checkLoad(); err != nil {
 		return err
