@@ -67,7 +67,7 @@ func (r *run) event(id int, s *slot, c *workload.Counters, t *tally) (committed 
 				if r.t.Engine.ClassifyError(aerr).Kind != engine.ErrConnLost {
 					return false, fmt.Errorf("worker %d: rolling back after %s: %w", id, e.Describe(err), aerr)
 				}
-				e, err = engine.ServerError{Kind: engine.ErrConnLost}, aerr
+				err = aerr // the rollback found the connection gone
 				break
 			}
 			if retry {
