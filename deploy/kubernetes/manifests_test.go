@@ -120,6 +120,13 @@ func TestManifestsMatchTheFlags(t *testing.T) {
 					return v
 				}))
 			}
+			for _, sec := range secrets {
+				for k, v := range sec.StringData {
+					if strings.Contains(strings.Join(args, " "), v) {
+						t.Errorf("job %s container %s has secret %s/%s on its command line: pass it by environment (ENCBENCH_DSN)", j.Name, c.Name, sec.Name, k)
+					}
+				}
+			}
 			if len(c.Command) > 0 {
 				t.Errorf("job %s container %s overrides the entrypoint: give encbench's arguments only", j.Name, c.Name)
 			}

@@ -259,3 +259,48 @@ func TestSuiteSetupsShareAServer(t *testing.T) {
 		t.Errorf("%d cells on %d servers, want 3 on one", len(cells), len(pids))
 	}
 }
+
+// generatorResultsMissing says some of a suite's n generators left no result.
+func generatorResultsMissing(out string, n int) bool {
+	files, _ := filepath.Glob(filepath.Join(out, "generators", "*", "generator-*.json"))
+	return len(files) != n
+}
+
+// ENCBENCH_DSN names the server when neither --dsn nor --sandbox does; a
+// DSN target's generator processes get it that way, so the DSN (and any
+// password) is on none of their command lines.
+func TestDSNFromTheEnvironment(t *testing.T) {
+	s := servers(t)[0]
+	t.Setenv("ENCBENCH_DSN", s.info.DSN)
+	mustRun(t, "prepare", "oltp_point_select", "--table-size", "1000", "--tables", "1", "--force")
+	r := runJSON(t, "oltp_point_select", "--table-size", "1000", "--tables", "1", "--time", "1")
+	if r.Totals.Transactions == 0 || !strings.Contains(r.Target, fmt.Sprint(s.info.Port)) {
+		t.Errorf("run by ENCBENCH_DSN: %d transactions on %s", r.Totals.Transactions, r.Target)
+	}
+	mustRun(t, "cleanup", "oltp_point_select", "--tables", "1")
+	t.Setenv("ENCBENCH_DSN", "")
+	t.Setenv(asCLI, "1")
+	dir := filepath.Join(fx.dir, "dsnenv")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "s.yaml")
+	text := fmt.Sprintf("name: dsnenv\ntargets: [{name: pg, dsn: \"%s\", generators: 2}]\nvariants: [plain]\nworkloads: [{name: oltp_point_select}]\nthreads: [2]\ntime: 1\nwarmup: 0\nrepetitions: 1\ndata: {tables: 1, table-size: 1000}\n", s.info.DSN)
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	mustRun(t, "suite", "run", file, "--out", out)
+	cells, _ := filepath.Glob(filepath.Join(out, "cells", "*.json"))
+	if len(cells) != 1 {
+		t.Fatalf("cells %v", cells)
+	}
+	if r, err := result.ReadFile(cells[0]); err != nil || len(r.Generators) != 2 {
+		t.Errorf("cell: %v %+v", err, r)
+	}
+	logs, _ := os.ReadFile(filepath.Join(out, "logs", strings.TrimSuffix(filepath.Base(cells[0]), ".json")+".log"))
+	if !strings.Contains(string(logs), "generator 1/2") || generatorResultsMissing(out, 2) {
+		t.Errorf("the generators' command lines:\n%s", logs)
+	}
+	mustRun(t, "cleanup", "oltp_point_select", "--dsn", s.info.DSN, "--tables", "1")
+}

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,5 +91,22 @@ func TestClockCheck(t *testing.T) {
 	doc, err := g.checkClock(context.Background(), skewedClock{off: 20 * time.Millisecond}, nil)
 	if err != nil || doc.ClockOffsetMs == nil || *doc.ClockOffsetMs < 15 || *doc.ClockOffsetMs > 200 || doc.Index != 1 || doc.StartAt == "" {
 		t.Errorf("a clock 20 ms ahead: %+v, %v", doc, err)
+	}
+}
+
+// A generator process gets the DSN (and its password) by environment,
+// never on its command line, which other users of the machine can read.
+func TestGeneratorCommandKeepsTheDSNOffTheCommandLine(t *testing.T) {
+	fam, _ := reg.Lookup("oltp_point_select")
+	s := spec.New(spec.Run, "oltp_point_select", fam)
+	s.Target.DSN = "postgres://bench:s3cret@db1:5432/bench"
+	s.Threads = 4
+	cmd := generatorCommand(context.Background(), "/bin/encbench", s, 1, 2, "2030-01-01T00:00:00Z", "/tmp/g1.json")
+	args := strings.Join(cmd.Args, " ")
+	if strings.Contains(args, "s3cret") || strings.Contains(args, "--dsn") || !strings.Contains(args, "--generator=1/2") || !strings.Contains(args, "--json=/tmp/g1.json") {
+		t.Errorf("command line: %s", args)
+	}
+	if !slices.Contains(cmd.Env, DSNEnv+"="+s.Target.DSN) {
+		t.Error("the DSN is not in the generator's environment")
 	}
 }

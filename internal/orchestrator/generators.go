@@ -41,16 +41,9 @@ func runGenerators(ctx context.Context, s spec.Spec, n int, dir string, log io.W
 	}
 	procs := make([]*proc, n)
 	for i := range procs {
-		g := s.Clone()
-		g.Runner.Generator, g.Runner.StartAt = fmt.Sprintf("%d/%d", i, n), start
 		p := &proc{path: filepath.Join(dir, fmt.Sprintf("generator-%d.json", i))}
-		g.JSON = p.path
-		// The processes see the spec's DSN on their command lines, as a
-		// user's own shell would; output and logs show it redacted.
-		p.cmd = exec.CommandContext(ctx, exe, g.Args()...)
+		p.cmd = generatorCommand(ctx, exe, s, i, n, start, p.path)
 		p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
-		p.cmd.Cancel = func() error { return p.cmd.Process.Signal(os.Interrupt) }
-		p.cmd.WaitDelay = 30 * time.Second
 		fmt.Fprintf(log, "$ %s --generator=%d/%d --start-at=%s\n", s.Display(), i, n, start)
 		if err := p.cmd.Start(); err != nil {
 			return nil, fmt.Errorf("starting generator %d: %w", i, err)
@@ -76,6 +69,24 @@ func runGenerators(ctx context.Context, s spec.Spec, n int, dir string, log io.W
 		paths[i] = p.path
 	}
 	return merge.Files(paths)
+}
+
+// generatorCommand is generator i of n's process: the spec's command line
+// with --generator and --start-at, and the DSN (with any password) in the
+// environment rather than on the command line.
+func generatorCommand(ctx context.Context, exe string, s spec.Spec, i, n int, start, path string) *exec.Cmd {
+	g := s.Clone()
+	g.Runner.Generator, g.Runner.StartAt, g.JSON = fmt.Sprintf("%d/%d", i, n), start, path
+	dsn := g.Target.DSN
+	g.Target.DSN = ""
+	cmd := exec.CommandContext(ctx, exe, g.Args()...)
+	cmd.Env = os.Environ()
+	if dsn != "" {
+		cmd.Env = append(cmd.Env, DSNEnv+"="+dsn)
+	}
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 30 * time.Second
+	return cmd
 }
 
 func lastLine(s string) string {

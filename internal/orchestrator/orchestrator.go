@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
@@ -60,6 +61,11 @@ func Resolve(s spec.Spec, reg *workload.Registry, warn io.Writer) (*Resolved, er
 			r.Spec.Target.ServerPID = info.PID
 		}
 	}
+	if dsn == "" {
+		// Generators and containers pass the DSN here, so its password is
+		// on no command line.
+		dsn = os.Getenv(DSNEnv)
+	}
 	r.Target, err = engine.ParseTarget(dsn, s.Target.TLS)
 	if err != nil {
 		return nil, err
@@ -73,6 +79,10 @@ func Resolve(s spec.Spec, reg *workload.Registry, warn io.Writer) (*Resolved, er
 func (r *Resolved) env(log io.Writer) workload.Env {
 	return workload.Env{Target: r.Target, Threads: r.Spec.Threads, Force: r.Spec.Force, TDE: r.TDE, Log: log}
 }
+
+// DSNEnv names the variable that gives the server when neither --dsn nor
+// --sandbox does (before the PG* variables).
+const DSNEnv = "ENCBENCH_DSN"
 
 // Prepare creates and loads the workload's tables.
 func Prepare(ctx context.Context, s spec.Spec, reg *workload.Registry, log io.Writer) error {
