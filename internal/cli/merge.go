@@ -46,11 +46,11 @@ func newMerge() *cobra.Command {
 			if out == "" {
 				return errs.Usage("merge needs --json OUT (the merged result's file) or, for suite directories, --suite-out OUT")
 			}
-			files, err := merge.Inputs(args)
+			rs, err := merge.Load(args)
 			if err != nil {
 				return err
 			}
-			m, err := merge.Files(files)
+			m, err := merge.Results(rs)
 			if err != nil {
 				return err
 			}
@@ -59,7 +59,7 @@ func newMerge() *cobra.Command {
 			if err := result.WriteFile(out, m); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "encbench: %d generators merged into %s\n", len(files), out)
+			fmt.Fprintf(cmd.ErrOrStderr(), "encbench: %d generators merged into %s\n", len(rs), out)
 			return nil
 		},
 	}

@@ -9,8 +9,10 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/encbench/encbench/internal/engine"
+	mongoengine "github.com/encbench/encbench/internal/engine/mongo"
 	"github.com/encbench/encbench/internal/engine/mysql"
 	"github.com/encbench/encbench/internal/engine/postgres"
 )
@@ -51,5 +53,29 @@ func TestClassifyKeepsCodesAndFollowsSysbench(t *testing.T) {
 	}
 	if !slices.Equal(pg.DefaultIgnoredErrors(), []string{"40P01", "40001", "23505"}) || !slices.Equal(my.DefaultIgnoredErrors(), []string{"1213", "1020", "1205"}) {
 		t.Error("the default lists are no longer sysbench's")
+	}
+}
+
+// MongoDB: a transient transaction error (a write conflict) may be
+// retried, a duplicate key is a unique violation, both keep their code;
+// an error no server reported stops the run.
+func TestClassifyMongo(t *testing.T) {
+	m := mongoengine.Engine{}
+	conflict := mongo.CommandError{Code: 112, Name: "WriteConflict", Labels: []string{"TransientTransactionError"}}
+	if e := m.ClassifyError(fmt.Errorf("update: %w", conflict)); e.Kind != engine.ErrSerialization || e.Code != "112" {
+		t.Errorf("write conflict: %+v", e)
+	}
+	dup := mongo.WriteException{WriteErrors: []mongo.WriteError{{Code: 11000, Message: "E11000 duplicate key"}}}
+	if e := m.ClassifyError(dup); e.Kind != engine.ErrUniqueViolation || e.Code != "11000" {
+		t.Errorf("duplicate key: %+v", e)
+	}
+	if e := m.ClassifyError(mongo.CommandError{Code: 2, Name: "BadValue"}); e.Kind != engine.ErrServer || e.Code != "2" {
+		t.Errorf("another server error: %+v", e)
+	}
+	if e := m.ClassifyError(errors.New("decoding a document")); e.Kind != engine.ErrFatal {
+		t.Errorf("a client-side error: %+v", e)
+	}
+	if !slices.Equal(m.DefaultIgnoredErrors(), []string{"serialization"}) {
+		t.Error("MongoDB's default is write conflicts only")
 	}
 }

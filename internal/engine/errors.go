@@ -1,13 +1,13 @@
 package engine
 
 import (
-	"context"
+	"errors"
 	"fmt"
-	"math"
+	"io"
+	"net"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
+	"syscall"
 
 	"github.com/encbench/encbench/internal/errs"
 )
@@ -132,18 +132,10 @@ func (e ServerError) Describe(err error) string {
 	return fmt.Sprintf("%s, code %s (%v)", e.Kind, e.Code, err)
 }
 
-// Clock is an engine that reads its server's clock, so load generators on
-// several machines can check theirs before starting together.
-type Clock interface {
-	ServerTime(ctx context.Context, c Conn) (time.Time, error)
-}
-
-// UnixText reads seconds since the epoch with a fraction ("1732431234.5").
-func UnixText(s string) (time.Time, error) {
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("not a time in seconds: %q", s)
-	}
-	sec := math.Floor(f)
-	return time.Unix(int64(sec), int64((f-sec)*1e9)), nil
+// TransportLost says err is the socket failing under a driver: the
+// connection is gone, whatever the engine.
+func TransportLost(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }

@@ -97,13 +97,7 @@ func TestGeneratorsMergeExactly(t *testing.T) {
 func TestSuiteWithGenerators(t *testing.T) {
 	servers(t)
 	t.Setenv(asCLI, "1") // the generator processes are this test binary acting as encbench
-	dir := filepath.Join(fx.dir, "gensuite")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("ENCBENCH_STATE_DIR", filepath.Join(dir, "state"))
-	file := filepath.Join(dir, "s.yaml")
-	text := `name: gens
+	dir, file := suiteFile(t, "gens", `name: gens
 targets: [{engine: mariadb, generators: 2}]
 variants: [plain]
 workloads: [{name: oltp_point_select}]
@@ -112,21 +106,10 @@ time: 1
 warmup: 0
 repetitions: 1
 data: {tables: 1, table-size: 1000}
-`
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	out := filepath.Join(dir, "out")
 	mustRun(t, "suite", "run", file, "--out", out)
-	cells, _ := filepath.Glob(filepath.Join(out, "cells", "*.json"))
-	if len(cells) != 1 {
-		t.Fatalf("cells %v", cells)
-	}
-	r, err := result.ReadFile(cells[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	gens, _ := filepath.Glob(filepath.Join(out, "generators", "*", "generator-*.json"))
+	r, gens := onlyCell(t, out)
 	if len(r.Generators) != 2 || r.Threads != 3 || r.Suite == nil || len(gens) != 2 || r.Totals.Transactions != r.Generators[0].Transactions+r.Generators[1].Transactions {
 		t.Errorf("cell %+v with generators %+v, files %v", r.Suite, r.Generators, gens)
 	}
@@ -138,12 +121,7 @@ data: {tables: 1, table-size: 1000}
 // whose report encbench writes.
 func TestSuiteAsGenerators(t *testing.T) {
 	s := servers(t)[1]
-	dir := filepath.Join(fx.dir, "k8ssuite")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "s.yaml")
-	text := fmt.Sprintf(`name: k8s
+	dir, file := suiteFile(t, "k8s", fmt.Sprintf(`name: k8s
 targets: [{name: shared, dsn: "%s"}]
 variants: [plain]
 workloads: [{name: oltp_point_select}]
@@ -152,10 +130,7 @@ time: 1
 warmup: 0
 repetitions: 2
 data: {tables: 1, table-size: 1000}
-`, s.info.DSN)
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`, s.info.DSN))
 	mustRun(t, "suite", "run", file, "--out", filepath.Join(dir, "prep"), "--prepare-only")
 	start := time.Now().Add(4 * time.Second).UTC().Format(time.RFC3339)
 	runGenerators(t, 2, func(i int) []string {
@@ -214,29 +189,17 @@ func runGenerators(t *testing.T, n int, args func(i int) []string) {
 // TLS is optional, each run proving its own transport.
 func TestSuiteSetupsShareAServer(t *testing.T) {
 	s := servers(t)[0]
-	dir := filepath.Join(fx.dir, "shared")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("ENCBENCH_STATE_DIR", filepath.Join(dir, "state"))
-	write := func(name, text string) string {
-		file := filepath.Join(dir, name+".yaml")
-		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return file
-	}
 	common := "workloads: [{name: oltp_point_select}]\nthreads: [1]\ntime: 1\nwarmup: 0\nrepetitions: 1\ndata: {tables: 1, table-size: 1000}\n"
-	dsnSuite := write("dsn", fmt.Sprintf("name: dsn\ntargets: [{name: pg, dsn: \"%s\"}]\nvariants: [plain, aa]\n", s.info.DSN)+common)
-	out := filepath.Join(dir, "dsn-out")
+	dir, dsnSuite := suiteFile(t, "dsn", fmt.Sprintf("name: dsn\ntargets: [{name: pg, dsn: \"%s\"}]\nvariants: [plain, aa]\n", s.info.DSN)+common)
+	out := filepath.Join(dir, "out")
 	mustRun(t, "suite", "run", dsnSuite, "--out", out)
 	if n := countFiles(filepath.Join(out, "cells"), ".json", ".partial.json"); n != 2 {
 		t.Errorf("DSN suite: %d cells, want plain and aa", n)
 	}
 	mustRun(t, "cleanup", "oltp_point_select", "--dsn", s.info.DSN, "--tables", "1")
 
-	shared := write("shared", "name: shared\ntargets: [{engine: mariadb}]\nvariants: [plain, tls, aa]\nservers: shared\n"+common)
-	out = filepath.Join(dir, "shared-out")
+	dir, shared := suiteFile(t, "shared", "name: shared\ntargets: [{engine: mariadb}]\nvariants: [plain, tls, aa]\nservers: shared\n"+common)
+	out = filepath.Join(dir, "out")
 	stdout := mustRun(t, "suite", "run", shared, "--out", out)
 	if strings.Count(stdout, "starting sandbox") != 1 {
 		t.Errorf("servers: shared started %d sandboxes:\n%s", strings.Count(stdout, "starting sandbox"), stdout)
@@ -260,15 +223,25 @@ func TestSuiteSetupsShareAServer(t *testing.T) {
 	}
 }
 
-// generatorResultsMissing says some of a suite's n generators left no result.
-func generatorResultsMissing(out string, n int) bool {
-	files, _ := filepath.Glob(filepath.Join(out, "generators", "*", "generator-*.json"))
-	return len(files) != n
+// onlyCell reads the one cell a suite directory holds, and lists the
+// results its generators left beside it.
+func onlyCell(t *testing.T, out string) (r *result.Result, generators []string) {
+	t.Helper()
+	cells, _ := filepath.Glob(filepath.Join(out, "cells", "*.json"))
+	if len(cells) != 1 {
+		t.Fatalf("cells %v, want one", cells)
+	}
+	r, err := result.ReadFile(cells[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	generators, _ = filepath.Glob(filepath.Join(out, "generators", "*", "generator-*.json"))
+	return r, generators
 }
 
 // ENCBENCH_DSN names the server when neither --dsn nor --sandbox does; a
-// DSN target's generator processes get it that way, so the DSN (and any
-// password) is on none of their command lines.
+// DSN target's generator processes get it that way (that their command
+// lines lack it is the orchestrator's unit test's to check).
 func TestDSNFromTheEnvironment(t *testing.T) {
 	s := servers(t)[0]
 	t.Setenv("ENCBENCH_DSN", s.info.DSN)
@@ -280,27 +253,18 @@ func TestDSNFromTheEnvironment(t *testing.T) {
 	mustRun(t, "cleanup", "oltp_point_select", "--tables", "1")
 	t.Setenv("ENCBENCH_DSN", "")
 	t.Setenv(asCLI, "1")
-	dir := filepath.Join(fx.dir, "dsnenv")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "s.yaml")
-	text := fmt.Sprintf("name: dsnenv\ntargets: [{name: pg, dsn: \"%s\", generators: 2}]\nvariants: [plain]\nworkloads: [{name: oltp_point_select}]\nthreads: [2]\ntime: 1\nwarmup: 0\nrepetitions: 1\ndata: {tables: 1, table-size: 1000}\n", s.info.DSN)
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, file := suiteFile(t, "dsnenv", fmt.Sprintf("name: dsnenv\ntargets: [{name: pg, dsn: \"%s\", generators: 2}]\nvariants: [plain]\nworkloads: [{name: oltp_point_select}]\nthreads: [2]\ntime: 1\nwarmup: 0\nrepetitions: 1\ndata: {tables: 1, table-size: 1000}\n", s.info.DSN))
 	out := filepath.Join(dir, "out")
 	mustRun(t, "suite", "run", file, "--out", out)
-	cells, _ := filepath.Glob(filepath.Join(out, "cells", "*.json"))
-	if len(cells) != 1 {
-		t.Fatalf("cells %v", cells)
+	if r, gens := onlyCell(t, out); len(r.Generators) != 2 || len(gens) != 2 {
+		t.Errorf("cell with generators %+v, files %v", r.Generators, gens)
 	}
-	if r, err := result.ReadFile(cells[0]); err != nil || len(r.Generators) != 2 {
-		t.Errorf("cell: %v %+v", err, r)
+	logs, _ := filepath.Glob(filepath.Join(out, "logs", "*oltp_point_select*.log"))
+	if len(logs) != 1 {
+		t.Fatalf("cell logs %v", logs)
 	}
-	logs, _ := os.ReadFile(filepath.Join(out, "logs", strings.TrimSuffix(filepath.Base(cells[0]), ".json")+".log"))
-	if !strings.Contains(string(logs), "generator 1/2") || generatorResultsMissing(out, 2) {
-		t.Errorf("the generators' command lines:\n%s", logs)
+	if text, _ := os.ReadFile(logs[0]); !strings.Contains(string(text), "generator 1/2") {
+		t.Errorf("the cell log does not show the generators:\n%s", text)
 	}
 	mustRun(t, "cleanup", "oltp_point_select", "--dsn", s.info.DSN, "--tables", "1")
 }

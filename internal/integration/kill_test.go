@@ -68,18 +68,10 @@ func TestSIGKILLedSuiteLeavesNoOrphans(t *testing.T) {
 }
 
 // smallSuite writes a six-cell MariaDB suite (plain and tls, one
-// workload, three blocks of 1 s) in a directory of its own under the
-// fixture's, with its own sandbox registry: other tests' sandboxes are
-// not the business of a test that kills and prunes.
+// workload, three blocks of 1 s); see suiteFile.
 func smallSuite(t *testing.T, name string) (dir, file string) {
 	t.Helper()
-	dir = filepath.Join(fx.dir, name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("ENCBENCH_STATE_DIR", filepath.Join(dir, "state"))
-	file = filepath.Join(dir, name+".yaml")
-	text := "name: " + name + `
+	return suiteFile(t, name, "name: "+name+`
 targets: [{engine: mariadb}]
 variants: [plain, tls]
 workloads: [{name: oltp_point_select}]
@@ -88,7 +80,20 @@ time: 1
 warmup: 0
 repetitions: 3
 data: {tables: 1, table-size: 1000}
-`
+`)
+}
+
+// suiteFile writes a suite file in a directory of its own under the
+// fixture's, with its own sandbox registry: other tests' sandboxes are
+// not the business of a test that kills and prunes.
+func suiteFile(t *testing.T, name, text string) (dir, file string) {
+	t.Helper()
+	dir = filepath.Join(fx.dir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ENCBENCH_STATE_DIR", filepath.Join(dir, "state"))
+	file = filepath.Join(dir, name+".yaml")
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -16,11 +16,18 @@ import (
 	"github.com/encbench/encbench/internal/schematest"
 )
 
-// restartServer restarts s's sandbox server and reconnects the admin
-// connection the other tests use.
+// restartServer restarts s's sandbox server with `encbench sandbox
+// restart` and reconnects the admin connection the other tests use.
 func restartServer(s *server, o sandbox.RestartOptions) error {
 	s.admin.Close()
-	info, err := sandbox.Restart(context.Background(), s.info.Dir, o)
+	args := []string{"sandbox", "restart", "--dir", s.info.Dir, "--down", o.Down.String()}
+	if o.Immediate {
+		args = append(args, "--immediate")
+	}
+	if code, out, errOut := encbench(context.Background(), args...); code != 0 || !strings.Contains(out, "restarted the") {
+		return fmt.Errorf("encbench %s: exit %d: %s%s", strings.Join(args, " "), code, out, errOut)
+	}
+	info, err := sandbox.Load(s.info.Dir)
 	if err != nil {
 		return err
 	}

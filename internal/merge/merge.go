@@ -16,30 +16,32 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/measure"
 	result "github.com/encbench/encbench/internal/resultdoc"
 )
 
-// Inputs expands the command line: files as given, directories to the
-// generator results they hold (JSON files whose result has a generator).
-func Inputs(args []string) ([]string, error) {
-	var out []string
+// Load reads the command line's generator results: files as given (each
+// must be a generator's), directories for the generator results they hold.
+func Load(args []string) ([]*result.Result, error) {
+	var out []*result.Result
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil {
 			return nil, errs.Usage("cannot read %s: %v", a, err)
 		}
 		if !st.IsDir() {
-			out = append(out, a)
+			rs, err := read([]string{a})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rs...)
 			continue
 		}
 		matches, _ := filepath.Glob(filepath.Join(a, "*.json"))
 		for _, m := range matches {
 			if r, err := result.ReadFile(m); err == nil && r.Generator != nil {
-				out = append(out, m)
+				out = append(out, r)
 			}
 		}
 	}
@@ -51,6 +53,14 @@ func Inputs(args []string) ([]string, error) {
 
 // Files reads and merges generator results.
 func Files(paths []string) (*result.Result, error) {
+	rs, err := read(paths)
+	if err != nil {
+		return nil, err
+	}
+	return Results(rs)
+}
+
+func read(paths []string) ([]*result.Result, error) {
 	var rs []*result.Result
 	for _, p := range paths {
 		r, err := result.ReadFile(p)
@@ -62,7 +72,7 @@ func Files(paths []string) (*result.Result, error) {
 		}
 		rs = append(rs, r)
 	}
-	return Results(rs)
+	return rs, nil
 }
 
 // Results merges the results of generators 0..N-1 of one run; results
@@ -94,7 +104,7 @@ func Results(rs []*result.Result) (*result.Result, error) {
 		addTotals(&m.Totals, r.Totals)
 		m.Notes = addCounts(m.Notes, r.Notes)
 		m.Rates = addRates(m.Rates, r.Rates)
-		h, err := decode(r.Histogram)
+		h, err := r.LatencyHistogram()
 		if err != nil {
 			return nil, fmt.Errorf("generator %d's latency histogram: %w", r.Generator.Index, err)
 		}
@@ -103,12 +113,11 @@ func Results(rs []*result.Result) (*result.Result, error) {
 	}
 	m.Variant.Verified.TLS = tls
 	m.TPS, m.QPS = round(m.TPS, 2), round(m.QPS, 2)
-	m.LatencyMs = latency(hist)
-	enc, err := hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the merged histogram: %w", err)
+	m.LatencyMs = result.LatencyOf(hist)
+	var err error
+	if m.Histogram, err = result.EncodeHistogram(hist); err != nil {
+		return nil, err
 	}
-	m.Histogram = string(enc)
 	m.CPU = cpu(rs, m.Totals.Transactions, m.DurationS)
 	m.Intervals = intervals(rs)
 	m.Items = items(rs)
@@ -258,25 +267,6 @@ func addRates(dst, src map[string]float64) map[string]float64 {
 		dst[k] = round(dst[k]+v, 2)
 	}
 	return dst
-}
-
-func decode(s string) (*hdrhistogram.Histogram, error) {
-	if s == "" {
-		return nil, fmt.Errorf("missing (the result predates latency_histogram_us)")
-	}
-	return hdrhistogram.Decode([]byte(s))
-}
-
-func latency(h *hdrhistogram.Histogram) result.Latency {
-	if h.TotalCount() == 0 {
-		return result.Latency{}
-	}
-	return result.Latency{
-		Min: measure.Ms(h.Min()), Avg: round(h.Mean()/1000, 3),
-		P50: measure.Ms(h.ValueAtQuantile(50)), P95: measure.Ms(h.ValueAtQuantile(95)),
-		P99: measure.Ms(h.ValueAtQuantile(99)), P999: measure.Ms(h.ValueAtQuantile(99.9)),
-		Max: measure.Ms(h.Max()), Sum: round(h.Mean()*float64(h.TotalCount())/1000, 2),
-	}
 }
 
 func round(v float64, places int) float64 {

@@ -115,3 +115,25 @@ func TestMergeRefusesWhatDiffers(t *testing.T) {
 		t.Errorf("incomplete set: %v", err)
 	}
 }
+
+// Thread fairness pools exactly: the merged mean and spread are those of
+// all threads together; timed parts add counts and weight their means.
+func TestMergePoolsFairnessAndParts(t *testing.T) {
+	a, b := gen(t, 0, 2, []int64{1}, nil), gen(t, 1, 2, []int64{1}, nil)
+	// Threads of a: 10 and 20 events; of b: 30 and 40 (population sd 5 each).
+	a.Fairness = result.Fairness{EventsAvg: 15, EventsStddev: 5}
+	b.Fairness = result.Fairness{EventsAvg: 35, EventsStddev: 5}
+	a.Items = map[string]result.ItemLatency{"connect": {N: 10, Mean: 1, P99: 2}}
+	b.Items = map[string]result.ItemLatency{"connect": {N: 30, Mean: 3, P99: 5}}
+	m, err := Results([]*result.Result{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 10, 20, 30, 40: mean 25, population sd sqrt(125) = 11.18.
+	if m.Fairness.EventsAvg != 25 || m.Fairness.EventsStddev != 11.18 {
+		t.Errorf("pooled fairness %+v", m.Fairness)
+	}
+	if it := m.Items["connect"]; it.N != 40 || it.Mean != 2.5 || it.P99 != 5 {
+		t.Errorf("merged part %+v", it)
+	}
+}

@@ -98,9 +98,9 @@ func (x *SuiteRun) runCells(ctx context.Context, q *quietMachine, prog Progress,
 		t0 := time.Now()
 		ls := x.setups[c.Setup]
 		prog.CellStart(c)
-		if ls.err != nil {
+		if err := ls.server().err; err != nil {
 			x.Failed++
-			prog.CellDone(c, nil, fmt.Errorf("setup %s failed: %w", ls.ID, ls.err))
+			prog.CellDone(c, nil, fmt.Errorf("setup %s failed: %w", ls.server().ID, err))
 			continue
 		}
 		res, err := x.measureCell(ctx, q, ls, c, prog.Live)
@@ -161,13 +161,6 @@ func (x *SuiteRun) startSetups(ctx context.Context, need map[string]bool) error 
 	for _, su := range x.Plan.Setups {
 		need[su.ServerID()] = need[su.ServerID()] || need[su.ID]
 	}
-	defer func() {
-		for _, ls := range x.setups {
-			if ls.owner != nil {
-				ls.pid, ls.err = ls.owner.pid, ls.owner.err
-			}
-		}
-	}()
 	for _, su := range x.Plan.Setups {
 		ls := x.setups[su.ID]
 		if !need[su.ID] || !ls.Sandbox || ls.owner != nil {

@@ -23,8 +23,7 @@ const maxClockOffset = time.Second
 // generatorPlan is generator Index of Count: its share of threads, events
 // and rate, and the ids of its workers among all generators' workers.
 type generatorPlan struct {
-	Index, Count int
-	StartAt      time.Time
+	schedule
 	Threads      int
 	IDOffset     int
 	TotalThreads int
@@ -39,41 +38,61 @@ func share(total, i, n int) int {
 	return s
 }
 
-// parseGenerator reads --generator I/N (I from 0, as a Kubernetes Indexed
-// Job's completion index) and --start-at; nil without --generator.
-func parseGenerator(r spec.Runner, threads int) (*generatorPlan, error) {
-	if r.Generator == "" {
-		if r.StartAt != "" {
+// schedule is --generator I/N (I from 0, as a Kubernetes Indexed Job's
+// completion index) and --start-at: which generator, and when all start.
+type schedule struct {
+	Index, Count int
+	StartAt      time.Time
+}
+
+// parseSchedule reads --generator and --start-at; nil without --generator.
+// threads, when > 0, is the --threads the generators share (a suite's
+// cells check their own).
+func parseSchedule(gen, startAt string, threads int) (*schedule, error) {
+	if gen == "" {
+		if startAt != "" {
 			return nil, errs.Usage("--start-at needs --generator I/N")
 		}
 		return nil, nil
 	}
-	is, ns, ok := strings.Cut(r.Generator, "/")
+	is, ns, ok := strings.Cut(gen, "/")
 	i, err1 := strconv.Atoi(is)
 	n, err2 := strconv.Atoi(ns)
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return nil, errs.Usage("bad --generator %q: give I/N with 0 <= I < N, for example 0/3 (a Kubernetes Indexed Job's completion index is I)", r.Generator)
+		return nil, errs.Usage("bad --generator %q: give I/N with 0 <= I < N, for example 0/3 (a Kubernetes Indexed Job's completion index is I)", gen)
 	}
-	if threads < n {
+	if threads > 0 && threads < n {
 		return nil, errs.Usage("--threads %d is shared by %d generators: give at least one thread each", threads, n)
 	}
-	g := &generatorPlan{Index: i, Count: n, Threads: share(threads, i, n), TotalThreads: threads,
-		IDOffset: i*(threads/n) + min(i, threads%n)}
-	if r.StartAt == "" {
+	sc := &schedule{Index: i, Count: n}
+	example := time.Now().Add(time.Minute).UTC().Format(time.RFC3339)
+	if startAt == "" {
 		if n > 1 {
-			return nil, errs.Usage("--generator %s needs --start-at RFC3339 (for example %s): the generators start together", r.Generator, time.Now().Add(time.Minute).UTC().Format(time.RFC3339))
+			return nil, errs.Usage("--generator %s needs --start-at RFC3339 (for example %s): the generators start together", gen, example)
 		}
-		return g, nil
+		return sc, nil
 	}
-	at, err := time.Parse(time.RFC3339Nano, r.StartAt)
+	at, err := time.Parse(time.RFC3339Nano, startAt)
 	if err != nil {
-		return nil, errs.Usage("bad --start-at %q: give an RFC3339 time such as %s", r.StartAt, time.Now().Add(time.Minute).UTC().Format(time.RFC3339))
+		return nil, errs.Usage("bad --start-at %q: give an RFC3339 time such as %s", startAt, example)
 	}
 	if late := time.Since(at); late > 0 {
-		return nil, errs.Usage("--start-at %s is %v in the past: give a later time (every generator must be connected before it)", r.StartAt, late.Round(time.Millisecond))
+		return nil, errs.Usage("--start-at %s is %v in the past: give a later time (every generator must be connected before it)", startAt, late.Round(time.Millisecond))
 	}
-	g.StartAt = at
-	return g, nil
+	sc.StartAt = at
+	return sc, nil
+}
+
+// parseGenerator is the run's share as generator: its schedule and its
+// part of the threads; nil without --generator.
+func parseGenerator(r spec.Runner, threads int) (*generatorPlan, error) {
+	sc, err := parseSchedule(r.Generator, r.StartAt, threads)
+	if sc == nil || err != nil {
+		return nil, err
+	}
+	i, n := sc.Index, sc.Count
+	return &generatorPlan{schedule: *sc, Threads: share(threads, i, n), TotalThreads: threads,
+		IDOffset: i*(threads/n) + min(i, threads%n)}, nil
 }
 
 // apply gives the runner this generator's share.
@@ -121,7 +140,8 @@ func (g *generatorPlan) checkClock(ctx context.Context, e engine.Engine, c engin
 	return doc, nil
 }
 
-// workerIDs documents, for a workload's Partition, which generator this is.
+// partition tells a workload whose generators could collide (YCSB's
+// insert keys) which generator this is.
 func (g *generatorPlan) partition(wl workload.Workload) {
 	if p, ok := wl.(workload.Partitioned); ok {
 		p.Partition(g.Index, g.Count)

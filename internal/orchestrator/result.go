@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/procfs"
 
 	"github.com/encbench/encbench/internal/measure"
@@ -46,17 +45,9 @@ func assemble(o *runner.Outcome, cfg runner.Config, started time.Time) *result.R
 		r.TPS = round(float64(o.Txns)/secs, 2)
 		r.QPS = round(float64(q)/secs, 2)
 	}
-	h := o.Hist
-	if h.TotalCount() > 0 {
-		r.LatencyMs = result.Latency{
-			Min: measure.Ms(h.Min()), Avg: round(h.Mean()/1000, 3),
-			P50: measure.Ms(h.ValueAtQuantile(50)), P95: measure.Ms(h.ValueAtQuantile(95)),
-			P99: measure.Ms(h.ValueAtQuantile(99)), P999: measure.Ms(h.ValueAtQuantile(99.9)),
-			Max: measure.Ms(h.Max()), Sum: round(h.Mean()*float64(h.TotalCount())/1000, 2),
-		}
-	}
-	if enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
-		r.Histogram = string(enc)
+	r.LatencyMs = result.LatencyOf(o.Hist)
+	if enc, err := result.EncodeHistogram(o.Hist); err == nil {
+		r.Histogram = enc
 	}
 	cores := runtime.NumCPU()
 	r.CPU = result.CPU{ClientS: round(o.ClientCPU.Seconds(), 3), MachineCores: cores, ServerPID: cfg.ServerPID, ClientCPUs: cfg.ClientCPUs}

@@ -84,7 +84,8 @@ type liveSetup struct {
 	target     suite.Target
 	variant    variant.Variant
 	sandboxDir string
-	// pid is the server's, when known (sandboxes, server_pid).
+	// pid is the server's, when known (sandboxes, server_pid), and err
+	// why its start or prepare failed; both are the owner's (see server).
 	pid int
 	err error
 	// owner is the setup whose server and data this one uses (nil: its
@@ -183,9 +184,9 @@ func (x *SuiteRun) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.
 	if ls.Sandbox {
 		s.Target.Sandbox = ls.sandboxDir
 		s.Target.TLS.Version = ls.variant.TLSVersion
-		if ls.server().shared && !ls.variant.TLS {
-			// The server offers TLS for the setups sharing it; this one
-			// connects without, and says so.
+		if !ls.variant.TLS {
+			// Said, not implied by the sandbox's DSN: a server shared with
+			// TLS variants offers TLS too.
 			s.Target.TLS.Mode = engine.TLSDisable
 		}
 	} else {

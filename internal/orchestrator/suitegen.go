@@ -9,7 +9,6 @@ import (
 
 	"github.com/encbench/encbench/internal/errs"
 	result "github.com/encbench/encbench/internal/resultdoc"
-	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/suite"
 )
 
@@ -31,11 +30,11 @@ func (x *SuiteRun) cellSlot() time.Duration {
 // generators/CELL/generator-I.json. encbench merge --suite-out adds the
 // generators' directories up into one suite directory for the report.
 func (x *SuiteRun) ExecuteAsGenerator(ctx context.Context, gen, startAt string) error {
-	g, err := parseGenerator(spec.Runner{Generator: gen, StartAt: startAt}, 1<<30)
+	g, err := parseSchedule(gen, startAt, 0)
 	if err != nil {
 		return err
 	}
-	if g.StartAt.IsZero() {
+	if g == nil || g.StartAt.IsZero() {
 		return errs.Usage("suite run --generator needs --start-at: every generator follows the same schedule from it")
 	}
 	for _, su := range x.Plan.Setups {
@@ -110,8 +109,8 @@ func (x *SuiteRun) PrepareOnly(ctx context.Context) error {
 		return err
 	}
 	for _, su := range x.Plan.Setups {
-		if ls := x.setups[su.ID]; ls.err != nil {
-			return fmt.Errorf("setup %s: %w", su.ID, ls.err)
+		if ls := x.setups[su.ID].server(); ls.err != nil {
+			return fmt.Errorf("setup %s: %w", ls.ID, ls.err)
 		}
 	}
 	fmt.Fprintf(x.Stdout, "prepared %d setups of suite %s\n", len(x.Plan.Setups), x.Plan.Suite.Name)

@@ -34,10 +34,14 @@ func Summary(w io.Writer, r *result.Result) {
 	fmt.Fprintf(w, "    ignored errors:                      %-6d (%.2f per sec.)\n", r.Totals.Errors, per(r.Totals.Errors))
 	fmt.Fprintf(w, "    reconnects:                          %-6d (%.2f per sec.)\n", r.Totals.Reconnects, per(r.Totals.Reconnects))
 	failed := r.Totals.FailedTotal()
-	fmt.Fprintf(w, "    failed transactions:                 %-6d (%.2f per sec.)%s\n", failed, per(failed), kindsText(r.Totals.Failed))
+	byKind := ""
+	if failed > 0 {
+		byKind = ": " + countsText(r.Totals.Failed)
+	}
+	fmt.Fprintf(w, "    failed transactions:                 %-6d (%.2f per sec.)%s\n", failed, per(failed), byKind)
 	fmt.Fprintf(w, "    retried transactions:                %-6d (%d retries)\n", r.Totals.Retried, r.Totals.Retries)
 	if len(r.Totals.ErrorCodes) > 0 {
-		fmt.Fprintf(w, "    errors by code:                      %s\n", strings.TrimPrefix(kindsText(r.Totals.ErrorCodes), ": "))
+		fmt.Fprintf(w, "    errors by code:                      %s\n", countsText(r.Totals.ErrorCodes))
 	}
 	fmt.Fprintf(w, "\nGeneral statistics:\n")
 	fmt.Fprintf(w, "    total time:                          %.4fs\n", secs)
@@ -101,16 +105,13 @@ func Summary(w io.Writer, r *result.Result) {
 	}
 }
 
-// kindsText lists counts by name: ": deadlock 2, serialization 5".
-func kindsText(m map[string]int64) string {
-	if len(m) == 0 {
-		return ""
-	}
+// countsText lists counts by name: "deadlock 2, serialization 5".
+func countsText(m map[string]int64) string {
 	parts := make([]string, 0, len(m))
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
-	return ": " + strings.Join(parts, ", ")
+	return strings.Join(parts, ", ")
 }
 
 func deref(p *float64) float64 {

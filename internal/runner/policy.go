@@ -32,7 +32,7 @@ func (t *tally) add(o tally) {
 const DefaultReconnectTimeout = 10 * time.Second
 
 // connectError names the bound when a connection was not ready in time.
-func connectError(err error, ctx context.Context, bound time.Duration) error {
+func connectError(ctx context.Context, err error, bound time.Duration) error {
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("the server did not accept a connection within %v (--reconnect-timeout): %w", bound, err)
 	}
@@ -92,13 +92,13 @@ func (r *run) event(id int, s *slot, c *workload.Counters, t *tally) (committed 
 		if r.stop.Load() {
 			return false, nil
 		}
-		if r.cfg.MaxReconnects > 0 && s.st.reconnects >= r.cfg.MaxReconnects {
-			return false, fmt.Errorf("worker %d lost its connection %s into the run (%v) after %d reconnects, the most --max-reconnects allows", id, r.since(), err, s.st.reconnects)
+		if r.cfg.MaxReconnects > 0 && s.reconnects >= r.cfg.MaxReconnects {
+			return false, fmt.Errorf("worker %d lost its connection %s into the run (%v) after %d reconnects, the most --max-reconnects allows", id, r.since(), err, s.reconnects)
 		}
 		if rerr := r.reconnect(id, s, err); rerr != nil {
 			return false, rerr
 		}
-		s.st.reconnects++
+		s.reconnects++
 		t.reconn++
 		return false, nil
 	}

@@ -204,3 +204,30 @@ func TestParseIgnoreSet(t *testing.T) {
 		t.Error("all covers server errors only")
 	}
 }
+
+// --max-reconnects caps the lost connections one worker replaces.
+func TestMaxReconnectsStopsTheRun(t *testing.T) {
+	e, w := &fakeEngine{}, &fakeWorkload{loseEvery: 5}
+	_, err := Run(context.Background(), target(e), w, Config{Threads: 1, Events: 100, MaxReconnects: 2})
+	if err == nil || !strings.Contains(err.Error(), "after 2 reconnects, the most --max-reconnects allows") {
+		t.Errorf("a worker losing its connection every 5 events with --max-reconnects 2: %v", err)
+	}
+}
+
+// With a connection per transaction, each new worker takes over its
+// predecessor (its random sequence goes on rather than starting over).
+func TestReconnectPerTxnHandsOverTheWorker(t *testing.T) {
+	e, w := &fakeEngine{}, &fakeWorkload{}
+	if _, err := Run(context.Background(), target(e), w, Config{Threads: 2, Events: 20, ReconnectPerTxn: true}); err != nil {
+		t.Fatal(err)
+	}
+	fresh := 0
+	for _, k := range w.workers {
+		if k.prev == nil {
+			fresh++
+		}
+	}
+	if fresh != 2 || len(w.workers) < 20 {
+		t.Errorf("%d workers, %d without a predecessor: want one per thread", len(w.workers), fresh)
+	}
+}

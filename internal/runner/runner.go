@@ -138,8 +138,6 @@ type stats struct {
 	// Totals since measuring began, for thread fairness.
 	events int64
 	busy   time.Duration
-	// reconnects over the whole run, for --max-reconnects; the worker's own.
-	reconnects int
 }
 
 type slot struct {
@@ -149,6 +147,9 @@ type slot struct {
 	// codes counts errors by server code; only the worker writes it, and
 	// it is read once the worker has returned.
 	codes map[string]int64
+	// reconnects counts the lost connections the worker replaced in the
+	// run, for --max-reconnects; the worker's own, like codes.
+	reconnects int
 	// done is set when the worker's loop has returned: a worker still
 	// blocked on a server that stopped answering is left alone.
 	done atomic.Bool
@@ -190,7 +191,7 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 		g.Go(func() error {
 			c, err := t.Engine.Connect(gctx, t)
 			if err != nil {
-				return connectError(err, cctx, cfg.ReconnectTimeout)
+				return connectError(cctx, err, cfg.ReconnectTimeout)
 			}
 			s := &slot{conn: c, codes: map[string]int64{}}
 			s.st.hist = measure.NewHistogram()
@@ -202,7 +203,7 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 				return err
 			}
 			s.worker, err = wl.NewWorker(gctx, workerEnv(cfg, t, c, i))
-			return connectError(err, cctx, cfg.ReconnectTimeout)
+			return connectError(cctx, err, cfg.ReconnectTimeout)
 		})
 	}
 	// Workers close first: some put back what their events removed
@@ -606,7 +607,9 @@ func (r *run) work(id int, s *slot) {
 		st.c.Reads += c.Reads
 		st.c.Writes += c.Writes
 		st.c.Others += c.Others
-		st.tally.add(t)
+		if t.errs|t.reconn != 0 { // every other count comes with one of these
+			st.tally.add(t)
+		}
 		st.mu.Unlock()
 		if err != nil {
 			r.fail(err)

@@ -77,21 +77,6 @@ func Restart(ctx context.Context, dir string, o RestartOptions) (*Info, error) {
 	return info, nil
 }
 
-// halt sends sig and waits for the server to exit, escalating to SIGKILL.
-func halt(pid int, sig syscall.Signal, timeout time.Duration) error {
-	if alive(pid) {
-		if err := syscall.Kill(pid, sig); err != nil {
-			return fmt.Errorf("stopping server %d: %w", pid, err)
-		}
-	}
-	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if !alive(pid) {
-			return nil
-		}
-	}
-	return stop(pid, 0)
-}
-
 // userName is the account a server runs as, "" for the invoking user.
 func userName(u *user.User) string {
 	if u == nil {

@@ -489,14 +489,18 @@ func alive(pid int) bool {
 	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
 }
 
-// stop asks the server to shut down (SIGINT is PostgreSQL's fast shutdown,
-// SIGTERM MariaDB's normal one; both handle SIGTERM) and escalates to
-// SIGKILL after the timeout.
-func stop(pid int, timeout time.Duration) error {
+// stop asks the server to shut down (SIGTERM: PostgreSQL's smart
+// shutdown, MariaDB's normal one) and escalates to SIGKILL after the
+// timeout.
+func stop(pid int, timeout time.Duration) error { return halt(pid, syscall.SIGTERM, timeout) }
+
+// halt sends sig, waits for the server to exit and escalates to SIGKILL
+// after the timeout.
+func halt(pid int, sig syscall.Signal, timeout time.Duration) error {
 	if !alive(pid) {
 		return nil
 	}
-	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := syscall.Kill(pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("stopping server %d: %w", pid, err)
 	}
 	deadline := time.Now().Add(timeout)

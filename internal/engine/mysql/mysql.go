@@ -15,7 +15,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
@@ -158,8 +157,7 @@ func (Engine) ClassifyError(err error) engine.ServerError {
 		}
 		return e
 	}
-	var ne net.Error
-	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, gomysql.ErrInvalidConn) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, gomysql.ErrInvalidConn) || engine.TransportLost(err) {
 		return engine.ServerError{Kind: engine.ErrConnLost}
 	}
 	return engine.ServerError{Kind: engine.ErrFatal}
@@ -167,11 +165,7 @@ func (Engine) ClassifyError(err error) engine.ServerError {
 
 // ServerTime is the server's clock, for generators starting together.
 func (Engine) ServerTime(ctx context.Context, c engine.Conn) (time.Time, error) {
-	rows, err := c.Query(ctx, "SELECT UNIX_TIMESTAMP(NOW(6))")
-	if err != nil || len(rows) != 1 {
-		return time.Time{}, fmt.Errorf("reading NOW(6): %v", err)
-	}
-	return engine.UnixText(rows[0][0])
+	return engine.QueryTime(ctx, c, "SELECT UNIX_TIMESTAMP(NOW(6))")
 }
 
 // DefaultIgnoredErrors is sysbench's --mysql-ignore-errors default.

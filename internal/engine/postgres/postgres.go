@@ -7,11 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -127,8 +124,7 @@ func (Engine) ClassifyError(err error) engine.ServerError {
 		}
 		return e
 	}
-	var ne net.Error
-	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+	if engine.TransportLost(err) {
 		return engine.ServerError{Kind: engine.ErrConnLost}
 	}
 	return engine.ServerError{Kind: engine.ErrFatal}
@@ -136,11 +132,7 @@ func (Engine) ClassifyError(err error) engine.ServerError {
 
 // ServerTime is the server's clock, for generators starting together.
 func (Engine) ServerTime(ctx context.Context, c engine.Conn) (time.Time, error) {
-	rows, err := c.Query(ctx, "SELECT extract(epoch FROM clock_timestamp())::text")
-	if err != nil || len(rows) != 1 {
-		return time.Time{}, fmt.Errorf("reading clock_timestamp(): %v", err)
-	}
-	return engine.UnixText(rows[0][0])
+	return engine.QueryTime(ctx, c, "SELECT extract(epoch FROM clock_timestamp())::text")
 }
 
 // DefaultIgnoredErrors are sysbench's pgsql driver's: deadlocks,

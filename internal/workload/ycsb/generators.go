@@ -112,8 +112,8 @@ type counter struct {
 }
 
 func (c *counter) init(start int64) {
-	c.start, c.next = start, atomic.Int64{}
-	c.stride = max(c.stride, 1)
+	c.start, c.stride = start, max(c.stride, 1)
+	c.next.Store(0)
 }
 
 func (c *counter) take() int64 { return c.start + (c.next.Add(1)-1)*c.stride + c.index }
