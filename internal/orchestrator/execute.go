@@ -25,11 +25,13 @@ func (x *SuiteRun) Execute(ctx context.Context) error {
 	var pending []suite.Cell
 	need := map[string]bool{}
 	for _, c := range x.Plan.Cells {
-		if x.done(c) {
-			x.Finished++
-			continue
+		if !x.done(c) {
+			pending = append(pending, c)
 		}
-		pending = append(pending, c)
+	}
+	pending = x.wholeBlocks(pending)
+	x.Finished = len(x.Plan.Cells) - len(pending)
+	for _, c := range pending {
 		need[c.Setup] = true
 	}
 	total := len(x.Plan.Cells)
@@ -89,8 +91,23 @@ func (x *SuiteRun) Execute(ctx context.Context) error {
 	return nil
 }
 
-// runCells measures cells in order, each on a quiet machine.
+// runCells measures cells in order, each on a quiet machine; the blocks
+// of an interleaved suite run their cells in turns.
 func (x *SuiteRun) runCells(ctx context.Context, q *quietMachine, prog Progress, cells []suite.Cell) {
+	for _, block := range blocksOf(cells) {
+		if ctx.Err() != nil || x.noRoom != nil {
+			return
+		}
+		if x.interleaves(block) {
+			x.runBlock(ctx, q, prog, block)
+			continue
+		}
+		x.runEach(ctx, q, prog, block)
+	}
+}
+
+// runEach measures cells one after the other.
+func (x *SuiteRun) runEach(ctx context.Context, q *quietMachine, prog Progress, cells []suite.Cell) {
 	for _, c := range cells {
 		if ctx.Err() != nil || x.noRoom != nil {
 			return
@@ -132,15 +149,34 @@ func (x *SuiteRun) measureCell(ctx context.Context, q *quietMachine, ls *liveSet
 // rule, at most rule.Reruns more times, and keeps the last run; each run
 // learns why the earlier ones were discarded.
 func untilUndisturbed(rule suite.Disturbance, run func(discarded []string) (*result.Result, error)) (*result.Result, int, error) {
+	rs, reruns, err := blockUntilUndisturbed(rule, func(discarded []string) ([]*result.Result, error) {
+		res, err := run(discarded)
+		return []*result.Result{res}, err
+	})
+	return rs[0], reruns, err
+}
+
+// blockUntilUndisturbed is untilUndisturbed for an interleaved block: one
+// disturbed cell runs the whole block again, since its cells were measured
+// together.
+func blockUntilUndisturbed(rule suite.Disturbance, run func(discarded []string) ([]*result.Result, error)) ([]*result.Result, int, error) {
 	var discarded []string
 	for {
-		res, err := run(discarded)
-		if err != nil || res == nil || res.Partial || len(discarded) >= rule.Reruns {
-			return res, len(discarded), err
+		rs, err := run(discarded)
+		if err != nil || len(discarded) >= rule.Reruns || slices.ContainsFunc(rs, func(r *result.Result) bool { return r == nil || r.Partial }) {
+			return rs, len(discarded), err
 		}
-		why := disturbed(res, rule)
+		why := ""
+		for _, r := range rs {
+			if why = disturbed(r, rule); why != "" {
+				if len(rs) > 1 {
+					why = r.Variant.Name + ": " + why
+				}
+				break
+			}
+		}
 		if why == "" {
-			return res, len(discarded), nil
+			return rs, len(discarded), nil
 		}
 		discarded = append(discarded, why)
 	}
@@ -301,17 +337,9 @@ func (x *SuiteRun) runCell(ctx context.Context, q *quietMachine, ls *liveSetup, 
 	}
 	res.Suite = &result.SuiteRef{Name: x.Plan.Suite.Name, Cell: c.ID, Setup: c.Setup, Target: c.Target, Discarded: discarded}
 	res.Workload.Label = c.Label
-	path := x.cellPath(c)
-	if res.Partial || err != nil {
-		path = strings.TrimSuffix(path, ".json") + ".partial.json"
-		res.Partial = true
-	}
-	if werr := result.WriteFile(path, res); werr != nil {
+	res.Partial = res.Partial || err != nil
+	if werr := x.writeCell(c, res); werr != nil {
 		return nil, errors.Join(err, werr)
-	}
-	if !res.Partial {
-		_ = os.Remove(strings.TrimSuffix(path, ".json") + ".partial.json")
-		x.keep(c, res)
 	}
 	return res, err
 }

@@ -104,3 +104,90 @@ func disturbed(r *result.Result, rule suite.Disturbance) string {
 	}
 	return ""
 }
+
+// beforeBlock readies the machine for an interleaved block on servers:
+// the server that ran last settles, the block's servers are thawed and
+// every other sandbox is frozen.
+func (q *quietMachine) beforeBlock(ctx context.Context, servers []string, log io.Writer) error {
+	if err := q.before(ctx, servers[0], log); err != nil {
+		return err
+	}
+	for _, id := range servers[1:] {
+		if err := q.thaw(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (q *quietMachine) thaw(id string) error {
+	if !q.frozen[id] {
+		return nil
+	}
+	if err := quiet.Thaw(q.pids[id]); err != nil {
+		return fmt.Errorf("thawing sandbox %s: %w", id, err)
+	}
+	q.frozen[id] = false
+	return nil
+}
+
+// turn gives the machine to one server of a block for a slice: the others
+// of the block that are sandboxes are frozen, so the background work each
+// server does falls in its own slices.
+func (q *quietMachine) turn(id string, block []string) error {
+	for _, other := range block {
+		if other == id || !q.sandbox[other] || q.frozen[other] {
+			continue
+		}
+		if err := quiet.Freeze(q.pids[other]); err != nil {
+			return fmt.Errorf("freezing sandbox %s: %w", other, err)
+		}
+		q.frozen[other] = true
+	}
+	q.last = id
+	return q.thaw(id)
+}
+
+// afterBlock lets a block's servers that wrote finish their deferred work
+// together, then leaves the machine as a cell on the last one would: the
+// others frozen.
+func (q *quietMachine) afterBlock(ctx context.Context, servers []string, wrote bool, log io.Writer) error {
+	last := q.last
+	if wrote {
+		var pids []int
+		for _, id := range servers {
+			if err := q.thaw(id); err != nil {
+				return err
+			}
+			if pid, ok := q.pids[id]; ok {
+				pids = append(pids, pid)
+			}
+		}
+		t0 := time.Now()
+		for _, id := range servers {
+			if f := q.quiesce[id]; f != nil {
+				if err := f(ctx); err != nil {
+					return fmt.Errorf("quiescing %s: %w", id, err)
+				}
+			}
+		}
+		if len(pids) > 0 {
+			_, idle, err := quiet.SettleAll(ctx, pids, q.maxSettle)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(log, "quiet: the block's servers wrote their deferred work and settled (%v) in %.2f s\n", idle, time.Since(t0).Seconds())
+		}
+	}
+	for _, id := range servers {
+		if id != last && q.sandbox[id] && !q.frozen[id] {
+			if err := quiet.Freeze(q.pids[id]); err != nil {
+				return fmt.Errorf("freezing sandbox %s: %w", id, err)
+			}
+			q.frozen[id] = true
+		}
+	}
+	// Settled already, or it only read: the next cell need not wait for it.
+	q.last = ""
+	return nil
+}

@@ -90,137 +90,30 @@ func runnerConfig(s spec.Spec, t engine.Target, out io.Writer) (runner.Config, e
 // A result comes back with an error too when the run measured something
 // but failed or was interrupted.
 func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*result.Result, error) {
-	// The command as given: Resolve fills in what a sandbox knows (its
-	// server's pid), which a reproduction must not repeat.
-	command := s.Display()
-	rs, err := Resolve(s, reg, o.Stderr)
+	lr, err := openRun(ctx, s, reg, o)
 	if err != nil {
 		return nil, err
 	}
-	s = rs.Spec
-	t, wl := rs.Target, rs.Workload
-	caps := wl.Capabilities()
-	cfg, err := runnerConfig(s, t, o.Stdout)
-	if err != nil {
-		return nil, err
-	}
-	cfg.OnInterval = o.OnInterval
-	gen, err := parseGenerator(s.Runner, s.Threads)
-	if err != nil {
-		return nil, err
-	}
-	if gen != nil {
-		gen.apply(&cfg)
-		gen.partition(wl)
-	}
-	// Before anything connects: a path that cannot be emulated is a usage error.
-	workers, link, err := throughNetwork(t, s.Runner)
-	if err != nil {
-		return nil, err
-	}
-	if link != nil {
-		defer link.Close()
-	}
-	admin, err := t.Engine.Connect(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	defer admin.Close()
-	info, err := t.Engine.ServerInfo(ctx, admin)
-	if err != nil {
-		return nil, err
-	}
-	var genDoc *result.Generator
-	if gen != nil {
-		if genDoc, err = gen.checkClock(ctx, t.Engine, admin); err != nil {
-			return nil, err
-		}
-	}
-	tdeProof, err := proveAtRest(ctx, t, admin, wl, rs.Sandbox, rs.TDE)
-	if err != nil {
-		return nil, err
-	}
-	var colProof *result.ColencProof
-	if caps.ProveColumns != nil {
-		if colProof, err = caps.ProveColumns(ctx, admin, t.Engine.Dialect()); err != nil {
-			return nil, fmt.Errorf("column encryption not proven: %w", err)
-		}
-	}
-	regimeInfo := regime(ctx, t, admin, wl)
-	var proof result.TLSProof
-	cfg.CheckSessions = func(sessions []engine.SessionTLS) error {
-		proof = tlsProof(t, sessions)
-		return checkTLS(t, proof)
-	}
-	fmt.Fprintf(o.Stdout, "encbench: %s on %s (%s), %d threads, TLS %s\n\n", wl.Name(), info.Version, t.Redacted(), cfg.Threads, t.TLS.Mode)
-	if s.Explain {
-		if err := explainFirst(ctx, t, wl, cfg.Threads, o.Stdout); err != nil {
-			return nil, err
-		}
-	}
-	if link != nil {
-		cut := ""
-		if link.Options.CutAfter > 0 {
-			cut = fmt.Sprintf(", every connection cut after %v", link.Options.CutAfter)
-		}
-		fmt.Fprintf(o.Stdout, "Emulated network: +%v round trip (jitter %v, bandwidth %s%s) through Toxiproxy on %s\n\n",
-			link.Options.RTT, link.Options.Jitter, bandwidthText(link.Options.BandwidthKBps), cut, link.Addr)
-	}
-	if cfg.Warmup > 0 {
-		fmt.Fprintf(o.Stdout, "Warming up for %d seconds...\n", s.Runner.Warmup)
+	defer lr.close()
+	if lr.cfg.Warmup > 0 {
+		fmt.Fprintf(o.Stdout, "Warming up for %d seconds...\n", lr.s.Runner.Warmup)
 	}
 	started := time.Now()
-	out, runErr := runner.Run(ctx, workers, wl, cfg)
+	out, runErr := runner.Run(ctx, lr.workers, lr.wl, lr.cfg)
 	if out == nil || out.Hist == nil || out.Elapsed == 0 {
 		if runErr == nil {
 			runErr = fmt.Errorf("run produced no measurements")
 		}
 		return nil, runErr
 	}
-	res := assemble(out, cfg, started)
-	res.Target = t.Redacted()
-	res.Command = command
-	res.Engine = result.Engine{Kind: t.Engine.Kind(), Version: info.Version, Settings: info.Settings}
-	res.Workload = result.Workload{Name: wl.Name(), Params: wl.Params(), Schema: wl.Schema()}
-	for _, p := range caps.Parts {
-		res.Workload.Parts = append(res.Workload.Parts, result.Part{Name: p.Name, Label: p.Label, Role: p.Role})
-	}
-	if s.Runner.ReconnectPerTxn {
-		res.Workload.Params["reconnect_per_txn"] = true
-	}
-	res.Repetition = s.Runner.Repetition
-	name := variant.Observed(t.TLS.Mode != engine.TLSDisable, rs.TDE, colencName(colProof))
-	if s.VariantName != "" {
-		name = s.VariantName
-	}
-	res.Variant = result.Variant{Name: name, TLS: t.TLS.Mode, TDE: rs.TDE, Colenc: colencName(colProof),
-		Verified: result.Verification{OK: runErr == nil, TLS: proof, TDE: tdeProof, Colenc: colProof}}
-	if caps.Rates != nil {
-		counts := map[string]int64{}
-		for name, it := range res.Items {
-			counts[name] = it.N
-		}
-		res.Rates = caps.Rates(counts, res.DurationS)
-	}
-	res.Regime = regimeInfo
-	res.Generator = genDoc
-	if link != nil {
-		res.Network = &result.Network{RTTMs: ms(link.Options.RTT), JitterMs: ms(link.Options.Jitter),
-			BandwidthKBps: link.Options.BandwidthKBps, CutAfterMs: ms(link.Options.CutAfter), Via: netem.Via}
-	}
-	if rs.Sandbox != nil {
-		res.CPU.ServerCPUs = rs.Sandbox.ServerCPUs
-		if d := measure.Disk(rs.Sandbox.DataDir); d != "" {
-			res.Environment.Disk = d
-		}
-	}
+	res := lr.result(out, runErr == nil, started)
 	fmt.Fprintln(o.Stdout)
 	report.Summary(o.Stdout, res)
-	if s.JSON != "" {
-		if err := result.WriteFile(s.JSON, res); err != nil {
+	if lr.s.JSON != "" {
+		if err := result.WriteFile(lr.s.JSON, res); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(o.Stderr, "encbench: result written to %s\n", s.JSON)
+		fmt.Fprintf(o.Stderr, "encbench: result written to %s\n", lr.s.JSON)
 	}
 	if runErr != nil {
 		return res, fmt.Errorf("run failed: %w", runErr)
@@ -229,6 +122,156 @@ func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*r
 		return res, fmt.Errorf("interrupted: the result covers %.1f s and is marked partial", res.DurationS)
 	}
 	return res, nil
+}
+
+// liveRun is a run's spec resolved, its server's layers proven and its
+// admin connection open: what measuring needs, and what the result says
+// about the server and the variant.
+type liveRun struct {
+	s        spec.Spec
+	command  string
+	rs       *Resolved
+	wl       workload.Workload
+	caps     workload.Capabilities
+	cfg      runner.Config
+	workers  engine.Target
+	link     *netem.Link
+	admin    engine.Conn
+	info     engine.ServerInfo
+	genDoc   *result.Generator
+	tdeProof *result.TDEProof
+	colProof *result.ColencProof
+	regime   *result.Regime
+	// proof is the server's view of the workers' sessions, set when they
+	// connect.
+	proof result.TLSProof
+}
+
+// openRun resolves the spec and proves what can be proven before any
+// worker connects; its runner config checks the workers' sessions.
+func openRun(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (lr *liveRun, err error) {
+	// The command as given: Resolve fills in what a sandbox knows (its
+	// server's pid), which a reproduction must not repeat.
+	lr = &liveRun{command: s.Display()}
+	if lr.rs, err = Resolve(s, reg, o.Stderr); err != nil {
+		return nil, err
+	}
+	lr.s = lr.rs.Spec
+	t, wl := lr.rs.Target, lr.rs.Workload
+	lr.wl, lr.caps = wl, wl.Capabilities()
+	if lr.cfg, err = runnerConfig(lr.s, t, o.Stdout); err != nil {
+		return nil, err
+	}
+	lr.cfg.OnInterval = o.OnInterval
+	gen, err := parseGenerator(lr.s.Runner, lr.s.Threads)
+	if err != nil {
+		return nil, err
+	}
+	if gen != nil {
+		gen.apply(&lr.cfg)
+		gen.partition(wl)
+	}
+	// Before anything connects: a path that cannot be emulated is a usage error.
+	if lr.workers, lr.link, err = throughNetwork(t, lr.s.Runner); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			lr.close()
+		}
+	}()
+	if lr.admin, err = t.Engine.Connect(ctx, t); err != nil {
+		return lr, err
+	}
+	if lr.info, err = t.Engine.ServerInfo(ctx, lr.admin); err != nil {
+		return lr, err
+	}
+	if gen != nil {
+		if lr.genDoc, err = gen.checkClock(ctx, t.Engine, lr.admin); err != nil {
+			return lr, err
+		}
+	}
+	if lr.tdeProof, err = proveAtRest(ctx, t, lr.admin, wl, lr.rs.Sandbox, lr.rs.TDE); err != nil {
+		return lr, err
+	}
+	if lr.caps.ProveColumns != nil {
+		if lr.colProof, err = lr.caps.ProveColumns(ctx, lr.admin, t.Engine.Dialect()); err != nil {
+			return lr, fmt.Errorf("column encryption not proven: %w", err)
+		}
+	}
+	lr.regime = regime(ctx, t, lr.admin, wl)
+	lr.cfg.CheckSessions = func(sessions []engine.SessionTLS) error {
+		lr.proof = tlsProof(t, sessions)
+		return checkTLS(t, lr.proof)
+	}
+	fmt.Fprintf(o.Stdout, "encbench: %s on %s (%s), %d threads, TLS %s\n\n", wl.Name(), lr.info.Version, t.Redacted(), lr.cfg.Threads, t.TLS.Mode)
+	if lr.s.Explain {
+		if err := explainFirst(ctx, t, wl, lr.cfg.Threads, o.Stdout); err != nil {
+			return lr, err
+		}
+	}
+	if link := lr.link; link != nil {
+		cut := ""
+		if link.Options.CutAfter > 0 {
+			cut = fmt.Sprintf(", every connection cut after %v", link.Options.CutAfter)
+		}
+		fmt.Fprintf(o.Stdout, "Emulated network: +%v round trip (jitter %v, bandwidth %s%s) through Toxiproxy on %s\n\n",
+			link.Options.RTT, link.Options.Jitter, bandwidthText(link.Options.BandwidthKBps), cut, link.Addr)
+	}
+	return lr, nil
+}
+
+func (lr *liveRun) close() {
+	if lr.admin != nil {
+		lr.admin.Close()
+	}
+	if lr.link != nil {
+		lr.link.Close()
+	}
+}
+
+// result is the result document of what the run measured; verified says
+// the run ended without an error.
+func (lr *liveRun) result(out *runner.Outcome, verified bool, started time.Time) *result.Result {
+	t, wl, caps := lr.rs.Target, lr.wl, lr.caps
+	res := assemble(out, lr.cfg, started)
+	res.Target = t.Redacted()
+	res.Command = lr.command
+	res.Engine = result.Engine{Kind: t.Engine.Kind(), Version: lr.info.Version, Settings: lr.info.Settings}
+	res.Workload = result.Workload{Name: wl.Name(), Params: wl.Params(), Schema: wl.Schema()}
+	for _, p := range caps.Parts {
+		res.Workload.Parts = append(res.Workload.Parts, result.Part{Name: p.Name, Label: p.Label, Role: p.Role})
+	}
+	if lr.s.Runner.ReconnectPerTxn {
+		res.Workload.Params["reconnect_per_txn"] = true
+	}
+	res.Repetition = lr.s.Runner.Repetition
+	name := variant.Observed(t.TLS.Mode != engine.TLSDisable, lr.rs.TDE, colencName(lr.colProof))
+	if lr.s.VariantName != "" {
+		name = lr.s.VariantName
+	}
+	res.Variant = result.Variant{Name: name, TLS: t.TLS.Mode, TDE: lr.rs.TDE, Colenc: colencName(lr.colProof),
+		Verified: result.Verification{OK: verified, TLS: lr.proof, TDE: lr.tdeProof, Colenc: lr.colProof}}
+	if caps.Rates != nil {
+		counts := map[string]int64{}
+		for name, it := range res.Items {
+			counts[name] = it.N
+		}
+		res.Rates = caps.Rates(counts, res.DurationS)
+	}
+	res.Regime = lr.regime
+	res.Generator = lr.genDoc
+	if link := lr.link; link != nil {
+		res.Network = &result.Network{RTTMs: ms(link.Options.RTT), JitterMs: ms(link.Options.Jitter),
+			BandwidthKBps: link.Options.BandwidthKBps, CutAfterMs: ms(link.Options.CutAfter), Via: netem.Via}
+	}
+	if lr.rs.Sandbox != nil {
+		res.CPU.ServerCPUs = lr.rs.Sandbox.ServerCPUs
+		if d := measure.Disk(lr.rs.Sandbox.DataDir); d != "" {
+			res.Environment.Disk = d
+		}
+	}
+	return res
 }
 
 func explainFirst(ctx context.Context, t engine.Target, wl workload.Workload, threads int, out io.Writer) error {

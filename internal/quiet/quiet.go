@@ -79,3 +79,42 @@ func signalTree(pid int, sig syscall.Signal, childrenFirst bool) error {
 	}
 	return all
 }
+
+// SettleAll is Settle for several servers at once: it waits until every
+// tree is idle (each over the same window) or maxWait has passed, and
+// returns how long it waited and whether all went idle.
+func SettleAll(ctx context.Context, pids []int, maxWait time.Duration) (time.Duration, bool, error) {
+	start := time.Now()
+	prev := make([]time.Duration, len(pids))
+	for i, pid := range pids {
+		v, err := measure.TreeCPU(pid)
+		if err != nil {
+			return 0, false, fmt.Errorf("settling server %d: %w", pid, err)
+		}
+		prev[i] = v
+	}
+	busy := slices.Clone(pids)
+	for len(busy) > 0 {
+		select {
+		case <-ctx.Done():
+			return time.Since(start), false, ctx.Err()
+		case <-time.After(Window):
+		}
+		var still []int
+		var stillPrev []time.Duration
+		for i, pid := range busy {
+			cur, err := measure.TreeCPU(pid)
+			if err != nil {
+				return time.Since(start), false, fmt.Errorf("settling server %d: %w", pid, err)
+			}
+			if cur-prev[i] > IdleCPU {
+				still, stillPrev = append(still, pid), append(stillPrev, cur)
+			}
+		}
+		busy, prev = still, stillPrev
+		if len(busy) > 0 && time.Since(start) >= maxWait {
+			return time.Since(start), false, nil
+		}
+	}
+	return time.Since(start), true, nil
+}

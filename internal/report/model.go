@@ -302,14 +302,23 @@ func method(l *locale.Lang, d *Data, cells []*Cell, m *Model) []string {
 		blocks = l.T("range.int", least, most)
 	}
 	r := d.Results[0]
-	out := []string{l.T("method.design", blocks, r.DurationS, r.WarmupS), l.T("method.loss"), l.T("method.cost")}
+	il := interleaving(d.Results)
+	design := l.T("method.design", blocks, r.DurationS, r.WarmupS)
+	if il != nil {
+		design = l.T("method.design.interleaved", blocks, il.SliceMs, il.SliceMs*float64(il.Rounds)/1000, il.Rounds, il.WarmupRounds)
+	}
+	out := []string{design, l.T("method.loss"), l.T("method.cost")}
 	if d.Record != nil && d.Record.Plan != nil {
 		st := d.Record.Suite
 		if hasAA(cells) {
 			out = append(out, l.T("method.aa"))
 		}
 		dist := st.Disturb()
-		out = append(out, l.T("method.quiet", quiet.IdleCPU.String(), quiet.Window.String(), quiet.MaxWait.String(), dist.ForeignPct, dist.StealPct, dist.Reruns)+" "+rerunText(l, d.Results))
+		key := "method.quiet"
+		if il != nil {
+			key = "method.quiet.interleaved"
+		}
+		out = append(out, l.T(key, quiet.IdleCPU.String(), quiet.Window.String(), quiet.MaxWait.String(), dist.ForeignPct, dist.StealPct, dist.Reruns)+" "+rerunText(l, d.Results))
 		if st.Precision > 0 {
 			_, most := st.Blocks()
 			s := []string{l.T("method.precision", st.Precision, st.Repetitions, most)}
@@ -331,6 +340,17 @@ func method(l *locale.Lang, d *Data, cells []*Cell, m *Model) []string {
 		out = append(out, l.T("method.partial", d.Partial))
 	}
 	return out
+}
+
+// interleaving is how the closed-loop blocks took turns, or nil when
+// they ran one cell after another.
+func interleaving(rs []*result.Result) *result.Interleaving {
+	for _, r := range rs {
+		if r.Suite != nil && r.Suite.Interleaved != nil {
+			return r.Suite.Interleaved
+		}
+	}
+	return nil
 }
 
 // networkText says which workloads ran through the emulated network.

@@ -94,6 +94,20 @@ type SuiteRef struct {
 	// Discarded lists earlier attempts at this cell that other work on
 	// the machine disturbed beyond the suite's threshold, so it ran again.
 	Discarded []string `json:"discarded,omitempty"`
+	// Interleaved says the cell's block ran its variants in turns.
+	Interleaved *Interleaving `json:"interleaved,omitempty"`
+}
+
+// Interleaving is how a block's variants took turns: slices of SliceMs,
+// Rounds rounds, each round in the block's order rotated by the round's
+// number; this cell's place in that order is Position (from 0).
+type Interleaving struct {
+	SliceMs  float64  `json:"slice_ms"`
+	Rounds   int      `json:"rounds"`
+	Order    []string `json:"order"`
+	Position int      `json:"position"`
+	// WarmupRounds ran before measuring and are not counted.
+	WarmupRounds int `json:"warmup_rounds"`
 }
 
 type Tool struct {

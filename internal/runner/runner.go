@@ -166,88 +166,126 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 	if cfg.Time <= 0 && cfg.Events <= 0 {
 		return nil, fmt.Errorf("either --time or --events must be set")
 	}
-	slots := make([]*slot, cfg.Threads)
-	sessions := make([]engine.SessionTLS, cfg.Threads)
-	// Each worker blocks in its own thread; with a P free for every one of
-	// them (and one for the collector) a reply does not wait for the Go
-	// scheduler to hand a P over, and workers' raw reads may keep theirs.
-	if prev := runtime.GOMAXPROCS(0); prev < cfg.Threads+1 {
-		runtime.GOMAXPROCS(cfg.Threads + 1)
-		defer runtime.GOMAXPROCS(prev)
-	}
-	t.Worker = true
-	var itemNames []string
-	for _, p := range wl.Capabilities().Parts {
-		itemNames = append(itemNames, p.Name)
-	}
-	if cfg.ReconnectTimeout <= 0 {
-		cfg.ReconnectTimeout = DefaultReconnectTimeout
-	}
-	// Every connection and its statements must be ready within the bound.
-	cctx, cancel := context.WithTimeout(ctx, cfg.ReconnectTimeout)
-	defer cancel()
-	g, gctx := errgroup.WithContext(cctx)
-	for i := range slots {
-		g.Go(func() error {
-			c, err := t.Engine.Connect(gctx, t)
-			if err != nil {
-				return connectError(cctx, err, cfg.ReconnectTimeout)
-			}
-			s := &slot{conn: c, codes: map[string]int64{}}
-			s.st.hist = measure.NewHistogram()
-			for range itemNames {
-				s.st.items = append(s.st.items, measure.NewHistogram())
-			}
-			slots[i] = s
-			if sessions[i], err = c.TLSState(gctx); err != nil {
-				return err
-			}
-			s.worker, err = wl.NewWorker(gctx, workerEnv(cfg, t, c, i))
-			return connectError(cctx, err, cfg.ReconnectTimeout)
-		})
-	}
-	// Workers close first: some put back what their events removed
-	// (enc_write_mix's deleted rows), outside the measured time. A worker
-	// still blocked on its server is not touched: it owns its connection.
-	closeAll := func() {
-		for _, s := range slots {
-			if s != nil && s.worker != nil && s.idle() {
-				_ = s.worker.Close()
-			}
-			if s != nil && s.conn != nil && s.idle() {
-				s.conn.Close()
-			}
-		}
-	}
-	if err := g.Wait(); err != nil {
-		closeAll()
+	defer PinProcs(cfg.Threads)()
+	s, err := Open(ctx, t, wl, cfg)
+	if s == nil {
 		return nil, err
 	}
-	defer closeAll()
-	if cfg.CheckSessions != nil {
-		if err := cfg.CheckSessions(sessions); err != nil {
-			return &Outcome{Sessions: sessions, Hist: measure.NewHistogram()}, err
-		}
+	defer s.Close()
+	if err != nil {
+		return &Outcome{Sessions: s.sessions, Hist: measure.NewHistogram()}, err
 	}
-
 	if !cfg.StartAt.IsZero() {
 		wait := time.Until(cfg.StartAt)
 		if wait < 0 {
-			return &Outcome{Sessions: sessions, Hist: measure.NewHistogram()}, fmt.Errorf("connecting took until %v after --start-at: give the generators more time before it", (-wait).Round(time.Millisecond))
+			return &Outcome{Sessions: s.sessions, Hist: measure.NewHistogram()}, fmt.Errorf("connecting took until %v after --start-at: give the generators more time before it", (-wait).Round(time.Millisecond))
 		}
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
-			return &Outcome{Sessions: sessions, Hist: measure.NewHistogram(), Partial: true}, ctx.Err()
+			return &Outcome{Sessions: s.sessions, Hist: measure.NewHistogram(), Partial: true}, ctx.Err()
 		}
 	}
-	r := &run{cfg: cfg, slots: slots, t: t, wl: wl, itemNames: itemNames}
+	r := s.newRun()
 	out, err := r.execute(ctx)
 	if out != nil {
-		out.Sessions = sessions
-		out.Notes = notes(slots)
+		out.Sessions = s.sessions
+		out.Notes = notes(s.slots)
 	}
 	return out, err
+}
+
+// PinProcs gives each worker a P of its own: each blocks in its own
+// thread, and with a P free for every one of them (and one for the
+// collector) a reply does not wait for the Go scheduler to hand a P over,
+// and workers' raw reads may keep theirs. It returns the undo.
+func PinProcs(threads int) func() {
+	if prev := runtime.GOMAXPROCS(0); prev < threads+1 {
+		runtime.GOMAXPROCS(threads + 1)
+		return func() { runtime.GOMAXPROCS(prev) }
+	}
+	return func() {}
+}
+
+// Session is a run's workers, connected, their statements prepared and
+// their sessions checked, not yet started.
+type Session struct {
+	cfg       Config
+	t         engine.Target
+	wl        workload.Workload
+	slots     []*slot
+	sessions  []engine.SessionTLS
+	itemNames []string
+}
+
+// Open connects cfg.Threads workers and checks their sessions. On a
+// failed check it returns the session too (its Sessions say what the
+// server saw); the caller closes it.
+func Open(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config) (*Session, error) {
+	s := &Session{cfg: cfg, t: t, wl: wl, slots: make([]*slot, cfg.Threads), sessions: make([]engine.SessionTLS, cfg.Threads)}
+	s.t.Worker = true
+	for _, p := range wl.Capabilities().Parts {
+		s.itemNames = append(s.itemNames, p.Name)
+	}
+	if s.cfg.ReconnectTimeout <= 0 {
+		s.cfg.ReconnectTimeout = DefaultReconnectTimeout
+	}
+	cfg = s.cfg
+	// Every connection and its statements must be ready within the bound.
+	cctx, cancel := context.WithTimeout(ctx, cfg.ReconnectTimeout)
+	defer cancel()
+	g, gctx := errgroup.WithContext(cctx)
+	for i := range s.slots {
+		g.Go(func() error {
+			c, err := s.t.Engine.Connect(gctx, s.t)
+			if err != nil {
+				return connectError(cctx, err, cfg.ReconnectTimeout)
+			}
+			sl := &slot{conn: c, codes: map[string]int64{}}
+			sl.st.hist = measure.NewHistogram()
+			for range s.itemNames {
+				sl.st.items = append(sl.st.items, measure.NewHistogram())
+			}
+			s.slots[i] = sl
+			if s.sessions[i], err = c.TLSState(gctx); err != nil {
+				return err
+			}
+			sl.worker, err = wl.NewWorker(gctx, workerEnv(cfg, s.t, c, i))
+			return connectError(cctx, err, cfg.ReconnectTimeout)
+		})
+	}
+	if err := g.Wait(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if cfg.CheckSessions != nil {
+		if err := cfg.CheckSessions(s.sessions); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// Sessions are the server's view of every worker connection.
+func (s *Session) Sessions() []engine.SessionTLS { return s.sessions }
+
+// Close closes the workers, then their connections. Workers close first:
+// some put back what their events removed (enc_write_mix's deleted rows),
+// outside the measured time. A worker still blocked on its server is not
+// touched: it owns its connection.
+func (s *Session) Close() {
+	for _, sl := range s.slots {
+		if sl != nil && sl.worker != nil && sl.idle() {
+			_ = sl.worker.Close()
+		}
+		if sl != nil && sl.conn != nil && sl.idle() {
+			sl.conn.Close()
+		}
+	}
+}
+
+func (s *Session) newRun() *run {
+	return &run{cfg: s.cfg, slots: s.slots, t: s.t, wl: s.wl, itemNames: s.itemNames}
 }
 
 type run struct {
@@ -266,6 +304,9 @@ type run struct {
 	queue     atomic.Int64
 	itemNames []string
 	begin     time.Time
+	// gate, when set, lets workers start events only in a controller's
+	// slices (Sliced).
+	gate *gate
 }
 
 func notes(slots []*slot) map[string]int64 {
@@ -541,6 +582,9 @@ func (r *run) work(id int, s *slot) {
 		// The shared counter is touched only when events are limited.
 		measured := r.measuring.Load()
 		if measured && r.cfg.Events > 0 && r.remaining.Add(-1) < 0 {
+			// Put it back: a worker still running may give its event back
+			// (a failed transaction) and need it.
+			r.remaining.Add(1)
 			return
 		}
 		var start time.Time
@@ -559,6 +603,11 @@ func (r *run) work(id int, s *slot) {
 					return
 				}
 			}
+			// Think time is spent outside the gate, so closing it
+			// waits only for transactions.
+			if r.gate != nil && !r.gate.enter(&r.stop) {
+				continue
+			}
 			start = time.Now()
 		}
 		c = workload.Counters{}
@@ -569,6 +618,7 @@ func (r *run) work(id int, s *slot) {
 				// back-off, like a lost one, and counted as a reconnect.
 				if rerr := r.reconnect(id, s, err); rerr != nil {
 					r.fail(rerr)
+					r.gate.leave()
 					return
 				}
 				t.reconn++
@@ -588,6 +638,7 @@ func (r *run) work(id int, s *slot) {
 			lastYield = end
 		}
 		if !measured && err == nil {
+			r.gate.leave()
 			continue
 		}
 		st := &s.st
@@ -611,6 +662,8 @@ func (r *run) work(id int, s *slot) {
 			st.tally.add(t)
 		}
 		st.mu.Unlock()
+		// Left only once recorded: a drained gate has every event counted.
+		r.gate.leave()
 		if err != nil {
 			r.fail(err)
 			return

@@ -30,6 +30,13 @@ func (s Suite) Disturb() Disturbance {
 	return *s.Disturbance
 }
 
+// SliceDuration is how long each variant of an interleaved block runs at
+// a time; 0: blocks are not interleaved.
+func (s Suite) SliceDuration() time.Duration {
+	d, _ := time.ParseDuration(s.Slice)
+	return d
+}
+
 // BudgetDuration is the suite's wall-time budget; 0 means none.
 func (s Suite) BudgetDuration() time.Duration {
 	d, _ := time.ParseDuration(s.Budget)
@@ -55,6 +62,12 @@ func (s Suite) checkPrecision() error {
 	if s.Budget != "" {
 		if d, err := time.ParseDuration(s.Budget); err != nil || d <= 0 {
 			return fmt.Errorf("%sbudget %q: give a duration such as 10m or 1h30m", s.at("$.budget"), s.Budget)
+		}
+	}
+	if s.Slice != "" {
+		d, err := time.ParseDuration(s.Slice)
+		if err != nil || d < 20*time.Millisecond || d > time.Duration(s.Time)*time.Second {
+			return fmt.Errorf("%sslice %q: give a duration from 20ms up to the cell's time (%ds), such as 250ms", s.at("$.slice"), s.Slice, s.Time)
 		}
 	}
 	if s.MaxRepetitions < 0 {

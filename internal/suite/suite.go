@@ -50,6 +50,11 @@ type Suite struct {
 	// baseline's saturation throughput, open loop, for latency and CPU per
 	// transaction at equal load.
 	OfferedLoad []int `yaml:"offered_load" json:"offered_load,omitempty"`
+	// Slice, a duration such as 250ms, interleaves each block's variants
+	// inside the block: every variant's workers connect at once and take
+	// turns of this length, round after round, until each has run Time
+	// seconds. "" runs a block's variants one after the other.
+	Slice string `yaml:"slice" json:"slice,omitempty"`
 	// Disturbance is when a repetition runs again (see Disturbance).
 	Disturbance *Disturbance `yaml:"disturbance" json:"disturbance,omitempty"`
 	// Data are the prepare options of the data set (tables, table-size),

@@ -1,0 +1,286 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/fsx"
+	"github.com/encbench/encbench/internal/report"
+	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/runner"
+	"github.com/encbench/encbench/internal/suite"
+)
+
+// blockKey says which block a cell belongs to. A suite's block holds
+// every target's cells of a workload, thread count and repetition; they
+// interleave together (each is compared only with its own target's).
+func blockKey(c suite.Cell) string {
+	return fmt.Sprintf("%s|%d|%d|%d", c.WorkloadID(), c.Threads, c.Repetition, c.LoadPct)
+}
+
+// blocksOf splits cells, in plan order, into their blocks.
+func blocksOf(cells []suite.Cell) [][]suite.Cell {
+	var out [][]suite.Cell
+	for i, c := range cells {
+		if i == 0 || blockKey(c) != blockKey(cells[i-1]) {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], c)
+	}
+	return out
+}
+
+// interleaves says whether a block runs its variants in turns: the suite
+// asks for it, and every cell is closed loop in one process (a fixed rate
+// or several generators run cell by cell).
+func (x *SuiteRun) interleaves(block []suite.Cell) bool {
+	if x.Plan.Suite.SliceDuration() <= 0 || len(block) < 2 {
+		return false
+	}
+	for _, c := range block {
+		if c.LoadPct > 0 || c.Rate > 0 || x.setups[c.Setup].target.Generators > 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// wholeBlocks widens the pending cells of an interleaved suite to whole
+// blocks: a block's cells are measured together, so a resumed block runs
+// all of them again.
+func (x *SuiteRun) wholeBlocks(pending []suite.Cell) []suite.Cell {
+	if x.Plan.Suite.SliceDuration() <= 0 {
+		return pending
+	}
+	want := map[string]bool{}
+	for _, c := range pending {
+		want[blockKey(c)] = true
+	}
+	var out []suite.Cell
+	for _, c := range x.Plan.Cells {
+		if want[blockKey(c)] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// runBlock measures an interleaved block, again while other work
+// disturbed it beyond the suite's rule.
+func (x *SuiteRun) runBlock(ctx context.Context, q *quietMachine, prog Progress, block []suite.Cell) {
+	t0 := time.Now()
+	prog.CellStart(block[0])
+	var cells []suite.Cell
+	for _, c := range block {
+		if err := x.setups[c.Setup].server().err; err != nil {
+			x.Failed++
+			prog.CellDone(c, nil, fmt.Errorf("setup %s failed: %w", x.setups[c.Setup].server().ID, err))
+			continue
+		}
+		cells = append(cells, c)
+	}
+	if len(cells) == 0 {
+		return
+	}
+	rs, reruns, err := blockUntilUndisturbed(x.Plan.Suite.Disturb(), func(discarded []string) ([]*result.Result, error) {
+		return x.interleave(ctx, q, cells, prog.Live, discarded)
+	})
+	x.Reruns += reruns * len(cells)
+	if err != nil && fsx.NoRoom(err) {
+		x.noRoom = err
+	}
+	per := time.Since(t0) / time.Duration(len(cells))
+	for i, c := range cells {
+		var res *result.Result
+		if i < len(rs) {
+			res = rs[i]
+		}
+		if res != nil && !res.Partial && err == nil {
+			x.Finished++
+		} else if ctx.Err() == nil {
+			x.Failed++
+		}
+		x.cellTimes = append(x.cellTimes, per)
+		prog.CellDone(c, res, err)
+	}
+}
+
+// member is one cell of an interleaved block: its run, connected.
+type member struct {
+	cell   suite.Cell
+	server string
+	log    *os.File
+	lr     *liveRun
+	sess   *runner.Session
+	sliced *runner.Sliced
+}
+
+func (m *member) close() {
+	if m.sliced != nil {
+		_ = m.sliced.Stop()
+	}
+	if m.sess != nil {
+		m.sess.Close()
+	}
+	if m.lr != nil {
+		m.lr.close()
+	}
+	if m.log != nil {
+		m.log.Close()
+	}
+}
+
+// interleave runs a block's cells in turns: every cell's workers connect
+// and prove their variant, then each cell runs one slice at a time, in
+// the block's order rotated by one place every round, on a machine where
+// only its own server is thawed. A warm-up round goes first and is not
+// counted. Every cell's result covers its own slices only.
+func (x *SuiteRun) interleave(ctx context.Context, q *quietMachine, cells []suite.Cell, live func(float64), discarded []string) (rs []*result.Result, err error) {
+	st := x.Plan.Suite
+	slice := st.SliceDuration()
+	rounds := max(1, int(math.Round(float64(time.Duration(st.Time)*time.Second)/float64(slice))))
+	warmup := max(1, int(math.Ceil(float64(time.Duration(st.Warmup)*time.Second)/float64(slice))))
+	members := make([]*member, len(cells))
+	defer func() {
+		for _, m := range members {
+			if m != nil {
+				m.close()
+			}
+		}
+	}()
+	var servers, order []string
+	threads := 0
+	for i, c := range cells {
+		m := &member{cell: c, server: x.setups[c.Setup].server().ID}
+		members[i] = m
+		if m.log, err = os.Create(filepath.Join(x.Dir, LogsDir, c.ID+".log")); err != nil {
+			return nil, fmt.Errorf("creating cell log: %w", err)
+		}
+		for _, d := range discarded {
+			fmt.Fprintf(m.log, "an earlier attempt at this block was disturbed: %s\n", d)
+		}
+		if !slices.Contains(servers, m.server) {
+			servers = append(servers, m.server)
+		}
+		order = append(order, c.Variant)
+		threads = max(threads, c.Threads)
+	}
+	if err := q.beforeBlock(ctx, servers, members[0].log); err != nil {
+		return nil, err
+	}
+	defer runner.PinProcs(threads)()
+	for _, m := range members {
+		if err := x.connect(ctx, m); err != nil {
+			fmt.Fprintf(m.log, "\nencbench: %v\n", err)
+			return nil, fmt.Errorf("cell %s: %w", m.cell.ID, err)
+		}
+	}
+	started := time.Now()
+	for _, m := range members {
+		m.sliced = m.sess.StartSliced()
+	}
+	n := len(members)
+	runRound := func(k int) error {
+		for i := range n {
+			m := members[(i+k)%n]
+			if err := q.turn(m.server, servers); err != nil {
+				return err
+			}
+			sl, err := m.sliced.Slice(ctx, slice)
+			if err != nil {
+				return fmt.Errorf("cell %s: %w", m.cell.ID, err)
+			}
+			live(float64(sl.Txns) / sl.Elapsed.Seconds())
+		}
+		return nil
+	}
+	for k := range warmup {
+		if err := runRound(k); err != nil {
+			return nil, err
+		}
+	}
+	for _, m := range members {
+		m.sliced.Take() // warm-up
+	}
+	var runErr error
+	for k := range rounds {
+		if runErr = runRound(warmup + k); runErr != nil {
+			break
+		}
+	}
+	wrote := false
+	for i, m := range members {
+		out := m.sliced.Take()
+		stopErr := m.sliced.Stop()
+		m.sliced = nil
+		if runErr == nil {
+			runErr = stopErr
+		}
+		if out.Elapsed == 0 {
+			continue
+		}
+		out.Sessions = m.sess.Sessions()
+		res := m.lr.result(out, runErr == nil, started)
+		res.Suite = &result.SuiteRef{Name: st.Name, Cell: m.cell.ID, Setup: m.cell.Setup, Target: m.cell.Target, Discarded: discarded,
+			Interleaved: &result.Interleaving{SliceMs: ms(slice), Rounds: rounds, Order: order, Position: i, WarmupRounds: warmup}}
+		res.Workload.Label = m.cell.Label
+		res.Partial = res.Partial || runErr != nil
+		wrote = wrote || res.Totals.Queries.Write > 0
+		report.Summary(m.log, res)
+		if err := x.writeCell(m.cell, res); err != nil {
+			return rs, err
+		}
+		rs = append(rs, res)
+	}
+	if runErr != nil {
+		for _, m := range members {
+			fmt.Fprintf(m.log, "\nencbench: %v\n", runErr)
+		}
+		return rs, runErr
+	}
+	if err := q.afterBlock(ctx, servers, wrote, members[0].log); err != nil {
+		return rs, err
+	}
+	return rs, nil
+}
+
+// connect readies a member: its spec resolved and layers proven, its
+// workers connected with their sessions checked.
+func (x *SuiteRun) connect(ctx context.Context, m *member) error {
+	s, err := x.cellSpec(x.setups[m.cell.Setup], m.cell)
+	if err != nil {
+		return errs.Usage("cell %s: %v", m.cell.ID, err)
+	}
+	// One line per slice would drown the log: the summary follows.
+	s.Runner.ReportInterval = 0
+	fmt.Fprintf(m.log, "$ %s\n(interleaved: this command's measurement, run in slices beside the block's other cells)\n\n", s.Display())
+	if m.lr, err = openRun(ctx, s, x.Registry, Output{Stdout: m.log, Stderr: m.log}); err != nil {
+		return err
+	}
+	m.sess, err = runner.Open(ctx, m.lr.workers, m.lr.wl, m.lr.cfg)
+	return err
+}
+
+// writeCell writes a cell's result: complete, or kept as .partial.json to
+// run again on resume.
+func (x *SuiteRun) writeCell(c suite.Cell, res *result.Result) error {
+	path := x.cellPath(c)
+	if res.Partial {
+		path = strings.TrimSuffix(path, ".json") + ".partial.json"
+	}
+	if err := result.WriteFile(path, res); err != nil {
+		return err
+	}
+	if !res.Partial {
+		_ = os.Remove(strings.TrimSuffix(path, ".json") + ".partial.json")
+		x.keep(c, res)
+	}
+	return nil
+}

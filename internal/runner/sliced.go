@@ -1,0 +1,263 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/encbench/encbench/internal/measure"
+)
+
+// gate lets a controller run workers in slices. Open, workers start
+// events; closed, none starts one, and closing waits for the events in
+// flight to finish and be recorded. A worker pays two atomic adds and a
+// few loads per event.
+type gate struct {
+	open     atomic.Bool
+	inflight atomic.Int64
+	// wake is closed when the gate opens; a closed gate has a new one.
+	wake    atomic.Pointer[chan struct{}]
+	drained chan struct{}
+}
+
+func newGate() *gate {
+	g := &gate{drained: make(chan struct{}, 1)}
+	ch := make(chan struct{})
+	g.wake.Store(&ch)
+	return g
+}
+
+// enter waits until the gate is open and counts the worker in flight; it
+// returns false once the run stops (and when it lost a race with a
+// closing gate: the caller asks again).
+func (g *gate) enter(stop *atomic.Bool) bool {
+	for !stop.Load() {
+		if g.open.Load() {
+			g.inflight.Add(1)
+			// The controller stores open before it reads inflight, and
+			// the worker the other way round: one of them sees the other.
+			if g.open.Load() {
+				return true
+			}
+			g.leave()
+			return false
+		}
+		ch := g.wake.Load()
+		if g.open.Load() {
+			continue
+		}
+		<-*ch
+	}
+	return false
+}
+
+// leave ends an event; the last one out of a closing gate says so. A nil
+// gate (a run that is not sliced) does nothing.
+func (g *gate) leave() {
+	if g == nil {
+		return
+	}
+	if g.inflight.Add(-1) == 0 && !g.open.Load() {
+		select {
+		case g.drained <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (g *gate) openUp() {
+	g.open.Store(true)
+	close(*g.wake.Load())
+}
+
+// shut closes the gate and waits up to bound for the events in flight.
+func (g *gate) shut(bound time.Duration) error {
+	ch := make(chan struct{})
+	g.wake.Store(&ch)
+	g.open.Store(false)
+	var timer *time.Timer
+	for g.inflight.Load() > 0 {
+		if timer == nil {
+			timer = time.NewTimer(bound)
+			defer timer.Stop()
+		}
+		select {
+		case <-g.drained:
+		case <-timer.C:
+			return fmt.Errorf("%d workers were still waiting for the server %v after their slice ended (--reconnect-timeout): the server stopped answering", g.inflight.Load(), bound)
+		}
+	}
+	// A token left by a worker that lost the race to enter.
+	select {
+	case <-g.drained:
+	default:
+	}
+	return nil
+}
+
+// Sliced is a session whose workers run only in the slices a controller
+// gives them, so several variants' runs can take turns on one machine a
+// fraction of a second at a time: slow drift of the machine then falls
+// on every variant alike. It measures only inside its slices: from the
+// gate's opening until the last event in flight was recorded.
+type Sliced struct {
+	r           *run
+	g           *gate
+	wg          sync.WaitGroup
+	workersDone chan struct{}
+	acc         *Outcome
+	foreign     time.Duration
+	machineOK   bool
+	busy, total float64
+	steal       float64
+}
+
+// Slice is what one slice measured.
+type Slice struct {
+	Elapsed   time.Duration
+	Txns      int64
+	ClientCPU time.Duration
+	// ServerCPU is -1 when the server's CPU could not be read.
+	ServerCPU time.Duration
+}
+
+// StartSliced starts the session's workers behind a closed gate. Time,
+// warmup, events and rate do not apply: the controller decides how long
+// the workers run.
+func (s *Session) StartSliced() *Sliced {
+	r := s.newRun()
+	r.gate = newGate()
+	r.measuring.Store(true)
+	x := &Sliced{r: r, g: r.gate, workersDone: make(chan struct{}), acc: &Outcome{Hist: measure.NewHistogram()}}
+	for i, sl := range r.slots {
+		x.wg.Add(1)
+		sl.started = true
+		go func() {
+			defer x.wg.Done()
+			defer sl.done.Store(true)
+			r.work(i, sl)
+		}()
+	}
+	go func() { x.wg.Wait(); close(x.workersDone) }()
+	return x
+}
+
+// Slice opens the gate for d, closes it, waits for the events in flight
+// and adds what happened to the current take. A failed worker ends the
+// run: its error comes back.
+func (x *Sliced) Slice(ctx context.Context, d time.Duration) (Slice, error) {
+	cfg := x.r.cfg
+	// Reading /proc costs encbench CPU: the server's and the machine's
+	// counters are read outside the client's window, the machine's
+	// nearest to it.
+	srv0, srvErr := serverCPU(cfg.ServerPID)
+	mach0, machErr := measure.MachineCPU()
+	cpu0 := measure.ProcessCPU()
+	start := time.Now()
+	x.g.openUp()
+	t := time.NewTimer(d)
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		t.Stop()
+	case <-x.workersDone:
+		t.Stop()
+	}
+	shutErr := x.g.shut(cfg.ReconnectTimeout)
+	end := time.Now()
+	sl := Slice{Elapsed: end.Sub(start), ClientCPU: measure.ProcessCPU() - cpu0, ServerCPU: -1}
+	m, machErr1 := measure.MachineCPU()
+	srv1, srvErr1 := serverCPU(cfg.ServerPID)
+	if srvErr == nil && srvErr1 == nil && cfg.ServerPID > 0 {
+		sl.ServerCPU = srv1 - srv0
+	}
+	if machErr1 == nil && machErr == nil {
+		x.machineOK = true
+		x.busy += m.Busy - mach0.Busy
+		x.total += m.Total - mach0.Total
+		x.steal += m.Steal - mach0.Steal
+		if sl.ServerCPU >= 0 {
+			x.foreign += max(0, time.Duration((m.Busy-mach0.Busy)*float64(time.Second))-sl.ClientCPU-sl.ServerCPU)
+		}
+	}
+	iv := x.r.collect(x.acc)
+	sl.Txns = iv.txns
+	o := x.acc
+	x.r.interval(o, iv, o.Elapsed+sl.Elapsed, sl.Elapsed)
+	o.Elapsed += sl.Elapsed
+	o.ClientCPU += sl.ClientCPU
+	if sl.ServerCPU >= 0 {
+		s := sl.ServerCPU
+		if o.ServerCPU != nil {
+			s += *o.ServerCPU
+		}
+		o.ServerCPU = &s
+	}
+	if ctx.Err() != nil {
+		o.Partial = true
+		return sl, ctx.Err()
+	}
+	if p := x.r.failure.Load(); p != nil {
+		return sl, *p
+	}
+	return sl, shutErr
+}
+
+func serverCPU(pid int) (time.Duration, error) {
+	if pid <= 0 {
+		return 0, nil
+	}
+	return measure.TreeCPU(pid)
+}
+
+// Take returns everything measured since the last Take (or the start) and
+// starts a new one: a controller takes once per block, and once after
+// warm-up slices to drop them.
+func (x *Sliced) Take() *Outcome {
+	o := x.acc
+	if x.machineOK && x.total > 0 {
+		busy, steal := 100*x.busy/x.total, 100*x.steal/x.total
+		o.MachineUtil, o.StealPct = &busy, &steal
+		if o.ServerCPU != nil {
+			f := x.foreign
+			o.ForeignCPU = &f
+		}
+	}
+	for _, s := range x.r.slots {
+		s.st.mu.Lock()
+		o.WorkerEvents = append(o.WorkerEvents, s.st.events)
+		o.WorkerBusy = append(o.WorkerBusy, s.st.busy)
+		s.st.events, s.st.busy = 0, 0
+		s.st.mu.Unlock()
+		for code, n := range s.codes {
+			if o.ErrorCodes == nil {
+				o.ErrorCodes = map[string]int64{}
+			}
+			o.ErrorCodes[code] += n
+		}
+		clear(s.codes)
+	}
+	x.acc = &Outcome{Hist: measure.NewHistogram()}
+	x.foreign, x.busy, x.total, x.steal, x.machineOK = 0, 0, 0, 0, false
+	return o
+}
+
+// Stop ends the workers (the gate opens for them to see the stop) and
+// waits for them, at most --reconnect-timeout.
+func (x *Sliced) Stop() error {
+	x.r.stop.Store(true)
+	if !x.g.open.Load() {
+		x.g.openUp()
+	}
+	select {
+	case <-x.workersDone:
+	case <-time.After(x.r.cfg.ReconnectTimeout):
+		return fmt.Errorf("workers were still waiting for the server %v after the run's end (--reconnect-timeout): the server stopped answering", x.r.cfg.ReconnectTimeout)
+	}
+	if p := x.r.failure.Load(); p != nil {
+		return *p
+	}
+	return nil
+}

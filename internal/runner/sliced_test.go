@@ -1,0 +1,99 @@
+package runner
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// Two sessions take turns: while one's gate is closed its workers start
+// nothing, every event lands in the slice that ran it, and the takes add
+// up to the slices.
+func TestSlicedRunsOnlyInItsSlices(t *testing.T) {
+	ctx := context.Background()
+	ea, wa := &fakeEngine{}, &fakeWorkload{eventTime: 200 * time.Microsecond}
+	eb, wb := &fakeEngine{}, &fakeWorkload{eventTime: 200 * time.Microsecond}
+	sa, err := Open(ctx, target(ea), wa, Config{Threads: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sa.Close()
+	sb, err := Open(ctx, target(eb), wb, Config{Threads: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	a, b := sa.StartSliced(), sb.StartSliced()
+	var sliceTxns [2]int64
+	for round := range 4 {
+		for i, x := range []*Sliced{a, b} {
+			other := []*fakeWorkload{wb, wa}[i]
+			before := other.events.Load()
+			sl, err := x.Slice(ctx, 30*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := other.events.Load(); got != before {
+				t.Errorf("round %d: %d events of the closed session ran during the other's slice", round, got-before)
+			}
+			if sl.Txns == 0 || sl.Elapsed < 30*time.Millisecond {
+				t.Errorf("round %d: slice measured %d txns in %v", round, sl.Txns, sl.Elapsed)
+			}
+			sliceTxns[i] += sl.Txns
+		}
+	}
+	// Closed gates: nothing runs between slices.
+	na, nb := wa.events.Load(), wb.events.Load()
+	time.Sleep(20 * time.Millisecond)
+	if wa.events.Load() != na || wb.events.Load() != nb {
+		t.Error("workers ran events with every gate closed")
+	}
+	for i, x := range []*Sliced{a, b} {
+		o := x.Take()
+		if o.Txns != sliceTxns[i] || o.Hist.TotalCount() != o.Txns || len(o.Intervals) != 4 {
+			t.Errorf("take %d: txns %d, slices %d, histogram %d, intervals %d", i, o.Txns, sliceTxns[i], o.Hist.TotalCount(), len(o.Intervals))
+		}
+		if o.Elapsed < 4*30*time.Millisecond || o.Elapsed > 4*200*time.Millisecond {
+			t.Errorf("take %d: elapsed %v for four 30 ms slices", i, o.Elapsed)
+		}
+		var sum int64
+		for _, n := range o.WorkerEvents {
+			sum += n
+		}
+		if sum != o.Txns {
+			t.Errorf("take %d: workers' events %d, txns %d", i, sum, o.Txns)
+		}
+		if again := x.Take(); again.Txns != 0 || again.Elapsed != 0 {
+			t.Errorf("a second take without slices measured %d txns in %v", again.Txns, again.Elapsed)
+		}
+		if err := x.Stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if wa.events.Load() != na || wb.events.Load() != nb {
+		t.Error("stopping ran events")
+	}
+}
+
+// A slice whose events do not finish within the bound fails, naming it.
+func TestSliceOfAStuckServerFails(t *testing.T) {
+	ctx := context.Background()
+	e, w := &fakeEngine{}, &fakeWorkload{hang: make(chan struct{})}
+	s, err := Open(ctx, target(e), w, Config{Threads: 2, ReconnectTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := s.StartSliced()
+	start := time.Now()
+	if _, err := x.Slice(ctx, 10*time.Millisecond); err == nil {
+		t.Fatal("a slice whose events never end did not fail")
+	}
+	if time.Since(start) > 2*time.Second {
+		t.Errorf("the stuck slice took %v", time.Since(start))
+	}
+	close(w.hang)
+	if err := x.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+}
