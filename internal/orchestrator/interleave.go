@@ -146,7 +146,12 @@ func (x *SuiteRun) interleave(ctx context.Context, q *quietMachine, cells []suit
 	st := x.Plan.Suite
 	slice := st.SliceDuration()
 	rounds := max(1, int(math.Round(float64(time.Duration(st.Time)*time.Second)/float64(slice))))
-	warmup := max(1, int(math.Ceil(float64(time.Duration(st.Warmup)*time.Second)/float64(slice))))
+	// Without a warmup, one short round still goes first: fresh
+	// connections' first transactions fill their caches.
+	warmup, warmSlice := int(math.Ceil(float64(time.Duration(st.Warmup)*time.Second)/float64(slice))), slice
+	if warmup == 0 {
+		warmup, warmSlice = 1, min(slice, 100*time.Millisecond)
+	}
 	members := make([]*member, len(cells))
 	defer func() {
 		for _, m := range members {
@@ -187,7 +192,7 @@ func (x *SuiteRun) interleave(ctx context.Context, q *quietMachine, cells []suit
 		m.sliced = m.sess.StartSliced()
 	}
 	n := len(members)
-	runRound := func(k int) error {
+	runRound := func(k int, slice time.Duration) error {
 		for i := range n {
 			m := members[(i+k)%n]
 			if err := q.turn(m.server, servers); err != nil {
@@ -202,7 +207,7 @@ func (x *SuiteRun) interleave(ctx context.Context, q *quietMachine, cells []suit
 		return nil
 	}
 	for k := range warmup {
-		if err := runRound(k); err != nil {
+		if err := runRound(k, warmSlice); err != nil {
 			return nil, err
 		}
 	}
@@ -211,7 +216,7 @@ func (x *SuiteRun) interleave(ctx context.Context, q *quietMachine, cells []suit
 	}
 	var runErr error
 	for k := range rounds {
-		if runErr = runRound(warmup + k); runErr != nil {
+		if runErr = runRound(warmup+k, slice); runErr != nil {
 			break
 		}
 	}

@@ -33,7 +33,7 @@ func Conclusions(l *locale.Lang, cells []*Cell, baseline string, order Order, ex
 				continue
 			}
 			if variant == variantpkg.AAName {
-				out = append(out, aaConclusion(l, cs, baseline))
+				out = append(out, aaConclusion(l, cs, baseline, sharesServer(cs, cells, baseline)))
 				continue
 			}
 			out = append(out, strings.Join(variantConclusions(l, cs, baseline, order, floorOf(cells)), l.T("sentence.sep")))
@@ -65,8 +65,28 @@ func floorOf(cells []*Cell) func(*Cell) float64 {
 	}
 }
 
+// sharesServer says the A/A cells ran on the baseline's own server (the
+// same server process in every block), not on a second instance.
+func sharesServer(aa []*Cell, cells []*Cell, baseline string) bool {
+	pid := func(c *Cell) int {
+		if len(c.Results) == 0 {
+			return 0
+		}
+		return c.Results[0].CPU.ServerPID
+	}
+	for _, a := range aa {
+		i := slices.IndexFunc(cells, func(c *Cell) bool {
+			return c.Variant == baseline && c.Target == a.Target && c.Workload == a.Workload && c.Threads == a.Threads && c.Rate == a.Rate
+		})
+		if i < 0 || pid(a) == 0 || pid(a) != pid(cells[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // aaConclusion reports the A/A variant: the baseline against itself.
-func aaConclusion(l *locale.Lang, cs []*Cell, baseline string) string {
+func aaConclusion(l *locale.Lang, cs []*Cell, baseline string, shared bool) string {
 	var widest float64
 	var at string
 	n := 0
@@ -82,7 +102,11 @@ func aaConclusion(l *locale.Lang, cs []*Cell, baseline string) string {
 	if n == 0 {
 		return l.T("concl.aa.none", cs[0].Target, baseline, lossReason(l, cs[0]))
 	}
-	return l.T("concl.aa", cs[0].Target, baseline, widest, at, l.T("cells.n", n))
+	key := "concl.aa"
+	if shared {
+		key = "concl.aa.shared"
+	}
+	return l.T(key, cs[0].Target, baseline, widest, at, l.T("cells.n", n))
 }
 
 func variantConclusions(l *locale.Lang, cs []*Cell, baseline string, order Order, floor func(*Cell) float64) []string {

@@ -311,7 +311,11 @@ func method(l *locale.Lang, d *Data, cells []*Cell, m *Model) []string {
 	if d.Record != nil && d.Record.Plan != nil {
 		st := d.Record.Suite
 		if hasAA(cells) {
-			out = append(out, l.T("method.aa"))
+			key := "method.aa"
+			if aa := cellsOf(cells, variant.AAName); sharesServer(aa, cells, d.Record.Baseline) {
+				key = "method.aa.shared"
+			}
+			out = append(out, l.T(key))
 		}
 		dist := st.Disturb()
 		key := "method.quiet"
@@ -338,6 +342,16 @@ func method(l *locale.Lang, d *Data, cells []*Cell, m *Model) []string {
 	out = append(out, l.T("method.latency"))
 	if d.Partial > 0 {
 		out = append(out, l.T("method.partial", d.Partial))
+	}
+	return out
+}
+
+func cellsOf(cells []*Cell, variant string) []*Cell {
+	var out []*Cell
+	for _, c := range cells {
+		if c.Variant == variant {
+			out = append(out, c)
+		}
 	}
 	return out
 }

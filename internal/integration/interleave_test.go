@@ -1,0 +1,125 @@
+package integration
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/encbench/encbench/internal/report"
+	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/schematest"
+	"github.com/encbench/encbench/internal/suite"
+)
+
+// TestInterleavedBlocks runs a suite whose blocks interleave: both
+// engines' variants connect at once and take 100 ms turns. Every result
+// must cover its own turns only, say how its block was interleaved, prove
+// its variant from the server, and pair with its baseline in the report;
+// a block that wrote lets its servers settle before the next.
+func TestInterleavedBlocks(t *testing.T) {
+	servers(t)
+	dir := filepath.Join(fx.dir, "interleave")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "il.yaml")
+	text := `name: interleave
+targets: [{engine: postgres}, {engine: mariadb}]
+variants: [plain, tls, aa]
+workloads: [{name: oltp_read_write}]
+threads: [2]
+time: 1
+warmup: 0
+slice: 100ms
+repetitions: 2
+data: {tables: 1, table-size: 1000}
+`
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, so, se := encbench(t.Context(), "suite", "run", file, "--out", out, "--seed", "3")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, so, se)
+	}
+	var rec suite.Record
+	data, err := os.ReadFile(filepath.Join(out, "plan.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &rec)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Cells) != 12 {
+		t.Fatalf("plan has %d cells, want 2 targets x 3 variants x 2 blocks", len(rec.Cells))
+	}
+	resultSchema := schematest.Compile(t, "result.schema.json")
+	positions := map[int][]int{}
+	for _, c := range rec.Cells {
+		path := filepath.Join(out, "cells", c.ID+".json")
+		schematest.File(t, resultSchema, path)
+		r, err := result.ReadFile(path)
+		if err != nil {
+			t.Fatalf("cell %s: %v", c.ID, err)
+		}
+		il := r.Suite.Interleaved
+		if il == nil {
+			t.Fatalf("cell %s does not say its block was interleaved", c.ID)
+		}
+		if il.SliceMs != 100 || il.Rounds != 10 || il.WarmupRounds != 1 || len(il.Order) != 6 || il.Order[il.Position] != c.Variant {
+			t.Errorf("cell %s: interleaving %+v", c.ID, il)
+		}
+		positions[c.Repetition] = append(positions[c.Repetition], il.Position)
+		// Its own ten turns of 100 ms, plus each turn's last transactions.
+		if r.DurationS < 1.0 || r.DurationS > 1.5 || len(r.Intervals) != 10 {
+			t.Errorf("cell %s measured %.3f s in %d intervals, want 10 turns of about 100 ms", c.ID, r.DurationS, len(r.Intervals))
+		}
+		if !r.Variant.Verified.OK || r.Totals.Transactions == 0 || r.CPU.ServerS == nil {
+			t.Errorf("cell %s: verified %v, %d transactions, server CPU %v", c.ID, r.Variant.Verified.OK, r.Totals.Transactions, r.CPU.ServerS)
+		}
+		tlsOn := r.Variant.Verified.TLS.TLSConnections == r.Variant.Verified.TLS.Connections && r.Variant.Verified.TLS.Connections == 2
+		if (c.Variant == "tls") != tlsOn {
+			t.Errorf("cell %s (%s): the server saw %d of %d connections encrypted", c.ID, c.Variant, r.Variant.Verified.TLS.TLSConnections, r.Variant.Verified.TLS.Connections)
+		}
+	}
+	for rep, ps := range positions {
+		slices.Sort(ps)
+		if !slices.Equal(ps, []int{0, 1, 2, 3, 4, 5}) {
+			t.Errorf("block %d has positions %v, want each of 0-5 once", rep, ps)
+		}
+	}
+	// Each block wrote, so its servers settled before the next block.
+	logs, _ := filepath.Glob(filepath.Join(out, "logs", "*__r1.log"))
+	settled := false
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		settled = settled || strings.Contains(string(b), "quiet: the block's servers wrote their deferred work and settled")
+	}
+	if !settled {
+		t.Error("no log of the first block shows its servers settling")
+	}
+	var a report.Analysis
+	data, err = os.ReadFile(filepath.Join(out, report.AnalysisFile))
+	if err == nil {
+		err = json.Unmarshal(data, &a)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	losses := 0
+	for _, c := range a.Cells {
+		if c.Variant != "plain" && c.Loss != nil && c.Loss.Paired {
+			losses++
+		}
+	}
+	if losses != 4 {
+		t.Errorf("%d paired loss intervals over 2 blocks, want tls and aa on both targets", losses)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	if !strings.Contains(string(md), "take turns of 100 ms") {
+		t.Error("the report's method does not describe the interleaving")
+	}
+}
