@@ -98,6 +98,9 @@ func (x *SuiteRun) runCells(ctx context.Context, q *quietMachine, prog Progress,
 		if ctx.Err() != nil || x.noRoom != nil {
 			return
 		}
+		if err := x.freshInstances(ctx, q, block); err != nil {
+			fmt.Fprintf(x.Stderr, "encbench: %s\n", firstLine(err))
+		}
 		if x.interleaves(block) {
 			x.runBlock(ctx, q, prog, block)
 			continue

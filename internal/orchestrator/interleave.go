@@ -152,6 +152,10 @@ func (x *SuiteRun) interleave(ctx context.Context, q *quietMachine, cells []suit
 	if warmup == 0 {
 		warmup, warmSlice = 1, min(slice, 100*time.Millisecond)
 	}
+	// A restarted server's caches are empty: a second of turns fills them.
+	if slices.ContainsFunc(cells, func(c suite.Cell) bool { return x.cold[x.setups[c.Setup].server().ID] }) {
+		warmup, warmSlice = max(warmup, int(math.Ceil(float64(time.Second)/float64(slice)))), slice
+	}
 	members := make([]*member, len(cells))
 	defer func() {
 		for _, m := range members {
@@ -213,6 +217,7 @@ func (x *SuiteRun) interleave(ctx context.Context, q *quietMachine, cells []suit
 	}
 	for _, m := range members {
 		m.sliced.Take() // warm-up
+		delete(x.cold, m.server)
 	}
 	var runErr error
 	for k := range rounds {

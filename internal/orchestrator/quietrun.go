@@ -191,3 +191,14 @@ func (q *quietMachine) afterBlock(ctx context.Context, servers []string, wrote b
 	q.last = ""
 	return nil
 }
+
+// restarted registers a server's new process: running, not frozen, and
+// with nothing deferred to wait for.
+func (q *quietMachine) restarted(setup string, pid int, quiesce func(context.Context) error) {
+	q.pids[setup] = pid
+	q.frozen[setup] = false
+	q.quiesce[setup] = quiesce
+	if q.last == setup {
+		q.last = ""
+	}
+}

@@ -72,9 +72,13 @@ type SuiteRun struct {
 	// results are complete cell results by cell ID (resultOf).
 	results map[string]*result.Result
 
-	setups     map[string]*liveSetup
-	clientCPUs string
-	serverCPUs string
+	setups map[string]*liveSetup
+	// instanceRep is the repetition the servers were (re)started for, and
+	// cold the servers restarted since, which the next block warms up.
+	instanceRep int
+	cold        map[string]bool
+	clientCPUs  string
+	serverCPUs  string
 }
 
 // liveSetup is a setup with what it needs to run: its target, parsed

@@ -323,6 +323,9 @@ func method(l *locale.Lang, d *Data, cells []*Cell, m *Model) []string {
 			key = "method.quiet.interleaved"
 		}
 		out = append(out, l.T(key, quiet.IdleCPU.String(), quiet.Window.String(), quiet.MaxWait.String(), dist.ForeignPct, dist.StealPct, dist.Reruns)+" "+rerunText(l, d.Results))
+		if st.Restart == "repetition" {
+			out = append(out, l.T("method.restart"))
+		}
 		if st.Precision > 0 {
 			_, most := st.Blocks()
 			s := []string{l.T("method.precision", st.Precision, st.Repetitions, most)}

@@ -70,6 +70,9 @@ func (s Suite) checkPrecision() error {
 			return fmt.Errorf("%sslice %q: give a duration from 20ms up to the cell's time (%ds), such as 250ms", s.at("$.slice"), s.Slice, s.Time)
 		}
 	}
+	if s.Restart != "" && s.Restart != "repetition" {
+		return fmt.Errorf("%srestart %q: give repetition (restart the sandbox servers before each repetition) or leave it out", s.at("$.restart"), s.Restart)
+	}
 	if s.MaxRepetitions < 0 {
 		return fmt.Errorf("%smax_repetitions must not be negative", s.at("$.max_repetitions"))
 	}

@@ -55,6 +55,11 @@ type Suite struct {
 	// turns of this length, round after round, until each has run Time
 	// seconds. "" runs a block's variants one after the other.
 	Slice string `yaml:"slice" json:"slice,omitempty"`
+	// Restart, "repetition", restarts every sandbox server before the
+	// blocks of each new repetition: two instances of one server differ by
+	// a few percent (memory layout), and a new draw per block turns that
+	// bias into noise the intervals show. "" (default) keeps the servers.
+	Restart string `yaml:"restart" json:"restart,omitempty"`
 	// Disturbance is when a repetition runs again (see Disturbance).
 	Disturbance *Disturbance `yaml:"disturbance" json:"disturbance,omitempty"`
 	// Data are the prepare options of the data set (tables, table-size),
