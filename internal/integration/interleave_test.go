@@ -11,7 +11,6 @@ import (
 	"github.com/encbench/encbench/internal/report"
 	result "github.com/encbench/encbench/internal/resultdoc"
 	"github.com/encbench/encbench/internal/schematest"
-	"github.com/encbench/encbench/internal/suite"
 )
 
 // TestInterleavedBlocks runs a suite whose blocks interleave: both
@@ -21,12 +20,7 @@ import (
 // a block that wrote lets its servers settle before the next.
 func TestInterleavedBlocks(t *testing.T) {
 	servers(t)
-	dir := filepath.Join(fx.dir, "interleave")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "il.yaml")
-	text := `name: interleave
+	out, rec := runSuiteFile(t, "interleave", `name: interleave
 targets: [{engine: postgres}, {engine: mariadb}]
 variants: [plain, tls, aa]
 workloads: [{name: oltp_read_write}]
@@ -36,23 +30,7 @@ warmup: 0
 slice: 100ms
 repetitions: 2
 data: {tables: 1, table-size: 1000}
-`
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "out")
-	code, so, se := encbench(t.Context(), "suite", "run", file, "--out", out, "--seed", "3")
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, so, se)
-	}
-	var rec suite.Record
-	data, err := os.ReadFile(filepath.Join(out, "plan.json"))
-	if err == nil {
-		err = json.Unmarshal(data, &rec)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+`, "--seed", "3")
 	if len(rec.Cells) != 12 {
 		t.Fatalf("plan has %d cells, want 2 targets x 3 variants x 2 blocks", len(rec.Cells))
 	}
@@ -102,7 +80,7 @@ data: {tables: 1, table-size: 1000}
 		t.Error("no log of the first block shows its servers settling")
 	}
 	var a report.Analysis
-	data, err = os.ReadFile(filepath.Join(out, report.AnalysisFile))
+	data, err := os.ReadFile(filepath.Join(out, report.AnalysisFile))
 	if err == nil {
 		err = json.Unmarshal(data, &a)
 	}

@@ -13,19 +13,42 @@ import (
 	"github.com/encbench/encbench/internal/suite"
 )
 
+// runSuiteFile writes a suite file under the fixture's directory (sandbox
+// servers run as their own users and must reach it), runs it to the end
+// and returns its results directory and plan.
+func runSuiteFile(t *testing.T, name, text string, args ...string) (string, suite.Record) {
+	t.Helper()
+	dir := filepath.Join(fx.dir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, name+".yaml")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, so, se := encbench(t.Context(), append([]string{"suite", "run", file, "--out", out}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, so, se)
+	}
+	var rec suite.Record
+	data, err := os.ReadFile(filepath.Join(out, "plan.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &rec)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, rec
+}
+
 // TestPrecisionQuietMachineAndEqualLoad runs a small suite whose precision
 // target cannot be met: it must add blocks up to max_repetitions, freeze
 // the idle sandbox while the other runs, record foreign CPU and steal per
 // run, then run both variants at half the baseline's throughput.
 func TestPrecisionQuietMachineAndEqualLoad(t *testing.T) {
 	servers(t)
-	// Sandbox servers run as their own users and must reach the suite's dir.
-	dir := filepath.Join(fx.dir, "precision")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "p.yaml")
-	text := `name: precision
+	out, rec := runSuiteFile(t, "precision", `name: precision
 targets: [{engine: postgres}]
 variants: [plain, aa]
 workloads: [{name: oltp_point_select}]
@@ -38,23 +61,7 @@ max_repetitions: 3
 budget: 10m
 offered_load: [50]
 data: {tables: 1, table-size: 1000}
-`
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "out")
-	code, so, se := encbench(t.Context(), "suite", "run", file, "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, so, se)
-	}
-	var rec suite.Record
-	data, err := os.ReadFile(filepath.Join(out, "plan.json"))
-	if err == nil {
-		err = json.Unmarshal(data, &rec)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	// 2 blocks, 1 more for precision (max 3), then 2 load blocks: 2 variants each.
 	if rec.Extra != 1 || len(rec.Cells) != 2*3+2*2 {
 		t.Fatalf("plan has %d extra blocks and %d cells, want 1 and 10", rec.Extra, len(rec.Cells))
@@ -105,7 +112,7 @@ data: {tables: 1, table-size: 1000}
 	}
 	schematest.File(t, schematest.Compile(t, "analysis.schema.json"), filepath.Join(out, report.AnalysisFile))
 	var a report.Analysis
-	data, err = os.ReadFile(filepath.Join(out, report.AnalysisFile))
+	data, err := os.ReadFile(filepath.Join(out, report.AnalysisFile))
 	if err == nil {
 		err = json.Unmarshal(data, &a)
 	}
