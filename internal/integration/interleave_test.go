@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,7 +16,8 @@ import (
 // engines' variants connect at once and take 100 ms turns. Every result
 // must cover its own turns only, say how its block was interleaved, prove
 // its variant from the server, and pair with its baseline in the report;
-// a block that wrote lets its servers settle before the next.
+// a block that wrote lets its servers settle before the next, and every
+// repetition runs on new server instances (restart: repetition).
 func TestInterleavedBlocks(t *testing.T) {
 	servers(t)
 	out, rec := runSuiteFile(t, "interleave", `name: interleave
@@ -29,6 +29,7 @@ time: 1
 warmup: 0
 slice: 100ms
 repetitions: 2
+restart: repetition
 data: {tables: 1, table-size: 1000}
 `, "--seed", "3")
 	if len(rec.Cells) != 12 {
@@ -36,6 +37,7 @@ data: {tables: 1, table-size: 1000}
 	}
 	resultSchema := schematest.Compile(t, "result.schema.json")
 	positions := map[int][]int{}
+	pids := map[string][]int{} // server pid per setup, block by block
 	for _, c := range rec.Cells {
 		path := filepath.Join(out, "cells", c.ID+".json")
 		schematest.File(t, resultSchema, path)
@@ -47,9 +49,13 @@ data: {tables: 1, table-size: 1000}
 		if il == nil {
 			t.Fatalf("cell %s does not say its block was interleaved", c.ID)
 		}
-		if il.SliceMs != 100 || il.Rounds != 10 || il.WarmupRounds != 1 || len(il.Order) != 6 || il.Order[il.Position] != c.Variant {
+		// Block 2 follows a restart: its cold servers get a second of
+		// warm-up turns.
+		warm := map[int]int{1: 1, 2: 10}[c.Repetition]
+		if il.SliceMs != 100 || il.Rounds != 10 || il.WarmupRounds != warm || len(il.Order) != 6 || il.Order[il.Position] != c.Variant {
 			t.Errorf("cell %s: interleaving %+v", c.ID, il)
 		}
+		pids[c.Setup] = append(pids[c.Setup], r.CPU.ServerPID)
 		positions[c.Repetition] = append(positions[c.Repetition], il.Position)
 		// Its own ten turns of 100 ms, plus each turn's last transactions.
 		if r.DurationS < 1.0 || r.DurationS > 1.5 || len(r.Intervals) != 10 {
@@ -69,6 +75,12 @@ data: {tables: 1, table-size: 1000}
 			t.Errorf("block %d has positions %v, want each of 0-5 once", rep, ps)
 		}
 	}
+	// restart: repetition gave every block a new server instance.
+	for setup, ps := range pids {
+		if len(ps) != 2 || ps[0] == 0 || ps[0] == ps[1] {
+			t.Errorf("%s ran on server pids %v, want a new instance for block 2", setup, ps)
+		}
+	}
 	// Each block wrote, so its servers settled before the next block.
 	logs, _ := filepath.Glob(filepath.Join(out, "logs", "*__r1.log"))
 	settled := false
@@ -80,13 +92,7 @@ data: {tables: 1, table-size: 1000}
 		t.Error("no log of the first block shows its servers settling")
 	}
 	var a report.Analysis
-	data, err := os.ReadFile(filepath.Join(out, report.AnalysisFile))
-	if err == nil {
-		err = json.Unmarshal(data, &a)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(out, report.AnalysisFile), &a)
 	losses := 0
 	for _, c := range a.Cells {
 		if c.Variant != "plain" && c.Loss != nil && c.Loss.Paired {

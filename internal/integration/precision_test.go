@@ -13,33 +13,31 @@ import (
 	"github.com/encbench/encbench/internal/suite"
 )
 
-// runSuiteFile writes a suite file under the fixture's directory (sandbox
-// servers run as their own users and must reach it), runs it to the end
+// runSuiteFile writes a suite file (see suiteFile), runs it to the end
 // and returns its results directory and plan.
 func runSuiteFile(t *testing.T, name, text string, args ...string) (string, suite.Record) {
 	t.Helper()
-	dir := filepath.Join(fx.dir, name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, name+".yaml")
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, file := suiteFile(t, name, text)
 	out := filepath.Join(dir, "out")
 	code, so, se := encbench(t.Context(), append([]string{"suite", "run", file, "--out", out}, args...)...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, so, se)
 	}
 	var rec suite.Record
-	data, err := os.ReadFile(filepath.Join(out, "plan.json"))
+	readJSON(t, filepath.Join(out, "plan.json"), &rec)
+	return out, rec
+}
+
+// readJSON decodes a file the suite wrote into v.
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err == nil {
-		err = json.Unmarshal(data, &rec)
+		err = json.Unmarshal(data, v)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out, rec
 }
 
 // TestPrecisionQuietMachineAndEqualLoad runs a small suite whose precision
@@ -112,13 +110,7 @@ data: {tables: 1, table-size: 1000}
 	}
 	schematest.File(t, schematest.Compile(t, "analysis.schema.json"), filepath.Join(out, report.AnalysisFile))
 	var a report.Analysis
-	data, err := os.ReadFile(filepath.Join(out, report.AnalysisFile))
-	if err == nil {
-		err = json.Unmarshal(data, &a)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(out, report.AnalysisFile), &a)
 	missed := 0
 	for _, c := range a.Cells {
 		if c.ReachedTarget != nil && !*c.ReachedTarget {

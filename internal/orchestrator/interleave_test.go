@@ -1,7 +1,6 @@
 package orchestrator
 
 import (
-	"io"
 	"slices"
 	"testing"
 
@@ -23,21 +22,9 @@ data: {tables: 1, table-size: 100}
 
 func interleavedPlan(t *testing.T, seed uint64) *SuiteRun {
 	t.Helper()
-	s, err := suite.Parse([]byte(interleavedText))
-	if err != nil {
-		t.Fatal(err)
-	}
 	o := suite.NoOverrides()
 	o.Seed = seed
-	p, err := suite.Expand(*s, o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := &SuiteRun{Plan: p, Dir: t.TempDir(), Registry: reg, Stdout: io.Discard, Stderr: io.Discard}
-	if err := x.Check(); err != nil {
-		t.Fatal(err)
-	}
-	return x
+	return planOf(t, interleavedText, o)
 }
 
 // A block is every target's cells of one workload, thread count and

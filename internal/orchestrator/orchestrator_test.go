@@ -48,11 +48,17 @@ data: {tables: 3, table-size: 500, warehouses: 2}
 
 func plan(t *testing.T) *SuiteRun {
 	t.Helper()
-	s, err := suite.Parse([]byte(suiteText))
+	return planOf(t, suiteText, suite.NoOverrides())
+}
+
+// planOf is a checked suite run of a suite text, not started.
+func planOf(t *testing.T, text string, o suite.Overrides) *SuiteRun {
+	t.Helper()
+	s, err := suite.Parse([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := suite.Expand(*s, suite.NoOverrides(), nil)
+	p, err := suite.Expand(*s, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,8 +64,17 @@ func (q *quietMachine) before(ctx context.Context, setup string, log io.Writer) 
 			fmt.Fprintf(log, "quiet: %s was still busy after %.0f s; going on\n", q.last, waited.Seconds())
 		}
 	}
-	for _, id := range slices.Sorted(maps.Keys(q.pids)) {
-		if id == setup || !q.sandbox[id] || q.frozen[id] {
+	if err := q.freezeAllBut(setup, slices.Sorted(maps.Keys(q.pids))); err != nil {
+		return err
+	}
+	q.last = setup
+	return q.thaw(setup)
+}
+
+// freezeAllBut freezes the sandboxes among ids that are not keep.
+func (q *quietMachine) freezeAllBut(keep string, ids []string) error {
+	for _, id := range ids {
+		if id == keep || !q.sandbox[id] || q.frozen[id] {
 			continue
 		}
 		if err := quiet.Freeze(q.pids[id]); err != nil {
@@ -73,13 +82,6 @@ func (q *quietMachine) before(ctx context.Context, setup string, log io.Writer) 
 		}
 		q.frozen[id] = true
 	}
-	if q.frozen[setup] {
-		if err := quiet.Thaw(q.pids[setup]); err != nil {
-			return fmt.Errorf("thawing sandbox %s: %w", setup, err)
-		}
-		q.frozen[setup] = false
-	}
-	q.last = setup
 	return nil
 }
 
@@ -135,14 +137,8 @@ func (q *quietMachine) thaw(id string) error {
 // of the block that are sandboxes are frozen, so the background work each
 // server does falls in its own slices.
 func (q *quietMachine) turn(id string, block []string) error {
-	for _, other := range block {
-		if other == id || !q.sandbox[other] || q.frozen[other] {
-			continue
-		}
-		if err := quiet.Freeze(q.pids[other]); err != nil {
-			return fmt.Errorf("freezing sandbox %s: %w", other, err)
-		}
-		q.frozen[other] = true
+	if err := q.freezeAllBut(id, block); err != nil {
+		return err
 	}
 	q.last = id
 	return q.thaw(id)
@@ -179,13 +175,8 @@ func (q *quietMachine) afterBlock(ctx context.Context, servers []string, wrote b
 			fmt.Fprintf(log, "quiet: the block's servers wrote their deferred work and settled (%v) in %.2f s\n", idle, time.Since(t0).Seconds())
 		}
 	}
-	for _, id := range servers {
-		if id != last && q.sandbox[id] && !q.frozen[id] {
-			if err := quiet.Freeze(q.pids[id]); err != nil {
-				return fmt.Errorf("freezing sandbox %s: %w", id, err)
-			}
-			q.frozen[id] = true
-		}
+	if err := q.freezeAllBut(last, servers); err != nil {
+		return err
 	}
 	// Settled already, or it only read: the next cell need not wait for it.
 	q.last = ""

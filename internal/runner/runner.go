@@ -505,24 +505,39 @@ loop:
 			}
 		}
 	}
-	for _, s := range r.slots {
-		s.st.mu.Lock()
-		out.WorkerEvents = append(out.WorkerEvents, s.st.events)
-		out.WorkerBusy = append(out.WorkerBusy, s.st.busy)
-		s.st.mu.Unlock()
-		if s.idle() {
-			for code, n := range s.codes {
-				if out.ErrorCodes == nil {
-					out.ErrorCodes = map[string]int64{}
-				}
-				out.ErrorCodes[code] += n
-			}
-		}
-	}
+	r.harvest(out, false)
 	if p := r.failure.Load(); p != nil {
 		return out, *p
 	}
 	return out, nil
+}
+
+// harvest adds every worker's totals to out: its events, busy time and
+// errors by code. A worker's codes are its own while it runs, so they are
+// read once it has returned, or, in a sliced run (between), while the gate
+// is closed and drained; a sliced run's take then starts them again.
+func (r *run) harvest(out *Outcome, between bool) {
+	for _, s := range r.slots {
+		s.st.mu.Lock()
+		out.WorkerEvents = append(out.WorkerEvents, s.st.events)
+		out.WorkerBusy = append(out.WorkerBusy, s.st.busy)
+		if between {
+			s.st.events, s.st.busy = 0, 0
+		}
+		s.st.mu.Unlock()
+		if !between && !s.idle() {
+			continue
+		}
+		for code, n := range s.codes {
+			if out.ErrorCodes == nil {
+				out.ErrorCodes = map[string]int64{}
+			}
+			out.ErrorCodes[code] += n
+		}
+		if between {
+			clear(s.codes)
+		}
+	}
 }
 
 func isClosed(ch chan struct{}) bool {

@@ -225,20 +225,7 @@ func (x *Sliced) Take() *Outcome {
 			o.ForeignCPU = &f
 		}
 	}
-	for _, s := range x.r.slots {
-		s.st.mu.Lock()
-		o.WorkerEvents = append(o.WorkerEvents, s.st.events)
-		o.WorkerBusy = append(o.WorkerBusy, s.st.busy)
-		s.st.events, s.st.busy = 0, 0
-		s.st.mu.Unlock()
-		for code, n := range s.codes {
-			if o.ErrorCodes == nil {
-				o.ErrorCodes = map[string]int64{}
-			}
-			o.ErrorCodes[code] += n
-		}
-		clear(s.codes)
-	}
+	x.r.harvest(o, true)
 	x.acc = &Outcome{Hist: measure.NewHistogram()}
 	x.foreign, x.busy, x.total, x.steal, x.machineOK = 0, 0, 0, 0, false
 	return o

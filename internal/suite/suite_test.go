@@ -52,10 +52,23 @@ func TestParseChecks(t *testing.T) {
 		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\nprecision: -1\n",
 		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\nbudget: soon\n",
 		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ndisturbance: {foreign_pct: 0, steal_pct: 5}\n",
+		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ntime: 1\nslice: 5ms\n",
+		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ntime: 1\nslice: 2s\n",
+		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ntime: 1\nrestart: always\n",
 	} {
 		if _, err := Parse([]byte(bad)); err == nil {
 			t.Errorf("accepted:\n%s", bad)
 		}
+	}
+}
+
+func TestSliceAndRestart(t *testing.T) {
+	s, err := Parse([]byte("name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ntime: 1\nslice: 250ms\nrestart: repetition\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.SliceDuration() != 250*time.Millisecond || s.Restart != "repetition" {
+		t.Errorf("slice %v, restart %q", s.SliceDuration(), s.Restart)
 	}
 }
 
