@@ -104,9 +104,11 @@ type Dialect struct {
 	// SetIsolation is a statement with one %s for the isolation level
 	// ("READ COMMITTED", ...) that applies to the session's transactions.
 	SetIsolation string
-	// Analyze is a statement with one %s for a table whose statistics the
-	// planner should refresh after loading.
-	Analyze string
+	// AfterLoad is a statement with one %s for a table just loaded: it
+	// refreshes the planner's statistics and, on PostgreSQL, the visibility
+	// map (VACUUM, as pgbench's initialisation does), so index-only scans do
+	// not visit the heap and autovacuum does not do it mid-run instead.
+	AfterLoad string
 	// BinaryType returns the type of a binary column of at most n bytes.
 	BinaryType func(n int) string
 	// OreType is the column type whose comparisons order encbench's ORE

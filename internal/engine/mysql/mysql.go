@@ -47,7 +47,7 @@ func (Engine) Dialect() engine.Dialect {
 		ListTables:                "SHOW TABLES",
 		TLSProofSource:            "SHOW SESSION STATUS Ssl_version/Ssl_cipher",
 		Timestamp:                 "DATETIME(6)",
-		Analyze:                   "ANALYZE TABLE %s",
+		AfterLoad:                 "ANALYZE TABLE %s",
 		TableSize: "SELECT TABLE_ROWS, DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES " +
 			"WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '%s'",
 		SetIsolation: "SET SESSION TRANSACTION ISOLATION LEVEL %s",

@@ -34,7 +34,7 @@ func (Engine) Dialect() engine.Dialect {
 		ListTables:     "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()",
 		TLSProofSource: "pg_stat_ssl",
 		Timestamp:      "TIMESTAMP",
-		Analyze:        "ANALYZE %s",
+		AfterLoad:      "VACUUM (ANALYZE) %s",
 		TableSize: "SELECT GREATEST(reltuples, 0)::bigint, pg_table_size(oid), pg_indexes_size(oid) FROM pg_class " +
 			"WHERE oid = to_regclass('%s')",
 		SetIsolation:  "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL %s",

@@ -314,8 +314,8 @@ func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d engine.D
 			return err
 		}
 	}
-	if d.Analyze != "" {
-		return c.Exec(ctx, fmt.Sprintf(d.Analyze, tableName(n)))
+	if d.AfterLoad != "" {
+		return c.Exec(ctx, fmt.Sprintf(d.AfterLoad, tableName(n)))
 	}
 	return nil
 }

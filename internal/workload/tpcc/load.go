@@ -92,7 +92,7 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 				return fmt.Errorf("indexing %s: %w", t.name, err)
 			}
 		}
-		if err := admin.Exec(ctx, fmt.Sprintf(d.Analyze, t.name)); err != nil {
+		if err := admin.Exec(ctx, fmt.Sprintf(d.AfterLoad, t.name)); err != nil {
 			return fmt.Errorf("analyzing %s: %w", t.name, err)
 		}
 	}
