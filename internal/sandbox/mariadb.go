@@ -76,12 +76,6 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 		"log-error=" + logPath,
 		"innodb_buffer_pool_size=" + pool,
 		"innodb_log_file_size=256M",
-		// With io_uring (10.11's default here) every thread stalled for 1-3 s
-		// at a time under I/O-bound writes while the machine and the disk were
-		// idle: several such seconds in every 20 s of oltp_write_only at 8
-		// threads with a 64 MB pool, and none in 60 s with InnoDB's own I/O
-		// threads. A benchmark must not measure a kernel interface's hiccups.
-		"innodb_use_native_aio=0",
 		"max_connections=500",
 		"skip-name-resolve",
 		"performance_schema=OFF",
