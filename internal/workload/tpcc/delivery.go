@@ -134,6 +134,13 @@ func (wk *worker) deliverDistrict(d int64, now time.Time) error {
 func (wk *worker) oldestNewOrder(w, d int64) (int64, error) {
 	s, k, st := wk.s, wk.k, &wk.st
 	r := dec{k: k}
+	if st.dNewLock != nil && wk.oldestSeen[d] > 0 {
+		oid, err := wk.oldestFromWindow(w, d)
+		if err != nil || oid > 0 {
+			return oid, err
+		}
+		wk.notes["delivery_window_misses"]++
+	}
 	if st.dNewLock == nil {
 		oid := int64(-1)
 		err := wk.query(st.dNew, func(v [][]byte) error {
@@ -152,15 +159,68 @@ func (wk *worker) oldestNewOrder(w, d int64) (int64, error) {
 	}, i64(w), i64(d), i64(w), i64(d)); err != nil {
 		return -1, err
 	}
-	for oid := next - count; oid < next; oid++ {
-		e := enc{k: k}
+	return wk.lockOldest(w, d, next-count, next)
+}
+
+// lockOldest locks the first of the district's new orders from..to-1 that
+// still exists (a concurrent delivery may have taken the ones before it),
+// or returns -1.
+func (wk *worker) lockOldest(w, d, from, to int64) (int64, error) {
+	s, st := wk.s, &wk.st
+	for oid := from; oid < to; oid++ {
+		e := enc{k: wk.k}
 		found := false
 		if err := wk.query(st.dNewLock, func([][]byte) error { found = true; return nil }, i64(w), i64(d), e.int(s.noOID, nil, oid)); err != nil {
 			return -1, errors.Join(e.err, err)
 		}
 		if found {
+			wk.oldestSeen[d] = oid
 			return oid, nil
 		}
+	}
+	return -1, nil
+}
+
+// deliveryWindows are how many order ids after the last oldest seen the
+// probes ask for: the first about the deliveries other terminals make
+// between two of this terminal's at 8 terminals, the second at 32.
+var deliveryWindows = [...]int64{8, 32}
+
+// oldestFromWindow finds the district's oldest new order without counting
+// the district's new orders. The oldest this terminal saw before is a
+// lower bound of the oldest now: orders are delivered oldest first and new
+// ones get higher ids, and a delivery that rolled back leaves its order
+// the oldest. Undelivered orders are contiguous (3.3.2.3), so the first id
+// of a window that exists is the oldest. It returns -1 when every id of
+// the windows was delivered since; the caller then counts.
+func (wk *worker) oldestFromWindow(w, d int64) (int64, error) {
+	s := wk.s
+	from := wk.oldestSeen[d]
+	for i, n := range deliveryWindows {
+		e := enc{k: wk.k}
+		wk.window = wk.window[:0]
+		for id := from; id < from+n; id++ {
+			wk.window = append(wk.window, i64(w), i64(d), e.int(s.noOID, nil, id))
+		}
+		if e.err != nil {
+			return -1, e.err
+		}
+		first := int64(-1)
+		if err := wk.query(wk.st.dNewWindow[i], func(v [][]byte) error {
+			for j, x := range v {
+				if x != nil {
+					first = from + int64(j)
+					break
+				}
+			}
+			return nil
+		}, wk.window...); err != nil {
+			return -1, err
+		}
+		if first >= 0 {
+			return wk.lockOldest(w, d, first, from+n)
+		}
+		from += n
 	}
 	return -1, nil
 }

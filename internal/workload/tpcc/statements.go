@@ -3,6 +3,7 @@ package tpcc
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/encbench/encbench/internal/engine"
 )
@@ -22,6 +23,7 @@ type statements struct {
 	osCust, osOrder, osLines engine.Stmt
 
 	dNew, dNewLock, dDel, dOrd, dOrdUpd, dLines, dLineUpd, dCust, dCustUpd engine.Stmt
+	dNewWindow                                                             [len(deliveryWindows)]engine.Stmt
 
 	slDist, slCount engine.Stmt
 }
@@ -97,6 +99,12 @@ func (st *statements) prepare(ctx context.Context, c engine.Conn, s *schema, k *
 		// One statement, so count and counter come from one snapshot.
 		st.dNew = p("SELECT COUNT(*), (SELECT d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?) FROM new_order WHERE no_w_id = ? AND no_d_id = ?")
 		st.dNewLock = p("SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ? FOR UPDATE")
+		for i, n := range deliveryWindows {
+			// One index probe per id, whatever the planner thinks of an IN
+			// list (it scans the district's new orders and filters them).
+			probe := "(SELECT 1 FROM new_order WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?)"
+			st.dNewWindow[i] = p("SELECT %s", strings.TrimSuffix(strings.Repeat(probe+", ", int(n)), ", "))
+		}
 	} else {
 		st.dNew = p("SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1 FOR UPDATE")
 	}

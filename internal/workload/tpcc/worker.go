@@ -52,6 +52,11 @@ type worker struct {
 	items  [txCount]time.Duration
 	notes  map[string]int64
 	prev   int
+	// oldestSeen[d] is the oldest new order this terminal last found in
+	// its home district d: a lower bound of the oldest now (see
+	// oldestFromWindow). 0: not known yet.
+	oldestSeen [districts + 1]int64
+	window     []engine.Arg
 }
 
 // NewWorker prepares the terminal's statements for the level's encryption.
