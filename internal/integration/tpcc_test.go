@@ -56,6 +56,11 @@ func TestTPCC(t *testing.T) {
 				if level == "0" && (len(p.Columns) != 0 || p.Ciphertext != 0 || r.Variant.Colenc != "none") {
 					t.Errorf("plaintext run claims encryption: %+v", p)
 				}
+				// With NO_O_ID encrypted, Delivery finds the oldest order from
+				// the one the terminal saw last instead of counting.
+				if level != "0" && r.Notes["delivery_oldest_by_window"] == 0 {
+					t.Errorf("level %s: no Delivery found its oldest order by probing: %v", level, r.Notes)
+				}
 				if level != "0" && (p.Ciphertext == 0 || r.Variant.Colenc != "colenc"+level) {
 					t.Errorf("level %s: proof %+v, variant %q", level, p, r.Variant.Colenc)
 				}

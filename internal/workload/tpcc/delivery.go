@@ -136,8 +136,12 @@ func (wk *worker) oldestNewOrder(w, d int64) (int64, error) {
 	r := dec{k: k}
 	if st.dNewLock != nil && wk.oldestSeen[d] > 0 {
 		oid, err := wk.oldestFromWindow(w, d)
-		if err != nil || oid > 0 {
-			return oid, err
+		if err != nil {
+			return -1, err
+		}
+		if oid > 0 {
+			wk.notes["delivery_oldest_by_window"]++
+			return oid, nil
 		}
 		wk.notes["delivery_window_misses"]++
 	}
