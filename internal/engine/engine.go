@@ -116,6 +116,10 @@ type Dialect struct {
 	OreType string
 	// OreSetup makes OreType available in the database (run by prepare).
 	OreSetup string
+	// OreDetType is the column type for ORE values bound to their column
+	// only (equal plaintexts, equal bytes): its index may hold one entry
+	// per distinct value ("" when the server has none).
+	OreDetType string
 	// OreValueCheck is a column constraint with one %s for the column that
 	// keeps query bounds out of an OreType column ("" when none).
 	OreValueCheck string

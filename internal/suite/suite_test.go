@@ -182,15 +182,16 @@ func TestColencSysbenchSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 2 engines x 6 variants; per engine, thread count and repetition 5
-	// workloads x 3 variants, and enc_range_sum_k in enc-k-index-sum.
-	if len(p.Setups) != 12 || len(p.Cells) != 2*4*3*16 {
+	// 2 engines x 7 variants; per engine, thread count and repetition 5
+	// workloads x 3 variants, and enc_range_sum_k in enc-k-index-sum and
+	// enc-k-index-value.
+	if len(p.Setups) != 14 || len(p.Cells) != 2*4*3*17 {
 		t.Fatalf("%d setups, %d cells", len(p.Setups), len(p.Cells))
 	}
 	for _, c := range p.Cells {
 		k := strings.HasSuffix(c.Workload, "_k")
 		if (c.Variant == "enc-rest" || c.Variant == "enc-all") && k || (c.Variant == "enc-k" || c.Variant == "enc-k-index") && !k ||
-			c.Variant == "enc-k-index-sum" && c.Workload != "enc_range_sum_k" {
+			(c.Variant == "enc-k-index-sum" || c.Variant == "enc-k-index-value") && c.Workload != "enc_range_sum_k" {
 			t.Fatalf("cell %s runs in the wrong variant", c.ID)
 		}
 	}

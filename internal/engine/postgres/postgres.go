@@ -40,8 +40,9 @@ func (Engine) Dialect() engine.Dialect {
 		SetIsolation:  "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL %s",
 		BinaryType:    func(int) string { return "BYTEA" },
 		OreType:       "ore",
+		OreDetType:    "ore_det",
 		Explain:       "EXPLAIN ",
-		OreSetup:      "CREATE EXTENSION IF NOT EXISTS encbench_ore",
+		OreSetup:      "CREATE EXTENSION IF NOT EXISTS encbench_ore; ALTER EXTENSION encbench_ore UPDATE",
 		OreValueCheck: "CHECK (ore_is_value(%s))",
 		Substring: func(expr string, from, n int) string {
 			return fmt.Sprintf("substring(%s::bytea from %d for %d)", expr, from, n)

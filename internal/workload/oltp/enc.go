@@ -57,17 +57,27 @@ func (w *Workload) encTables() []string { return append(w.tableNames(), encConfi
 // encSpecText is --encrypt as recorded with the data and in results, with
 // k's ashe copy when --k-sum-copy keeps one.
 func (w *Workload) encSpecText() string {
-	if w.opts.KSumCopy {
+	switch {
+	case w.opts.KSumCopy:
 		return w.enc.spec.String() + "," + kSumColumn + ":ashe"
+	case w.kValueCopy():
+		return w.enc.spec.String() + "," + kValueColumn + ":ore_det"
 	}
 	return w.enc.spec.String()
 }
+
+// kValueCopy: --k-sum-by-value on an ore k keeps a value-bound ore copy of
+// k (a det k is value-bound already and needs none).
+func (w *Workload) kValueCopy() bool { return w.opts.KSumByValue && w.enc.spec[colK] == colenc.Ore }
 
 // kSumColumn and kSumIDColumn hold --k-sum-copy's ashe copy of k and its
 // identifier.
 const (
 	kSumColumn   = "k_sum"
 	kSumIDColumn = "k_sum_id"
+	// kValueColumn holds --k-sum-by-value's copy of an ore k, bound to
+	// the column only: equal k, equal bytes.
+	kValueColumn = "k_value"
 )
 
 func (w *Workload) validateEnc(d engine.Dialect) error {
@@ -81,6 +91,12 @@ func (w *Workload) validateEnc(d engine.Dialect) error {
 		return errs.Usage("k:ashe needs the server to select the id range: use id:det or an ore-capable server")
 	case w.opts.KSumCopy && e[colK] != colenc.Ore && e[colK] != colenc.Det:
 		return errs.Usage("--k-sum-copy keeps an ashe copy of an ore or det k: use --encrypt k:ore or k:det with it")
+	case w.opts.KSumByValue && w.opts.KSumCopy:
+		return errs.Usage("--k-sum-by-value and --k-sum-copy are two ways to sum k: use one")
+	case w.opts.KSumByValue && e[colK] != colenc.Ore && e[colK] != colenc.Det:
+		return errs.Usage("--k-sum-by-value groups an encrypted k by value: use --encrypt k:ore or k:det with it")
+	case w.kValueCopy() && d.OreDetType == "":
+		return errs.Usage("--k-sum-by-value with k:ore needs a server that orders ore values (PostgreSQL with encbench_ore): use k:det on this server")
 	}
 	return nil
 }
@@ -182,7 +198,7 @@ func (w *Workload) checkEncConfig(ctx context.Context, c engine.Conn) error {
 	case rows != 1:
 		return fmt.Errorf("%s has %d rows, want 1: prepare again", encConfigTable, rows)
 	case spec != w.encSpecText():
-		return errs.Usage("the tables were prepared with --encrypt %s, not %s: pass the same --encrypt (and --k-sum-copy) or prepare again", spec, w.encSpecText())
+		return errs.Usage("the tables were prepared with --encrypt %s, not %s: pass the same --encrypt (and --k-sum-copy or --k-sum-by-value) or prepare again", spec, w.encSpecText())
 	case tables != fmt.Sprint(w.opts.Tables) || size != fmt.Sprint(w.opts.TableSize):
 		return errs.Usage("the tables were prepared with --tables %s --table-size %s: pass the same or prepare again", tables, size)
 	}
@@ -241,13 +257,16 @@ func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d engine.D
 	if o.KSumCopy {
 		extra = ",\n  " + kSumColumn + " BIGINT NOT NULL,\n  " + kSumIDColumn + " BIGINT NOT NULL"
 	}
+	if w.kValueCopy() {
+		extra = ",\n  " + kValueColumn + " " + d.OreDetType + " NOT NULL " + fmt.Sprintf(d.OreValueCheck, kValueColumn)
+	}
 	ddl := fmt.Sprintf("CREATE TABLE sbtest%d(\n  id %s,\n  k %s,\n  c %s,\n  pad %s%s,\n  PRIMARY KEY (id)\n) %s",
 		n, defs[0], defs[1], defs[2], defs[3], extra, suffix)
 	if err := c.Exec(ctx, ddl); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Log, "Inserting %d records into 'sbtest%d'\n", o.TableSize, n)
-	enc, err := newRowEncoder(e, cipher, n, o.KSumCopy)
+	enc, err := newRowEncoder(e, cipher, n, w.copies())
 	if err != nil {
 		return err
 	}
@@ -312,6 +331,13 @@ func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d engine.D
 		}
 		if err := c.Exec(ctx, fmt.Sprintf("CREATE INDEX k_%d ON sbtest%d(%s)", n, n, cols)); err != nil {
 			return err
+		}
+		// Its entries are one per distinct k (deduplicated): a range sum
+		// reads a few of them and counts row pointers.
+		if w.kValueCopy() {
+			if err := c.Exec(ctx, fmt.Sprintf("CREATE INDEX k_value_%d ON sbtest%d(%s)", n, n, kValueColumn)); err != nil {
+				return err
+			}
 		}
 	}
 	if d.AfterLoad != "" {

@@ -67,7 +67,7 @@ func TestRowEncoderBindsRows(t *testing.T) {
 	}
 	for _, spec := range []string{"id:ore,k:ashe,c,pad", "id:det,k:rnd,c:det,pad", "k,c,pad"} {
 		e, _ := parseEncrypt(spec)
-		r, err := newRowEncoder(e, c, 1, false)
+		r, err := newRowEncoder(e, c, 1, kCopies{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,6 +150,19 @@ func TestKRanksFollowKOrder(t *testing.T) {
 			if a.k < b.k && a.id > b.id {
 				t.Fatalf("k %d has identifier %d above k %d's %d", a.k, a.id, b.k, b.id)
 			}
+		}
+	}
+}
+
+func TestParseCount(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "7": 7, "4096": 4096, "999999999999999999": 999999999999999999} {
+		if n, ok := parseCount([]byte(in)); !ok || n != want {
+			t.Errorf("parseCount(%q) = %d, %v", in, n, ok)
+		}
+	}
+	for _, in := range []string{"", "-1", "1.5", " 3", "1000000000000000000"} {
+		if _, ok := parseCount([]byte(in)); ok {
+			t.Errorf("parseCount(%q) accepted", in)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package oltp
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -57,8 +58,11 @@ func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*result.Col
 	if w.opts.KSumCopy {
 		p.Columns = append(p.Columns, result.ColencColumn{Table: "sbtestN", Column: kSumColumn, Scheme: string(colenc.Ashe)})
 	}
+	if w.kValueCopy() {
+		p.Columns = append(p.Columns, result.ColencColumn{Table: "sbtestN", Column: kValueColumn, Scheme: string(colenc.OreDet)})
+	}
 	for t := 1; t <= w.opts.Tables; t++ {
-		enc, err := newRowEncoder(e, cipher, t, w.opts.KSumCopy)
+		enc, err := newRowEncoder(e, cipher, t, w.copies())
 		if err != nil {
 			return nil, err
 		}
@@ -86,6 +90,13 @@ func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*result.Col
 					p.Ciphertext++
 				}
 			}
+			if enc.value != nil {
+				p.Checked++
+				if err := proveValueCopy(enc, key, v); err != nil {
+					return fmt.Errorf("%s.%s does not hold k: %w", tableName(t), kValueColumn, err)
+				}
+				p.Ciphertext++
+			}
 			if enc.sum != nil {
 				p.Checked++
 				k, err := enc.intOf(colK, key, v[colK])
@@ -104,6 +115,39 @@ func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*result.Col
 		}
 	}
 	return p, nil
+}
+
+// proveValueCopy: the copy decrypts (bound to no row) to the row's k, its
+// left part orders that k, and it is the same bytes a fresh encryption of
+// k writes (value-bound: what lets the server's index keep one entry per
+// value).
+func proveValueCopy(enc *rowEncoder, key []byte, row [][]byte) error {
+	k, err := enc.intOf(colK, key, row[colK])
+	if err != nil {
+		return err
+	}
+	stored := row[4]
+	if len(stored) != colenc.OreValueLen {
+		return fmt.Errorf("holds %d bytes, not an ore value's %d", len(stored), colenc.OreValueLen)
+	}
+	x, err := enc.value.DecryptOreTail(nil, stored[colenc.OreTailFrom:colenc.OreTailFrom+colenc.OreTailLen])
+	if err != nil {
+		return err
+	}
+	if x.I != k {
+		return fmt.Errorf("decrypts to %d, k is %d", x.I, k)
+	}
+	if err := enc.value.Check(k, stored); err != nil {
+		return err
+	}
+	fresh, err := enc.value.Encrypt(nil, colenc.Int(k))
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(fresh, stored) {
+		return fmt.Errorf("is not k's value-bound ciphertext (another key, or bound to a row)")
+	}
+	return nil
 }
 
 func proveValue(enc *rowEncoder, i int, id int64, key []byte, row [][]byte) error {
@@ -158,6 +202,9 @@ func (w *Workload) encSchema(idx string) string {
 	}
 	if o.KSumCopy {
 		cols = append(cols, kSumColumn+" BIGINT (ashe copy of k)", kSumIDColumn+" BIGINT (its identifier, in k's order for an ore k)")
+	}
+	if w.kValueCopy() {
+		cols = append(cols, kValueColumn+" ore_det (ore copy of k bound to the column only: equal k, equal bytes; its index holds one entry per value)")
 	}
 	return fmt.Sprintf("%d tables sbtest1..sbtest%d, %d rows each of sysbench 1.0.20's data: %s, PRIMARY KEY (id); %s. "+
 		"Encrypted in the client: %s; rnd values are bound to their row (by the id's text, det ciphertext or ore identity block).",

@@ -16,7 +16,12 @@ type rowEncoder struct {
 	cols   [4]colenc.Column
 	fields [4]*colenc.Field // nil for plaintext columns
 	sum    *colenc.Field    // k's ashe copy (--k-sum-copy), or nil
+	value  *colenc.Field    // k's value-bound ore copy (--k-sum-by-value), or nil
 	num    []byte
+	// kOf caches what grouped k values (det, or the ore copy's identity
+	// block and nonce) decrypt to: a range sum returns at most range-size
+	// of them, mostly the same hot ones. Per worker, bounded.
+	kOf map[string]int64
 	// detCache keeps det ciphertexts of integers (deterministic, so a
 	// client may reuse them): IN lists of range-size ids cost lookups, not
 	// AES-SIV runs. Per worker, so no locks; bounded.
@@ -42,15 +47,27 @@ func (r *rowEncoder) detInt(i int, v int64) ([]byte, error) {
 	return ct, nil
 }
 
+// kCopies are the extra copies of k a table keeps.
+type kCopies struct{ sum, value bool }
+
+func (w *Workload) copies() kCopies { return kCopies{sum: w.opts.KSumCopy, value: w.kValueCopy()} }
+
 // newRowEncoder resolves the table's encrypted columns for one worker.
-func newRowEncoder(e encSpec, c *colenc.Cipher, table int, sumCopy bool) (*rowEncoder, error) {
+func newRowEncoder(e encSpec, c *colenc.Cipher, table int, copies kCopies) (*rowEncoder, error) {
 	r := &rowEncoder{spec: e}
-	if sumCopy {
+	if copies.sum {
 		f, err := c.Field(colenc.Column{Table: tableName(table), Name: kSumColumn, Scheme: colenc.Ashe})
 		if err != nil {
 			return nil, err
 		}
 		r.sum = f
+	}
+	if copies.value {
+		f, err := c.Field(colenc.Column{Table: tableName(table), Name: kValueColumn, Scheme: colenc.Ore})
+		if err != nil {
+			return nil, err
+		}
+		r.value = f
 	}
 	for i := range r.cols {
 		r.cols[i] = e.column(table, i)
@@ -148,7 +165,7 @@ func (r *rowEncoder) width() int {
 	switch {
 	case r.sum != nil:
 		return 6
-	case r.spec[colK] == colenc.Ashe:
+	case r.spec[colK] == colenc.Ashe, r.value != nil:
 		return 5
 	}
 	return 4
@@ -161,6 +178,8 @@ func (r *rowEncoder) columnList() string {
 		return "id, k, c, pad, " + kSumColumn + ", " + kSumIDColumn
 	case r.spec[colK] == colenc.Ashe:
 		return "id, k, c, pad, " + asheIDColumn
+	case r.value != nil:
+		return "id, k, c, pad, " + kValueColumn
 	}
 	return "id, k, c, pad"
 }
@@ -198,6 +217,13 @@ func (r *rowEncoder) row(id, k int64, c, pad []byte, asheID uint64) ([6]engine.A
 	}
 	if err != nil {
 		return out, err
+	}
+	if r.value != nil { // bound to no row: equal k, equal bytes
+		ct, err := r.value.Encrypt(nil, colenc.Int(k))
+		if err != nil {
+			return out, err
+		}
+		out[4] = engine.Arg{Str: ct}
 	}
 	if r.sum != nil {
 		v, err := r.sum.AsheEncrypt(asheID, k)
@@ -266,4 +292,42 @@ func (r *rowEncoder) asheK(id, v []byte) (int64, error) {
 		return 0, fmt.Errorf("ashe identifier %q: %w", id, err)
 	}
 	return r.asheField().AsheDecrypt(n, x)
+}
+
+// valueBounds are a k range's bounds on the value-bound copy.
+func (r *rowEncoder) valueBounds(lo, hi int64) (a, b engine.Arg, err error) {
+	if a.Str, err = r.value.Token(lo); err == nil {
+		b.Str, err = r.value.Token(hi)
+	}
+	return a, b, err
+}
+
+const kOfMax = 1 << 16
+
+// groupedK decrypts a k that a range sum grouped by: the ore copy's
+// identity block and nonce, or a det k. A hit is the same bytes that
+// decrypted before, so it needs no second check.
+func (r *rowEncoder) groupedK(v []byte) (int64, error) {
+	if k, ok := r.kOf[string(v)]; ok {
+		return k, nil
+	}
+	var k int64
+	var err error
+	if r.value != nil {
+		var x colenc.Value
+		x, err = r.value.DecryptOreTail(nil, v)
+		k, err = r.asInt(colK, x, err)
+	} else {
+		k, err = r.intOf(colK, nil, v)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if r.kOf == nil {
+		r.kOf = map[string]int64{}
+	}
+	if len(r.kOf) < kOfMax {
+		r.kOf[string(v)] = k
+	}
+	return k, nil
 }

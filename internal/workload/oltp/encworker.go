@@ -28,6 +28,8 @@ type encTable struct {
 	// sumK reads a k that read returned for a client-side sum: whole, or,
 	// for ore, only its identity block and nonce.
 	sumK func(row, v []byte) (int64, error)
+	// byValue: read returns (k, count) per distinct k (--k-sum-by-value).
+	byValue bool
 	// deleted are ids this worker deleted here and will insert again.
 	deleted []int64
 }
@@ -109,7 +111,7 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 	}
 	in := strings.TrimSuffix(strings.Repeat("?, ", w.opts.RangeSize), ", ")
 	for t := 1; t <= w.opts.Tables; t++ {
-		enc, encErr := newRowEncoder(e, cipher, t, w.opts.KSumCopy)
+		enc, encErr := newRowEncoder(e, cipher, t, w.copies())
 		if encErr != nil {
 			return nil, encErr
 		}
@@ -150,6 +152,20 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 				if e[colK] == colenc.Ashe && col == colID || w.opts.KSumCopy && e[colK] == colenc.Ore && col == colK {
 					tb.sumRun = prep("SELECT SUM("+v+"), MIN("+id+"), MAX("+id+"), COUNT(*) FROM %[1]s"+pred, name, key, sbColumns[col], in)
 				}
+			case w.opts.KSumByValue && col == colK && wk.mode != inClient:
+				// One row per distinct k in the range with its count: an
+				// index of one entry per value (the ore copy's, deduplicated;
+				// a det k's) answers it without visiting every row's k.
+				g := "k"
+				if w.kValueCopy() {
+					g = kValueColumn
+					pred = " WHERE " + kValueColumn + " BETWEEN ? AND ?"
+					sel = "SELECT " + d.Substring(g, colenc.OreTailFrom+1, colenc.OreTailLen) + ", COUNT(*) FROM %[1]s"
+				} else {
+					sel = "SELECT k, COUNT(*) FROM %[1]s"
+				}
+				from = pred + " GROUP BY " + g
+				tb.byValue = true
 			case e[colK] == colenc.Ore && wk.mode != inClient:
 				// the sum needs the value (identity block and nonce), not the 414-byte ORE value
 				sel = "SELECT %[2]s, " + d.Substring("k", colenc.OreTailFrom+1, colenc.OreTailLen) + " FROM %[1]s"
@@ -170,6 +186,9 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 				tb.setK = prep("UPDATE %s SET k=? WHERE id=?", name)
 				if w.opts.KSumCopy {
 					tb.setK = prep("UPDATE %s SET k=?, %s=%s+%d WHERE id=?", name, kSumColumn, kSumColumn, colenc.AsheOne)
+				}
+				if w.kValueCopy() {
+					tb.setK = prep("UPDATE %s SET k=?, %s=? WHERE id=?", name, kValueColumn)
 				}
 			}
 			tb.setC = prep("UPDATE %s SET c=? WHERE id=?", name)
@@ -309,6 +328,9 @@ func (wk *encWorker) rangeSum(c *workload.Counters, tb *encTable) error {
 	hi := lo + int64(wk.o.RangeSize) - 1
 	c.Reads++
 	wk.args = wk.args[:0]
+	if tb.byValue {
+		return wk.sumByValue(tb, lo, hi)
+	}
 	switch wk.mode {
 	case onServer:
 		a, b, err := tb.enc.bounds(col, lo, hi)
@@ -340,6 +362,62 @@ func (wk *encWorker) rangeSum(c *workload.Counters, tb *encTable) error {
 		sum += k
 		return err
 	})
+}
+
+// sumByValue adds value x count over the distinct k of a range, which
+// the server grouped (--k-sum-by-value).
+func (wk *encWorker) sumByValue(tb *encTable, lo, hi int64) error {
+	var err error
+	if tb.enc.value != nil {
+		var a, b engine.Arg
+		if a, b, err = tb.enc.valueBounds(lo, hi); err != nil {
+			return err
+		}
+		wk.args = append(wk.args, a, b)
+	} else if wk.mode == onServer {
+		var a, b engine.Arg
+		if a, b, err = tb.enc.bounds(colK, lo, hi); err != nil {
+			return err
+		}
+		wk.args = append(wk.args, a, b)
+	} else {
+		for v := lo; v <= hi; v++ {
+			a, err := tb.enc.bound(colK, v)
+			if err != nil {
+				return err
+			}
+			wk.args = append(wk.args, a)
+		}
+	}
+	var sum int64
+	return tb.read.Query(wk.args, func(v [][]byte) error {
+		k, err := tb.enc.groupedK(v[0])
+		if err != nil {
+			return err
+		}
+		n, ok := parseCount(v[1])
+		if !ok {
+			return fmt.Errorf("range sum by value: count %q", v[1])
+		}
+		sum += k * n
+		return nil
+	})
+}
+
+// parseCount reads a COUNT(*) as the server writes it, without the
+// allocation strconv's error path costs.
+func parseCount(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 // rangeInClient reads every row (row key, k, id) and sums k over those
@@ -493,7 +571,15 @@ func (wk *encWorker) incrementK(c *workload.Counters, tb *encTable) error {
 		if err != nil {
 			return err
 		}
-		wk.args = append(wk.args[:0], kv, arg)
+		wk.args = append(wk.args[:0], kv)
+		if tb.enc.value != nil {
+			ct, err := tb.enc.value.Encrypt(nil, colenc.Int(k+1))
+			if err != nil {
+				return err
+			}
+			wk.args = append(wk.args, engine.Arg{Str: ct})
+		}
+		wk.args = append(wk.args, arg)
 		if err := tb.setK.Exec(wk.args); err != nil {
 			return err
 		}

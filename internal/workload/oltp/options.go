@@ -41,8 +41,11 @@ type Options struct {
 	Encrypt string `json:"encrypt"`
 	// KSumCopy keeps an ashe copy of an ore k for range sums on the server.
 	KSumCopy bool `json:"k_sum_copy"`
-	Rand     randgen.Options
-	Keys     colenc.Paths
+	// KSumByValue: range sums over k count rows per distinct k on the
+	// server (an ore k through a value-bound copy, k_value).
+	KSumByValue bool `json:"k_sum_by_value"`
+	Rand        randgen.Options
+	Keys        colenc.Paths
 }
 
 // Family is the sysbench OLTP family, with report R4's enc_* workloads.
@@ -105,6 +108,7 @@ func (o *Options) Bind(fs *pflag.FlagSet, name string) {
 	case isEnc(name):
 		fs.StringVar(&o.Encrypt, "encrypt", "", "columns encrypted in the client, any of id,k,c,pad, each optionally column:scheme (rnd, det, ore for id and k, ashe for k); defaults id:det, others rnd; empty = plaintext")
 		fs.BoolVar(&o.KSumCopy, "k-sum-copy", false, "with k:ore or k:det, also store an ashe copy of k (columns k_sum, k_sum_id) so range sums add k on the server and return only identifier runs")
+		fs.BoolVar(&o.KSumByValue, "k-sum-by-value", false, "range sums over k count the rows of each distinct k on the server and the client adds value x count; with k:det the server groups k itself, with k:ore a copy of k bound to its column, not its row (column k_value, PostgreSQL type ore_det), whose index holds one entry per value")
 		colenc.BindFlags(fs, &o.Keys)
 	}
 	d := randgen.Defaults()
