@@ -34,6 +34,19 @@ func TestKSumByValue(t *testing.T) {
 				if !r.Variant.Verified.OK || r.Totals.Transactions == 0 || !strings.Contains(r.Variant.Name, name) {
 					t.Fatalf("%s: verified %v, %d transactions, variant %q", w, r.Variant.Verified.OK, r.Totals.Transactions, r.Variant.Name)
 				}
+				p := r.Variant.Verified.Colenc
+				copies := 0
+				for _, c := range p.Columns {
+					if c.Copy && (c.Column != "k_value" || c.Scheme != "ore_det") {
+						t.Errorf("copy column %+v", c)
+					}
+					if c.Copy {
+						copies++
+					}
+				}
+				if p.BusinessEncrypted() != 4 || copies != len(p.Columns)-4 || s.name == "postgres" && copies != 1 {
+					t.Errorf("proof lists %d business columns and %d copies: %+v", p.BusinessEncrypted(), copies, p.Columns)
+				}
 			}
 			if s.name == "postgres" {
 				valueCopyHolds(t, s, p)

@@ -86,7 +86,7 @@ func colencTable(l *locale.Lang, rs []*result.Result) Table {
 		}
 		flush()
 		sort.Strings(lv.predicates)
-		t.Rows = append(t.Rows, []Text{{S: name}, {S: l.T("n_of_m", len(p.Columns), p.BusinessColumns), Strong: true},
+		t.Rows = append(t.Rows, []Text{{S: name}, {S: l.T("n_of_m", p.BusinessEncrypted(), p.BusinessColumns), Strong: true},
 			{S: l.T("pct", p.SharePct)},
 			{S: l.T("colenc.checked.value", lv.verified, lv.checked)},
 			{S: strings.Join(groups, "; ")}, {S: strings.Join(lv.predicates, "; ")}})

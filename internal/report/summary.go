@@ -84,7 +84,7 @@ func Summary(w io.Writer, r *result.Result) {
 	}
 	if c := r.Variant.Verified.Colenc; c != nil {
 		fmt.Fprintf(w, "Column encryption (client side): %d of %d business columns (%.1f%%); %d stored values read raw, %d of them ciphertexts of their column\n",
-			len(c.Columns), c.BusinessColumns, c.SharePct, c.Checked, c.Ciphertext)
+			c.BusinessEncrypted(), c.BusinessColumns, c.SharePct, c.Checked, c.Ciphertext)
 	}
 	if len(r.Rates) > 0 {
 		for _, k := range slices.Sorted(maps.Keys(r.Rates)) {

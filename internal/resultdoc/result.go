@@ -186,6 +186,20 @@ type ColencColumn struct {
 	Table  string `json:"table"`
 	Column string `json:"column"`
 	Scheme string `json:"scheme"`
+	// Copy marks a copy of another column kept for the server's work (such
+	// as sbtest's k_sum or k_value), not a business column.
+	Copy bool `json:"copy,omitempty"`
+}
+
+// BusinessEncrypted counts the encrypted business columns (copies aside).
+func (p *ColencProof) BusinessEncrypted() int {
+	n := 0
+	for _, c := range p.Columns {
+		if !c.Copy {
+			n++
+		}
+	}
+	return n
 }
 
 // MarkerProof counts the marker in raw server files: for a plaintext

@@ -56,10 +56,10 @@ func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*result.Col
 	p.SharePct = float64(p.Level)
 	p.Name = "enc(" + w.encSpecText() + ")"
 	if w.opts.KSumCopy {
-		p.Columns = append(p.Columns, result.ColencColumn{Table: "sbtestN", Column: kSumColumn, Scheme: string(colenc.Ashe)})
+		p.Columns = append(p.Columns, result.ColencColumn{Table: "sbtestN", Column: kSumColumn, Scheme: string(colenc.Ashe), Copy: true})
 	}
 	if w.kValueCopy() {
-		p.Columns = append(p.Columns, result.ColencColumn{Table: "sbtestN", Column: kValueColumn, Scheme: string(colenc.OreDet)})
+		p.Columns = append(p.Columns, result.ColencColumn{Table: "sbtestN", Column: kValueColumn, Scheme: string(colenc.OreDet), Copy: true})
 	}
 	for t := 1; t <= w.opts.Tables; t++ {
 		enc, err := newRowEncoder(e, cipher, t, w.copies())
