@@ -2,7 +2,10 @@ package tpcc
 
 import (
 	"errors"
+	"fmt"
 	"time"
+
+	"github.com/encbench/encbench/internal/engine"
 )
 
 // delivery is TPC-C 2.7.4: one outstanding order for each of the ten
@@ -77,19 +80,30 @@ func (wk *worker) deliverDistrict(d int64, now time.Time) error {
 	}
 	var total int64
 	if k.on(s.olDeliveryD) {
-		var numbers []int64
+		// The date of line n is argument n-1 (NULL where no line n).
+		dates := wk.lineArgs[:0]
+		for range maxOrderLines {
+			dates = append(dates, engine.Arg{Null: true})
+		}
+		lines := 0
 		if err := wk.query(st.dLines, func(v [][]byte) error {
 			n := r.int(s.olNumber, nil, v[0])
+			if n < 1 || n > maxOrderLines {
+				return fmt.Errorf("order %d/%d/%d has a line numbered %d", w, d, oid, n)
+			}
 			total += r.money(s.olAmount, k.key(w, d, oid, n), v[1])
-			numbers = append(numbers, n)
-			return r.err
+			dates[n-1] = e.time(s.olDeliveryD, k.key(w, d, oid, n), now)
+			lines++
+			return errors.Join(r.err, e.err)
 		}, i64(w), i64(d), olArg); err != nil {
 			return err
 		}
-		for _, n := range numbers {
-			if err := wk.exec(st.dLineUpd, e.time(s.olDeliveryD, k.key(w, d, oid, n), now), i64(w), i64(d), olArg, i64(n)); err != nil {
-				return errors.Join(e.err, err)
-			}
+		if lines == 0 {
+			return errNoRow("order_line")
+		}
+		wk.lineArgs = append(dates, i64(w), i64(d), olArg)
+		if err := wk.exec(st.dLineUpd, wk.lineArgs...); err != nil {
+			return err
 		}
 	} else {
 		if err := wk.exec(st.dLineUpd, e.time(s.olDeliveryD, nil, now), i64(w), i64(d), olArg); err != nil {

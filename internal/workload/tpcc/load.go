@@ -16,8 +16,10 @@ import (
 
 // TPC-C's fixed cardinalities (4.3.3.1).
 const (
-	items         = 100000
-	districts     = 10
+	items     = 100000
+	districts = 10
+	// maxOrderLines is O_OL_CNT's largest value (2.4.1.3: uniform 5..15).
+	maxOrderLines = 15
 	customers     = 3000 // per district
 	orders        = 3000 // per district
 	firstNewOrder = 2101 // orders from here on are undelivered

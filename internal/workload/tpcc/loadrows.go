@@ -169,7 +169,7 @@ func (l *loader) orders(wh, dist int) error {
 	perm := g.r.Perm(customers)
 	for o := int64(1); o <= orders; o++ {
 		row := []int64{w, d, o}
-		olCnt := int64(g.Int(5, 15))
+		olCnt := int64(g.Int(5, maxOrderLines))
 		delivered := o < firstNewOrder
 		var r args
 		r.put(k.Int(s.oID, nil, o))

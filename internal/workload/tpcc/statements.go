@@ -112,9 +112,17 @@ func (st *statements) prepare(ctx context.Context, c engine.Conn, s *schema, k *
 	st.dOrd = p("SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?")
 	st.dOrdUpd = p("UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?")
 	if k.on(s.olDeliveryD) {
-		// Each line's date is bound to its row: one write per line.
-		st.dLines = p("SELECT ol_number, ol_amount FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ? FOR UPDATE")
-		st.dLineUpd = p("UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ? AND ol_number = ?")
+		// Each line's date is bound to its row, so each line gets its own
+		// ciphertext, all in one statement. The read takes no row locks:
+		// only the Delivery that holds the order's new_order row writes
+		// its lines, and the UPDATE locks them.
+		st.dLines = p("SELECT ol_number, ol_amount FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")
+		var when strings.Builder
+		for n := 1; n <= maxOrderLines; n++ {
+			fmt.Fprintf(&when, " WHEN %d THEN ?", n)
+		}
+		// ELSE gives the CASE the column's type (PostgreSQL).
+		st.dLineUpd = p("UPDATE order_line SET ol_delivery_d = CASE ol_number%s ELSE ol_delivery_d END WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?", when.String())
 	} else {
 		st.dLines = p("SELECT SUM(ol_amount) FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")
 		st.dLineUpd = p("UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")

@@ -57,6 +57,7 @@ type worker struct {
 	// oldestFromWindow). 0: not known yet.
 	oldestSeen [districts + 1]int64
 	window     []engine.Arg
+	lineArgs   []engine.Arg // Delivery's per-line dates, then the order
 }
 
 // NewWorker prepares the terminal's statements for the level's encryption.
@@ -180,7 +181,7 @@ func (wk *worker) draw() {
 	in.cid = int64(g.NURand(1023, cCID, 1, customers))
 	switch in.typ {
 	case txNewOrder:
-		n := g.Int(5, 15)
+		n := g.Int(5, maxOrderLines)
 		in.rollback = g.Int(1, 100) == 1
 		for i := 0; i < n; i++ {
 			l := line{item: int64(g.NURand(8191, cOLIID, 1, items)), supply: wk.home, qty: int64(g.Int(1, 10))}
