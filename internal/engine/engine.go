@@ -104,6 +104,9 @@ type Dialect struct {
 	// SetIsolation is a statement with one %s for the isolation level
 	// ("READ COMMITTED", ...) that applies to the session's transactions.
 	SetIsolation string
+	// ShowIsolation reads the session's isolation level: the last column
+	// of its first row, as "read committed" or "REPEATABLE-READ".
+	ShowIsolation string
 	// AfterLoad is a statement with one %s for a table just loaded: it
 	// refreshes the planner's statistics and, on PostgreSQL, the visibility
 	// map (VACUUM, as pgbench's initialisation does), so index-only scans do

@@ -50,11 +50,12 @@ func (Engine) Dialect() engine.Dialect {
 		AfterLoad:                 "ANALYZE TABLE %s",
 		TableSize: "SELECT TABLE_ROWS, DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES " +
 			"WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '%s'",
-		SetIsolation: "SET SESSION TRANSACTION ISOLATION LEVEL %s",
-		BinaryType:   func(n int) string { return fmt.Sprintf("VARBINARY(%d)", n) },
-		Explain:      "EXPLAIN FORMAT=JSON ",
-		Substring:    func(expr string, from, n int) string { return fmt.Sprintf("SUBSTRING(%s, %d, %d)", expr, from, n) },
-		BytesLiteral: func(b []byte) string { return "X'" + hex.EncodeToString(b) + "'" },
+		SetIsolation:  "SET SESSION TRANSACTION ISOLATION LEVEL %s",
+		ShowIsolation: "SHOW SESSION VARIABLES WHERE Variable_name IN ('transaction_isolation', 'tx_isolation')", // MySQL 8, MariaDB < 11.1
+		BinaryType:    func(n int) string { return fmt.Sprintf("VARBINARY(%d)", n) },
+		Explain:       "EXPLAIN FORMAT=JSON ",
+		Substring:     func(expr string, from, n int) string { return fmt.Sprintf("SUBSTRING(%s, %d, %d)", expr, from, n) },
+		BytesLiteral:  func(b []byte) string { return "X'" + hex.EncodeToString(b) + "'" },
 	}
 }
 

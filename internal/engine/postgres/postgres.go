@@ -38,6 +38,7 @@ func (Engine) Dialect() engine.Dialect {
 		TableSize: "SELECT GREATEST(reltuples, 0)::bigint, pg_table_size(oid), pg_indexes_size(oid) FROM pg_class " +
 			"WHERE oid = to_regclass('%s')",
 		SetIsolation:  "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL %s",
+		ShowIsolation: "SHOW transaction_isolation",
 		BinaryType:    func(int) string { return "BYTEA" },
 		OreType:       "ore",
 		OreDetType:    "ore_det",

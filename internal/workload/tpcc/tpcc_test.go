@@ -270,3 +270,12 @@ func TestRunRefusesDataPreparedBeforeARotation(t *testing.T) {
 		t.Errorf("after a rotation: %v", err)
 	}
 }
+
+func TestReadsOneSnapshot(t *testing.T) {
+	for level, want := range map[string]bool{"read committed": false, "READ-COMMITTED": false, "READ-UNCOMMITTED": false,
+		"repeatable read": true, "REPEATABLE-READ": true, "serializable": true, "SERIALIZABLE": true} {
+		if got := readsOneSnapshot(level); got != want {
+			t.Errorf("%q: %v", level, got)
+		}
+	}
+}

@@ -58,6 +58,9 @@ type worker struct {
 	oldestSeen [districts + 1]int64
 	window     []engine.Arg
 	lineArgs   []engine.Arg // Delivery's per-line dates, then the order
+	// snapshotPerTx: the session's isolation reads from one snapshot per
+	// transaction (repeatable read, serializable), not per statement.
+	snapshotPerTx bool
 }
 
 // NewWorker prepares the terminal's statements for the level's encryption.
@@ -90,7 +93,30 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 	if err := wk.st.prepare(ctx, conn, w.s, wk.k); err != nil {
 		return nil, err
 	}
+	if wk.snapshotPerTx, err = snapshotPerTransaction(ctx, conn, d); err != nil {
+		return nil, err
+	}
 	return wk, nil
+}
+
+// snapshotPerTransaction says whether the session's isolation, as the
+// server reports it, is stricter than read committed.
+func snapshotPerTransaction(ctx context.Context, conn engine.Conn, d engine.Dialect) (bool, error) {
+	if d.ShowIsolation == "" {
+		return true, nil // the cautious answer
+	}
+	rows, err := conn.Query(ctx, d.ShowIsolation)
+	if err != nil || len(rows) == 0 || len(rows[0]) == 0 {
+		return false, fmt.Errorf("reading the session's isolation level: %d rows, %w", len(rows), err)
+	}
+	return readsOneSnapshot(rows[0][len(rows[0])-1]), nil
+}
+
+// readsOneSnapshot: the isolation level's name as a server writes it is
+// stricter than read committed.
+func readsOneSnapshot(level string) bool {
+	level = strings.ToUpper(strings.NewReplacer("-", " ", "_", " ").Replace(strings.TrimSpace(level)))
+	return level != "READ COMMITTED" && level != "READ UNCOMMITTED"
 }
 
 // checkConfig refuses data prepared at another level, scale or keyset,
