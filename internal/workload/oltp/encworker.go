@@ -404,20 +404,15 @@ func (wk *encWorker) sumByValue(tb *encTable, lo, hi int64) error {
 	})
 }
 
-// parseCount reads a COUNT(*) as the server writes it, without the
-// allocation strconv's error path costs.
+// parseCount reads a COUNT(*) as the server writes it (at most 18
+// digits, so no wrap-around), without the allocation strconv's error path
+// costs.
 func parseCount(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 18 {
+	if len(b) > 18 || len(b) > 0 && b[0] == '-' {
 		return 0, false
 	}
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
+	n, ok := colenc.SumMod64(b)
+	return int64(n), ok
 }
 
 // rangeInClient reads every row (row key, k, id) and sums k over those
