@@ -568,7 +568,7 @@ func (wk *encWorker) incrementK(c *workload.Counters, tb *encTable) error {
 		}
 		wk.args = append(wk.args[:0], kv)
 		if tb.enc.value != nil {
-			ct, err := tb.enc.value.Encrypt(nil, colenc.Int(k+1))
+			ct, err := tb.enc.valueOf(k + 1)
 			if err != nil {
 				return err
 			}
