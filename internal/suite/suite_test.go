@@ -201,6 +201,14 @@ func TestColencSysbenchSuite(t *testing.T) {
 	if got := s.ColumnSets["enc-all"].EncryptFor("postgres"); !strings.HasPrefix(got, "id:ore") {
 		t.Errorf("enc-all on postgres: %s", got)
 	}
+	// enc-k is R4's k_1 without a ciphertext index: an ordinary index on
+	// det k on both engines, ranges summed by value.
+	for _, e := range []string{"postgres", "mariadb"} {
+		ek := s.ColumnSets["enc-k"]
+		if got := ek.EncryptFor(e); !strings.Contains(got, "k:det") || ek.Options["k_sum_by_value"] != true || ek.Options["create_secondary"] != nil {
+			t.Errorf("enc-k on %s: %s %v", e, got, ek.Options)
+		}
+	}
 	if len(s.Reference.Losses()) != 5 {
 		t.Errorf("reference workloads: %v", s.Reference.Losses())
 	}

@@ -1,7 +1,7 @@
 package oltp
 
 import (
-	"github.com/encbench/encbench/internal/randgen"
+	"bytes"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/encbench/encbench/internal/encryption/colenc"
 	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/randgen"
 )
 
 func TestParseEncrypt(t *testing.T) {
@@ -164,5 +165,37 @@ func TestParseCount(t *testing.T) {
 		if _, ok := parseCount([]byte(in)); ok {
 			t.Errorf("parseCount(%q) accepted", in)
 		}
+	}
+}
+
+// A cached integer ciphertext is the bytes a fresh encryption gives, a hit
+// costs no allocation, and the cache stops growing at its bound.
+func TestIntCiphertextsCache(t *testing.T) {
+	dir := t.TempDir()
+	p := colenc.Paths{MasterKey: filepath.Join(dir, "m.json"), Keyset: filepath.Join(dir, "k.json")}
+	if _, err := colenc.Init(p); err != nil {
+		t.Fatal(err)
+	}
+	c, err := colenc.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.Field(colenc.Column{Table: "sbtest1", Name: "id", Scheme: colenc.Det})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cache intCiphertexts
+	for v := int64(1); v <= 3; v++ {
+		got, err := cache.encrypt(f, v, 2)
+		fresh, err2 := f.Encrypt(nil, colenc.Int(v))
+		if err != nil || err2 != nil || !bytes.Equal(got, fresh) {
+			t.Fatalf("%d: cached %x, fresh %x (%v, %v)", v, got, fresh, err, err2)
+		}
+	}
+	if len(cache) != 2 {
+		t.Errorf("cache holds %d values, bound 2", len(cache))
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = cache.encrypt(f, 1, 2) }); n != 0 {
+		t.Errorf("a hit allocates %.0f times", n)
 	}
 }

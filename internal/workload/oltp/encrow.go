@@ -22,30 +22,37 @@ type rowEncoder struct {
 	// block and nonce) decrypt to: a range sum returns at most range-size
 	// of them, mostly the same hot ones. Per worker, bounded.
 	kOf map[string]int64
-	// detCache keeps det ciphertexts of integers (deterministic, so a
-	// client may reuse them): IN lists of range-size ids cost lookups, not
-	// AES-SIV runs. Per worker, so no locks; bounded.
-	detCache [4]map[int64][]byte
-	// valueCT caches the value-bound copy's ciphertexts: deterministic,
-	// so a write of a k seen before costs a lookup, not an ORE encryption.
-	valueCT map[int64][]byte
+	// detCache: IN lists of range-size ids cost lookups, not AES-SIV runs.
+	detCache [4]intCiphertexts
+	// valueCT: a write of a k seen before costs a lookup, not an ORE
+	// encryption of the value-bound copy.
+	valueCT intCiphertexts
 }
 
 const detCacheMax = 1 << 17
 
 func (r *rowEncoder) detInt(i int, v int64) ([]byte, error) {
-	if ct, ok := r.detCache[i][v]; ok {
+	return r.detCache[i].encrypt(r.fields[i], v, detCacheMax)
+}
+
+// intCiphertexts caches a deterministic scheme's ciphertexts of integers
+// (equal plaintexts, equal bytes, so a client may reuse them). Per worker,
+// so no locks; it stops growing at its bound.
+type intCiphertexts map[int64][]byte
+
+func (c *intCiphertexts) encrypt(f *colenc.Field, v int64, bound int) ([]byte, error) {
+	if ct, ok := (*c)[v]; ok {
 		return ct, nil
 	}
-	ct, err := r.fields[i].Encrypt(nil, colenc.Int(v))
+	ct, err := f.Encrypt(nil, colenc.Int(v))
 	if err != nil {
 		return nil, err
 	}
-	if r.detCache[i] == nil {
-		r.detCache[i] = map[int64][]byte{}
+	if *c == nil {
+		*c = intCiphertexts{}
 	}
-	if len(r.detCache[i]) < detCacheMax {
-		r.detCache[i][v] = ct
+	if len(*c) < bound {
+		(*c)[v] = ct
 	}
 	return ct, nil
 }
@@ -343,18 +350,5 @@ func (r *rowEncoder) groupedK(v []byte) (int64, error) {
 
 // valueOf is k's value-bound copy (bound to no row: equal k, equal bytes).
 func (r *rowEncoder) valueOf(k int64) ([]byte, error) {
-	if ct, ok := r.valueCT[k]; ok {
-		return ct, nil
-	}
-	ct, err := r.value.Encrypt(nil, colenc.Int(k))
-	if err != nil {
-		return nil, err
-	}
-	if r.valueCT == nil {
-		r.valueCT = map[int64][]byte{}
-	}
-	if len(r.valueCT) < valueCTMax {
-		r.valueCT[k] = ct
-	}
-	return ct, nil
+	return r.valueCT.encrypt(r.value, k, valueCTMax)
 }

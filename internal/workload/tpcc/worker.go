@@ -106,8 +106,11 @@ func snapshotPerTransaction(ctx context.Context, conn engine.Conn, d engine.Dial
 		return true, nil // the cautious answer
 	}
 	rows, err := conn.Query(ctx, d.ShowIsolation)
-	if err != nil || len(rows) == 0 || len(rows[0]) == 0 {
-		return false, fmt.Errorf("reading the session's isolation level: %d rows, %w", len(rows), err)
+	if err != nil {
+		return false, fmt.Errorf("reading the session's isolation level: %w", err)
+	}
+	if len(rows) == 0 || len(rows[0]) == 0 {
+		return false, fmt.Errorf("reading the session's isolation level: %q returned no value", d.ShowIsolation)
 	}
 	return readsOneSnapshot(rows[0][len(rows[0])-1]), nil
 }
