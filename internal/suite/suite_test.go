@@ -183,15 +183,15 @@ func TestColencSysbenchSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 2 engines x 7 variants; per engine, thread count and repetition 5
-	// workloads x 3 variants, and enc_range_sum_k in enc-k-index-sum and
-	// enc-k-index-value.
+	// workloads x 3 variants, and enc_range_sum_k in enc-k-index-rows and
+	// enc-k-index-sum.
 	if len(p.Setups) != 14 || len(p.Cells) != 2*4*3*17 {
 		t.Fatalf("%d setups, %d cells", len(p.Setups), len(p.Cells))
 	}
 	for _, c := range p.Cells {
 		k := strings.HasSuffix(c.Workload, "_k")
 		if (c.Variant == "enc-rest" || c.Variant == "enc-all") && k || (c.Variant == "enc-k" || c.Variant == "enc-k-index") && !k ||
-			(c.Variant == "enc-k-index-sum" || c.Variant == "enc-k-index-value") && c.Workload != "enc_range_sum_k" {
+			(c.Variant == "enc-k-index-rows" || c.Variant == "enc-k-index-sum") && c.Workload != "enc_range_sum_k" {
 			t.Fatalf("cell %s runs in the wrong variant", c.ID)
 		}
 	}
@@ -208,6 +208,13 @@ func TestColencSysbenchSuite(t *testing.T) {
 		if got := ek.EncryptFor(e); !strings.Contains(got, "k:det") || ek.Options["k_sum_by_value"] != true || ek.Options["create_secondary"] != nil {
 			t.Errorf("enc-k on %s: %s %v", e, got, ek.Options)
 		}
+	}
+	// enc-k-index sums by value (R4 summed on the server); its -rows form
+	// sends every row's k to the client and has no R4 reference.
+	ki, rows := s.ColumnSets["enc-k-index"], s.ColumnSets["enc-k-index-rows"]
+	if ki.EncryptFor("postgres") != rows.EncryptFor("postgres") || !strings.Contains(ki.EncryptFor("postgres"), "k:ore") ||
+		ki.Options["k_sum_by_value"] != true || rows.Options["k_sum_by_value"] != nil {
+		t.Errorf("enc-k-index %s %v, enc-k-index-rows %s %v", ki.EncryptFor("postgres"), ki.Options, rows.EncryptFor("postgres"), rows.Options)
 	}
 	if len(s.Reference.Losses()) != 5 {
 		t.Errorf("reference workloads: %v", s.Reference.Losses())
