@@ -129,7 +129,7 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 	setup := []string{
 		"CREATE ROLE sbtest LOGIN",
 		"GRANT pg_read_all_stats TO sbtest",
-		"CREATE DATABASE sbtest OWNER sbtest",
+		"CREATE DATABASE " + benchDatabase + " OWNER sbtest",
 	}
 	for _, q := range setup {
 		if _, err := conn.Exec(ctx, q).ReadAll(); err != nil {
@@ -138,7 +138,7 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 		}
 	}
 	if o.StatStatements {
-		db, err := pgconn.Connect(ctx, strings.Replace(admin, "/postgres?", "/sbtest?", 1))
+		db, err := pgconn.Connect(ctx, inDatabase(admin, benchDatabase))
 		if err == nil {
 			_, err = db.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements").ReadAll()
 			db.Close(ctx)
@@ -163,6 +163,14 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 		Socket:   run,
 		AdminDSN: admin,
 	}, nil
+}
+
+// benchDatabase is the database the sandbox creates for the workloads.
+const benchDatabase = "sbtest"
+
+// inDatabase is the admin DSN with another database.
+func inDatabase(admin, db string) string {
+	return strings.Replace(admin, "/postgres?", "/"+db+"?", 1)
 }
 
 // haltSignal: SIGINT is PostgreSQL's fast shutdown (SIGTERM's smart one
@@ -235,11 +243,24 @@ func reachable(dir string, u *user.User) error {
 	}
 }
 
-// Quiesce runs a checkpoint: dirty buffers and their files are written and
-// synced now, so neither a timed checkpoint nor the kernel's write-back of
-// this server's files falls into the next run measured on it (or, once the
-// server is frozen, on another).
+// Quiesce has the server finish what writes left behind, as InnoDB's purge
+// does on its own: VACUUM removes the dead row versions of the benchmark
+// database (a write cell's updates and deletes would otherwise slow the
+// next reads measured on this server, against a variant that never wrote,
+// and autovacuum would clean them in the middle of one), then a
+// checkpoint writes and syncs the dirty buffers, so neither a timed
+// checkpoint nor the kernel's write-back of this server's files falls into
+// the next run measured on it (or, once the server is frozen, on another).
 func (postgresProvider) Quiesce(ctx context.Context, info *Info) error {
+	db, err := pgconn.Connect(ctx, inDatabase(info.AdminDSN, benchDatabase))
+	if err != nil {
+		return fmt.Errorf("connecting to vacuum: %w", err)
+	}
+	_, err = db.Exec(ctx, "VACUUM").ReadAll()
+	db.Close(ctx)
+	if err != nil {
+		return fmt.Errorf("vacuum: %w", err)
+	}
 	conn, err := pgconn.Connect(ctx, info.AdminDSN)
 	if err != nil {
 		return fmt.Errorf("connecting to checkpoint: %w", err)

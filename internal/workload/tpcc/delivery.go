@@ -18,6 +18,7 @@ import (
 // snapshot and one transaction does, as with plaintext.
 func (wk *worker) delivery() error {
 	now := time.Now()
+	wk.taken = [districts + 1]int64{}
 	perDistrict := wk.st.dNewLock != nil && wk.snapshotPerTx
 	if !perDistrict {
 		if err := wk.begin(); err != nil {
@@ -37,13 +38,29 @@ func (wk *worker) delivery() error {
 			if err := wk.commit(); err != nil {
 				return err
 			}
+			wk.publishDelivered()
 			wk.in.delivered = d
 		}
 	}
 	if perDistrict {
 		return nil
 	}
-	return wk.commit()
+	if err := wk.commit(); err != nil {
+		return err
+	}
+	wk.publishDelivered()
+	return nil
+}
+
+// publishDelivered tells the run's other terminals which orders the
+// transaction just committed delivered.
+func (wk *worker) publishDelivered() {
+	for d, oid := range wk.taken {
+		if oid > 0 {
+			wk.w.delivered.committed(wk.home, int64(d), oid)
+			wk.taken[d] = 0
+		}
+	}
 }
 
 // deliverDistrict delivers the district's oldest new order, if any.
@@ -150,8 +167,8 @@ func (wk *worker) deliverDistrict(d int64, now time.Time) error {
 func (wk *worker) oldestNewOrder(w, d int64) (int64, error) {
 	s, k, st := wk.s, wk.k, &wk.st
 	r := dec{k: k}
-	if st.dNewLock != nil && wk.oldestSeen[d] > 0 {
-		oid, err := wk.oldestFromWindow(w, d)
+	if from := max(wk.oldestSeen[d], wk.w.delivered.lowerBound(w, d)); st.dNewLock != nil && from > 0 {
+		oid, err := wk.oldestFromWindow(w, d, from)
 		if err != nil {
 			return -1, err
 		}
@@ -194,28 +211,29 @@ func (wk *worker) lockOldest(w, d, from, to int64) (int64, error) {
 			return -1, errors.Join(e.err, err)
 		}
 		if found {
-			wk.oldestSeen[d] = oid
+			wk.oldestSeen[d], wk.taken[d] = oid, oid
 			return oid, nil
 		}
 	}
 	return -1, nil
 }
 
-// deliveryWindows are how many order ids after the last oldest seen the
-// probes ask for: the first about the deliveries other terminals make
-// between two of this terminal's at 8 terminals, the second at 32.
+// deliveryWindows are how many order ids after the lower bound the probes
+// ask for: the run's bound lags the oldest by about the deliveries in
+// flight, which the first window covers; the second is for a bound that
+// lags more (a terminal's own, before any delivery of the run committed).
 var deliveryWindows = [...]int64{8, 32}
 
 // oldestFromWindow finds the district's oldest new order without counting
-// the district's new orders. The oldest this terminal saw before is a
-// lower bound of the oldest now: orders are delivered oldest first and new
-// ones get higher ids, and a delivery that rolled back leaves its order
-// the oldest. Undelivered orders are contiguous (3.3.2.3), so the first id
-// of a window that exists is the oldest. It returns -1 when every id of
-// the windows was delivered since; the caller then counts.
-func (wk *worker) oldestFromWindow(w, d int64) (int64, error) {
+// the district's new orders, from a lower bound of the oldest: the oldest
+// this terminal saw before, or one past the newest any terminal of the run
+// delivered. Orders are delivered oldest first and new ones get higher
+// ids, and a delivery that rolled back leaves its order the oldest.
+// Undelivered orders are contiguous (3.3.2.3), so the first id of a window
+// that exists is the oldest. It returns -1 when every id of the windows
+// was delivered since; the caller then counts.
+func (wk *worker) oldestFromWindow(w, d, from int64) (int64, error) {
 	s := wk.s
-	from := wk.oldestSeen[d]
 	for i, n := range deliveryWindows {
 		e := enc{k: wk.k}
 		wk.window = wk.window[:0]

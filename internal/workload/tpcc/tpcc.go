@@ -80,7 +80,7 @@ func (Family) New(n string, opts workload.Options) (workload.Workload, error) {
 	}
 	var seed [8]byte
 	_, _ = rand.Read(seed[:])
-	return &Workload{o: o, s: newSchema(), seed: binary.LittleEndian.Uint64(seed[:])}, nil
+	return &Workload{o: o, s: newSchema(), seed: binary.LittleEndian.Uint64(seed[:]), delivered: newDeliveredHints(o.Warehouses)}, nil
 }
 
 // Workload is TPC-C with its options fixed.
@@ -88,6 +88,8 @@ type Workload struct {
 	o    Options
 	s    *schema
 	seed uint64
+	// delivered is shared by the run's terminals (see deliveredHints).
+	delivered deliveredHints
 
 	keysOnce sync.Once
 	cipher   *colenc.Cipher

@@ -56,8 +56,11 @@ type worker struct {
 	// its home district d: a lower bound of the oldest now (see
 	// oldestFromWindow). 0: not known yet.
 	oldestSeen [districts + 1]int64
-	window     []engine.Arg
-	lineArgs   []engine.Arg // Delivery's per-line dates, then the order
+	// taken[d] is the order of district d the open transaction locked to
+	// deliver (0: none); published to w.delivered once committed.
+	taken    [districts + 1]int64
+	window   []engine.Arg
+	lineArgs []engine.Arg // Delivery's per-line dates, then the order
 	// snapshotPerTx: the session's isolation reads from one snapshot per
 	// transaction (repeatable read, serializable), not per statement.
 	snapshotPerTx bool
