@@ -252,22 +252,16 @@ func reachable(dir string, u *user.User) error {
 // checkpoint nor the kernel's write-back of this server's files falls into
 // the next run measured on it (or, once the server is frozen, on another).
 func (postgresProvider) Quiesce(ctx context.Context, info *Info) error {
-	db, err := pgconn.Connect(ctx, inDatabase(info.AdminDSN, benchDatabase))
+	// One connection: CHECKPOINT is server-wide, VACUUM per database.
+	conn, err := pgconn.Connect(ctx, inDatabase(info.AdminDSN, benchDatabase))
 	if err != nil {
-		return fmt.Errorf("connecting to vacuum: %w", err)
-	}
-	_, err = db.Exec(ctx, "VACUUM").ReadAll()
-	db.Close(ctx)
-	if err != nil {
-		return fmt.Errorf("vacuum: %w", err)
-	}
-	conn, err := pgconn.Connect(ctx, info.AdminDSN)
-	if err != nil {
-		return fmt.Errorf("connecting to checkpoint: %w", err)
+		return fmt.Errorf("connecting to vacuum and checkpoint: %w", err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CHECKPOINT").ReadAll(); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+	for _, q := range []string{"VACUUM", "CHECKPOINT"} {
+		if _, err := conn.Exec(ctx, q).ReadAll(); err != nil {
+			return fmt.Errorf("%s: %w", strings.ToLower(q), err)
+		}
 	}
 	return nil
 }

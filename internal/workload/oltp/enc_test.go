@@ -57,15 +57,7 @@ func TestPredicateModes(t *testing.T) {
 // A row's values are bound to the row key read from the stored id, and
 // ashe k decrypts only with the row's integer id.
 func TestRowEncoderBindsRows(t *testing.T) {
-	dir := t.TempDir()
-	p := colenc.Paths{MasterKey: filepath.Join(dir, "m.json"), Keyset: filepath.Join(dir, "k.json")}
-	if _, err := colenc.Init(p); err != nil {
-		t.Fatal(err)
-	}
-	c, err := colenc.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newTestCipher(t)
 	for _, spec := range []string{"id:ore,k:ashe,c,pad", "id:det,k:rnd,c:det,pad", "k,c,pad"} {
 		e, _ := parseEncrypt(spec)
 		r, err := newRowEncoder(e, c, 1, kCopies{})
@@ -171,15 +163,7 @@ func TestParseCount(t *testing.T) {
 // A cached integer ciphertext is the bytes a fresh encryption gives, a hit
 // costs no allocation, and the cache stops growing at its bound.
 func TestIntCiphertextsCache(t *testing.T) {
-	dir := t.TempDir()
-	p := colenc.Paths{MasterKey: filepath.Join(dir, "m.json"), Keyset: filepath.Join(dir, "k.json")}
-	if _, err := colenc.Init(p); err != nil {
-		t.Fatal(err)
-	}
-	c, err := colenc.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newTestCipher(t)
 	f, err := c.Field(colenc.Column{Table: "sbtest1", Name: "id", Scheme: colenc.Det})
 	if err != nil {
 		t.Fatal(err)
@@ -198,4 +182,19 @@ func TestIntCiphertextsCache(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _, _ = cache.encrypt(f, 1, 2) }); n != 0 {
 		t.Errorf("a hit allocates %.0f times", n)
 	}
+}
+
+// newTestCipher is a cipher over fresh keys in the test's directory.
+func newTestCipher(t *testing.T) *colenc.Cipher {
+	t.Helper()
+	dir := t.TempDir()
+	p := colenc.Paths{MasterKey: filepath.Join(dir, "m.json"), Keyset: filepath.Join(dir, "k.json")}
+	if _, err := colenc.Init(p); err != nil {
+		t.Fatal(err)
+	}
+	c, err := colenc.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
