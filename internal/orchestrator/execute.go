@@ -19,7 +19,8 @@ import (
 )
 
 // Execute runs every cell not finished yet, then, with a precision
-// target, more blocks of the groups that have not reached it.
+// target, more blocks of the groups that have not reached it, phase by
+// phase.
 func (x *SuiteRun) Execute(ctx context.Context) error {
 	start := time.Now()
 	var pending []suite.Cell
@@ -70,12 +71,17 @@ func (x *SuiteRun) Execute(ctx context.Context) error {
 	}
 	prog := x.NewProgress(total, x.Finished)
 	defer prog.Close()
-	x.runCells(ctx, q, prog, pending)
-	if x.noRoom == nil {
-		x.extend(ctx, q, prog, start)
-	}
-	if x.noRoom == nil {
-		x.offerLoad(ctx, q, prog, start)
+	// Each phase (reads, then writes) adds its blocks for precision and
+	// offered load before the next starts, so no read runs after a write.
+	for _, writes := range x.Plan.Phases() {
+		inPhase := func(g suite.Group) bool { return x.Plan.Writes(g) == writes }
+		x.runCells(ctx, q, prog, slices.DeleteFunc(slices.Clone(pending), func(c suite.Cell) bool { return !inPhase(c.Group()) }))
+		if x.noRoom == nil {
+			x.extend(ctx, q, prog, start, inPhase)
+		}
+		if x.noRoom == nil {
+			x.offerLoad(ctx, q, prog, start, inPhase)
+		}
 	}
 	prog.Close()
 	if ctx.Err() != nil {

@@ -37,6 +37,11 @@ func (x *SuiteRun) needMore() []want {
 	return wanting(x.Plan, x.HalfWidths())
 }
 
+// needMoreOf is needMore for the groups of one phase.
+func (x *SuiteRun) needMoreOf(inPhase func(suite.Group) bool) []want {
+	return slices.DeleteFunc(x.needMore(), func(w want) bool { return !inPhase(w.group) })
+}
+
 // wanting is the precision rule: the groups whose widest half-width is
 // above the target and that have fewer than the most blocks, those that
 // can reach the target first, fewest blocks to go first, so a budget buys
@@ -125,10 +130,10 @@ func (x *SuiteRun) HalfWidths() map[suite.Group]map[string]float64 {
 	return out
 }
 
-// extend adds blocks, one per group that needs it per round, until every
-// group reaches the precision target, has its most blocks, or the next
-// block would end past the budget.
-func (x *SuiteRun) extend(ctx context.Context, q *quietMachine, prog Progress, start time.Time) {
+// extend adds blocks, one per group of the phase that needs it per round,
+// until every such group reaches the precision target, has its most
+// blocks, or the next block would end past the budget.
+func (x *SuiteRun) extend(ctx context.Context, q *quietMachine, prog Progress, start time.Time, inPhase func(suite.Group) bool) {
 	budget := x.Plan.Suite.BudgetDuration()
 	defer func() {
 		if x.BudgetSpent {
@@ -146,7 +151,7 @@ func (x *SuiteRun) extend(ctx context.Context, q *quietMachine, prog Progress, s
 			left = max(time.Nanosecond, budget-time.Since(start))
 		}
 		added := false
-		for _, w := range serve(x.needMore(), blockTime, left) {
+		for _, w := range serve(x.needMoreOf(inPhase), blockTime, left) {
 			g := w.group
 			if ctx.Err() != nil {
 				return
@@ -185,15 +190,16 @@ func (x *SuiteRun) cellEstimate() time.Duration {
 // offerLoad runs every variant again at the suite's offered loads: shares
 // of the baseline's mean saturation TPS in the group's closed-loop blocks,
 // the same rate for every variant. Groups that have their load blocks
-// (a resumed suite) or do not fit in the budget are left out.
-func (x *SuiteRun) offerLoad(ctx context.Context, q *quietMachine, prog Progress, start time.Time) {
+// (a resumed suite), do not fit in the budget or belong to another phase
+// are left out.
+func (x *SuiteRun) offerLoad(ctx context.Context, q *quietMachine, prog Progress, start time.Time, inPhase func(suite.Group) bool) {
 	st := x.Plan.Suite
 	if len(st.OfferedLoad) == 0 {
 		return
 	}
 	saturation := x.baselineTPS()
 	for _, g := range x.Plan.Groups() {
-		if ctx.Err() != nil || g.LoadPct > 0 || x.Plan.HasLoad(g) {
+		if ctx.Err() != nil || g.LoadPct > 0 || x.Plan.HasLoad(g) || !inPhase(g) {
 			continue
 		}
 		n := x.Plan.BlockSize(g) * len(st.OfferedLoad) * st.Repetitions

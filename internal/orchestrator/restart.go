@@ -16,12 +16,12 @@ import (
 // blocks (noise the intervals show) instead of biasing all of them alike.
 // Restarted servers are cold: the next block warms them up first.
 func (x *SuiteRun) freshInstances(ctx context.Context, q *quietMachine, block []suite.Cell) error {
-	rep := block[0].Repetition
-	if x.Plan.Suite.Restart != "repetition" || block[0].LoadPct > 0 || rep <= x.instanceRep {
+	rep, instance := block[0].Repetition, x.Plan.Instance(block[0])
+	if x.Plan.Suite.Restart != "repetition" || block[0].LoadPct > 0 || instance <= x.instance {
 		return nil
 	}
-	first := x.instanceRep == 0
-	x.instanceRep = rep
+	first := x.instance == 0
+	x.instance = instance
 	if first {
 		return nil // started for this run already
 	}

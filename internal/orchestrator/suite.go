@@ -73,12 +73,13 @@ type SuiteRun struct {
 	results map[string]*result.Result
 
 	setups map[string]*liveSetup
-	// instanceRep is the repetition the servers were (re)started for, and
-	// cold the servers restarted since, which the next block warms up.
-	instanceRep int
-	cold        map[string]bool
-	clientCPUs  string
-	serverCPUs  string
+	// instance is the repetition (Plan.Instance) the servers were
+	// (re)started for, and cold the servers restarted since, which the
+	// next block warms up.
+	instance   int
+	cold       map[string]bool
+	clientCPUs string
+	serverCPUs string
 }
 
 // liveSetup is a setup with what it needs to run: its target, parsed

@@ -59,6 +59,9 @@ func RunSuite(ctx context.Context, o SuiteOptions) error {
 	if err != nil {
 		return errs.Usage("%s: %v", o.NameOrFile, err)
 	}
+	if err := s.MarkReadOnly(o.Registry); err != nil {
+		return errs.Usage("%s: %v", o.NameOrFile, err)
+	}
 	plan, err := suite.Expand(*s, ov, o.Supports)
 	if err != nil {
 		return errs.Usage("%v", err)

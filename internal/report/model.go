@@ -13,6 +13,7 @@ import (
 	"github.com/encbench/encbench/internal/quiet"
 	result "github.com/encbench/encbench/internal/resultdoc"
 	"github.com/encbench/encbench/internal/stats"
+	"github.com/encbench/encbench/internal/suite"
 	"github.com/encbench/encbench/internal/variant"
 	"github.com/encbench/encbench/internal/version"
 )
@@ -326,6 +327,9 @@ func method(l *locale.Lang, d *Data, cells []*Cell, m *Model) []string {
 		if st.Restart == "repetition" {
 			out = append(out, l.T("method.restart"))
 		}
+		if s := orderText(l, st); s != "" {
+			out = append(out, s)
+		}
 		if st.Precision > 0 {
 			_, most := st.Blocks()
 			s := []string{l.T("method.precision", st.Precision, st.Repetitions, most)}
@@ -386,6 +390,29 @@ func networkText(l *locale.Lang, rs []*result.Result) string {
 		return ""
 	}
 	return l.T("method.network", strings.Join(paths, l.T("list.sep")))
+}
+
+// orderText says where the reads ran against the writes, for a suite
+// that has both.
+func orderText(l *locale.Lang, st suite.Suite) string {
+	var reads, writes []string
+	for _, w := range st.Workloads {
+		ids := &writes
+		if w.ReadOnly {
+			ids = &reads
+		}
+		if !slices.Contains(*ids, w.ID()) {
+			*ids = append(*ids, w.ID())
+		}
+	}
+	if len(reads) == 0 || len(writes) == 0 {
+		return ""
+	}
+	key := "method.order.reads_first"
+	if st.Order == suite.OrderAsListed {
+		key = "method.order.as_listed"
+	}
+	return l.T(key, strings.Join(reads, ", "), strings.Join(writes, ", "))
 }
 
 func hasAA(cells []*Cell) bool {

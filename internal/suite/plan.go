@@ -112,7 +112,9 @@ type Supports func(engine string, v variant.Variant) error
 
 // Expand applies the overrides and expands the matrix. Repetitions are
 // the outer loop, so every variant's repetition r runs before any r+1:
-// drift on a noisy machine then hits all variants alike. A block is one
+// drift on a noisy machine then hits all variants alike. In reads-first
+// order (the default) that holds within each phase: every block of the
+// read-only workloads (MarkReadOnly) runs before the first that writes. A block is one
 // repetition of one workload at one thread count: all its variants back
 // to back, in an order drawn from the seed per block (randomised multiple
 // interleaved trials, Abedi and Brecht, ICPE 2017), so no variant always
@@ -159,6 +161,7 @@ func Expand(s Suite, o Overrides, supports Supports) (*Plan, error) {
 			}
 		}
 	}
+	p.orderPhases()
 	return p, nil
 }
 

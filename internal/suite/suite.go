@@ -60,6 +60,9 @@ type Suite struct {
 	// a few percent (memory layout), and a new draw per block turns that
 	// bias into noise the intervals show. "" (default) keeps the servers.
 	Restart string `yaml:"restart" json:"restart,omitempty"`
+	// Order is reads-first (default: every repetition of the read-only
+	// workloads before those that write) or as-listed (see OrderAsListed).
+	Order string `yaml:"order" json:"order,omitempty"`
 	// Disturbance is when a repetition runs again (see Disturbance).
 	Disturbance *Disturbance `yaml:"disturbance" json:"disturbance,omitempty"`
 	// Data are the prepare options of the data set (tables, table-size),
@@ -165,6 +168,9 @@ type Workload struct {
 	// Variants, when set, limits the workload to these variants (R4's
 	// non-key queries run only in the variants about k).
 	Variants []string `yaml:"variants" json:"variants,omitempty"`
+	// ReadOnly is the workload's capability with these options, filled
+	// in by MarkReadOnly, not written in a suite.
+	ReadOnly bool `yaml:"-" json:"read_only,omitempty"`
 }
 
 // RunsIn says whether the workload runs in a variant.
@@ -308,6 +314,9 @@ func (s *Suite) check() error {
 		return fmt.Errorf("%sservers %q: give own (a server per variant) or shared (TLS variants and aa on the baseline's server)", s.at("$.servers"), s.Servers)
 	}
 	if err := s.checkLoad(); err != nil {
+		return err
+	}
+	if err := s.checkOrder(); err != nil {
 		return err
 	}
 	for code, t := range s.Translations {

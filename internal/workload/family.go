@@ -97,6 +97,10 @@ type Capabilities struct {
 	DefaultEvents int64
 	// ExplainSQL: the statements are SQL the server can EXPLAIN.
 	ExplainSQL bool
+	// ReadOnly: a run leaves the tables as it found them. A suite runs
+	// the blocks of read-only workloads before those that write, so reads
+	// meet the data as loaded (unset: the workload is taken to write).
+	ReadOnly bool
 	// EncryptOption names the option that chooses encrypted columns.
 	EncryptOption string
 	// Check verifies consistency conditions on the server's data.

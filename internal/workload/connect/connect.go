@@ -96,9 +96,9 @@ func (w *Workload) Tables() []string   { return []string{table} }
 func (w *Workload) Validate(int) error { return nil }
 
 // Capabilities: the parts of a connection's life are timed on their own;
-// a run is a number of connections by default.
+// a run is a number of connections by default; it only reads.
 func (w *Workload) Capabilities() workload.Capabilities {
-	return workload.Capabilities{Parts: parts, DefaultEvents: w.reps}
+	return workload.Capabilities{Parts: parts, DefaultEvents: w.reps, ReadOnly: true}
 }
 func (w *Workload) Params() map[string]any {
 	return map[string]any{"connect_rows": w.rows, "tls_resumption": w.resumption, "connections": w.reps}

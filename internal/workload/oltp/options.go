@@ -153,12 +153,25 @@ func (w *Workload) Name() string { return w.name }
 // Capabilities: every oltp workload is SQL to explain; enc_* encrypt
 // columns chosen by --encrypt and prove it.
 func (w *Workload) Capabilities() workload.Capabilities {
-	c := workload.Capabilities{ExplainSQL: true}
+	c := workload.Capabilities{ExplainSQL: true, ReadOnly: w.readOnly()}
 	if isEnc(w.name) {
 		c.EncryptOption = "encrypt"
 		c.ProveColumns = w.ProveColumns
 	}
 	return c
+}
+
+// readOnly says whether the script changes no row with these options.
+func (w *Workload) readOnly() bool {
+	o := w.opts
+	switch w.name {
+	case "oltp_point_select", "oltp_read_only", "select_random_points", "select_random_ranges",
+		"enc_point_select", "enc_range_sum", "enc_point_select_k", "enc_range_sum_k":
+		return true
+	case "oltp_read_write", "oltp_write_only":
+		return o.IndexUpdates+o.NonIndexUpdates+o.DeleteInserts == 0
+	}
+	return false
 }
 
 func (w *Workload) Params() map[string]any {

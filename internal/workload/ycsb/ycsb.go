@@ -192,13 +192,15 @@ func (w *Workload) Tables() []string   { return []string{w.o.Table} }
 func (w *Workload) Validate(int) error { return nil }
 
 // Capabilities: each operation type is timed on its own; a run does
-// operationcount operations by default; SQL engines can EXPLAIN them.
+// operationcount operations by default; SQL engines can EXPLAIN them;
+// a mix of reads and scans only (core workload C) reads.
 func (w *Workload) Capabilities() workload.Capabilities {
 	parts := make([]workload.Part, len(itemNames))
 	for i, n := range itemNames {
 		parts[i] = workload.Part{Name: n, Label: strings.ToLower(n)}
 	}
-	return workload.Capabilities{Parts: parts, DefaultEvents: w.o.OperationCount, ExplainSQL: true}
+	readOnly := w.o.Update+w.o.Insert+w.o.RMW == 0
+	return workload.Capabilities{Parts: parts, DefaultEvents: w.o.OperationCount, ExplainSQL: true, ReadOnly: readOnly}
 }
 
 func (w *Workload) Params() map[string]any {
