@@ -129,6 +129,12 @@ type Dialect struct {
 	// Substring returns an expression for n bytes of a binary expression
 	// from byte from (1-based).
 	Substring func(expr string, from, n int) string
+	// ListAgg returns an aggregate of an integer expression's values as
+	// one comma-separated string, in no set order.
+	ListAgg func(expr string) string
+	// ListAggSetup runs once on a session before ListAgg is used ("":
+	// none): MySQL cuts GROUP_CONCAT at 1,024 bytes by default.
+	ListAggSetup string
 	// Explain prefixes a statement to get the server's plan of it.
 	Explain string
 	// BytesLiteral writes bytes as a literal (for EXPLAIN of a statement

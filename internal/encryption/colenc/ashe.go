@@ -41,16 +41,19 @@ type IDRange struct{ Lo, Hi uint64 }
 
 // Runs compresses identifiers into runs of consecutive ones; ids must be
 // distinct (each ciphertext has its own) and are sorted in place.
-func Runs(ids []uint64) ([]IDRange, error) {
+func Runs(ids []uint64) ([]IDRange, error) { return AppendRuns(nil, ids) }
+
+// AppendRuns is Runs appending to out, for callers that reuse its space.
+func AppendRuns(out []IDRange, ids []uint64) ([]IDRange, error) {
 	slices.Sort(ids)
-	var out []IDRange
+	first := len(out)
 	for i, id := range ids {
 		switch {
 		case id == 0:
-			return nil, errors.New("ashe identifier 0 is never assigned")
+			return out[:first], errors.New("ashe identifier 0 is never assigned")
 		case i > 0 && id == ids[i-1]:
-			return nil, fmt.Errorf("ashe identifier %d appears twice", id)
-		case len(out) > 0 && out[len(out)-1].Hi+1 == id:
+			return out[:first], fmt.Errorf("ashe identifier %d appears twice", id)
+		case len(out) > first && out[len(out)-1].Hi+1 == id:
 			out[len(out)-1].Hi = id
 		default:
 			out = append(out, IDRange{id, id})

@@ -54,8 +54,11 @@ func (Engine) Dialect() engine.Dialect {
 		ShowIsolation: "SHOW SESSION VARIABLES WHERE Variable_name IN ('transaction_isolation', 'tx_isolation')", // MySQL 8, MariaDB < 11.1
 		BinaryType:    func(n int) string { return fmt.Sprintf("VARBINARY(%d)", n) },
 		Explain:       "EXPLAIN FORMAT=JSON ",
-		Substring:     func(expr string, from, n int) string { return fmt.Sprintf("SUBSTRING(%s, %d, %d)", expr, from, n) },
-		BytesLiteral:  func(b []byte) string { return "X'" + hex.EncodeToString(b) + "'" },
+		ListAgg:       func(expr string) string { return "GROUP_CONCAT(" + expr + " SEPARATOR ',')" },
+		// 1 MiB (MariaDB's default): 50,000 identifiers of 20 digits.
+		ListAggSetup: "SET SESSION group_concat_max_len = 1048576",
+		Substring:    func(expr string, from, n int) string { return fmt.Sprintf("SUBSTRING(%s, %d, %d)", expr, from, n) },
+		BytesLiteral: func(b []byte) string { return "X'" + hex.EncodeToString(b) + "'" },
 	}
 }
 

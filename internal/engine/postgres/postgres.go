@@ -43,6 +43,7 @@ func (Engine) Dialect() engine.Dialect {
 		OreType:       "ore",
 		OreDetType:    "ore_det",
 		Explain:       "EXPLAIN ",
+		ListAgg:       func(expr string) string { return "string_agg(" + expr + "::text, ',')" },
 		OreSetup:      "CREATE EXTENSION IF NOT EXISTS encbench_ore; ALTER EXTENSION encbench_ore UPDATE",
 		OreValueCheck: "CHECK (ore_is_value(%s))",
 		Substring: func(expr string, from, n int) string {

@@ -97,6 +97,8 @@ func (w *Workload) validateEnc(d engine.Dialect) error {
 		return errs.Usage("--k-sum-by-value groups an encrypted k by value: use --encrypt k:ore or k:det with it")
 	case w.kValueCopy() && d.OreDetType == "":
 		return errs.Usage("--k-sum-by-value with k:ore needs a server that orders ore values (PostgreSQL with encbench_ore): use k:det on this server")
+	case (e[colK] == colenc.Ashe || w.opts.KSumCopy) && strings.HasPrefix(w.name, "enc_range_sum") && d.ListAgg == nil:
+		return errs.Usage("%s sums ashe values with their identifiers, which needs a SQL server (PostgreSQL, MySQL, MariaDB)", w.name)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package oltp
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -197,4 +198,20 @@ func newTestCipher(t *testing.T) *colenc.Cipher {
 		t.Fatal(err)
 	}
 	return c
+}
+
+func TestAppendIDList(t *testing.T) {
+	got, err := appendIDList(nil, []byte("7,1,18446744073709551615,42"))
+	if err != nil || !slices.Equal(got, []uint64{7, 1, 18446744073709551615, 42}) {
+		t.Fatalf("parsed %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "1,,2", "1,", "x", "1,-2", "18446744073709551616", "1 2"} {
+		if _, err := appendIDList(nil, []byte(bad)); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+	buf, list := make([]uint64, 0, 8), []byte("3,1,2")
+	if n := testing.AllocsPerRun(100, func() { buf, _ = appendIDList(buf[:0], list) }); n != 0 {
+		t.Errorf("%v allocations per list", n)
+	}
 }

@@ -3,7 +3,6 @@ package oltp
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/encbench/encbench/internal/encryption/colenc"
@@ -21,8 +20,10 @@ type encTable struct {
 	// sumRun is an ashe range sum's first query: the sum, the smallest
 	// and largest identifier and the row count, which settle the sum in
 	// one aggregate when the identifiers form one run (rows as loaded);
-	// read (gaps and islands) runs only when they do not.
+	// read (the sum and every identifier) runs only when they do not, and
+	// alone for the next scatteredSkip sums of the table after a miss.
 	sumRun                       engine.Stmt
+	scattered                    int
 	lockK, setK, incK, setC, del engine.Stmt
 	insert                       engine.Stmt
 	// sumK reads a k that read returned for a client-side sum: whole, or,
@@ -53,9 +54,10 @@ type encWorker struct {
 	col   int
 	event func(c *workload.Counters, tb *encTable) error
 	// asheIDs are fresh identifiers for the ashe k of rows it inserts;
-	// asheRuns is a range sum's scratch space.
+	// asheRuns and asheList are a range sum's scratch space.
 	asheIDs  asheIDs
 	asheRuns []colenc.IDRange
+	asheList []uint64
 	// replay: the next event repeats the last one's draws (a retry).
 	replay bool
 }
@@ -136,17 +138,16 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 			case e[colK] == "" && wk.mode != inClient:
 				sel = "SELECT SUM(k) FROM %[1]s"
 			case e[colK] == colenc.Ashe || w.opts.KSumCopy:
-				// One scan: the summed values' identifiers as runs of
-				// consecutive ones (gaps and islands), each with its sum;
-				// loaded rows in an id range (an ashe k) or a k range (the
-				// copy of an ore k) are one run.
+				// One scan: the sum and the summed values' identifiers,
+				// which the client sorts into runs of consecutive ones.
 				id, v := asheIDColumn, "k"
 				if w.opts.KSumCopy {
 					id, v = kSumIDColumn, kSumColumn
 				}
-				sel = "SELECT MIN(" + id + "), MAX(" + id + "), SUM(" + v + ") FROM (SELECT " + id + ", " + v + ", " +
-					id + " - ROW_NUMBER() OVER (ORDER BY " + id + ") AS run FROM %[1]s" + pred + ") r GROUP BY run"
-				from = ""
+				sel = "SELECT SUM(" + v + "), " + d.ListAgg(id) + ", COUNT(*) FROM %[1]s"
+				if d.ListAggSetup != "" && err == nil {
+					err = conn.Exec(ctx, d.ListAggSetup)
+				}
 				// Loaded rows' identifiers follow id (an ashe k) or an ore
 				// k (its copy): a range on that column is one run of them.
 				if e[colK] == colenc.Ashe && col == colID || w.opts.KSumCopy && e[colK] == colenc.Ore && col == colK {
@@ -582,63 +583,4 @@ func (wk *encWorker) incrementK(c *workload.Counters, tb *encTable) error {
 	}
 	c.Others++
 	return wk.commit.Exec(nil)
-}
-
-// asheSum decrypts the server's sums of k over the runs of identifiers
-// the range covers: first as one aggregate, which is the whole answer
-// when the identifiers form one run (rows as prepare loaded them: two PRF
-// calls), else per run (two PRF calls each).
-func (wk *encWorker) asheSum(tb *encTable) (int64, error) {
-	if tb.sumRun == nil {
-		return wk.asheRunSums(tb)
-	}
-	var sum, lo, hi, n uint64
-	found := false
-	err := tb.sumRun.Query(wk.args, func(v [][]byte) error {
-		if len(v[0]) == 0 { // no row in the range: SUM is NULL
-			return nil
-		}
-		var ok bool
-		var e1, e2, e3 error
-		sum, ok = colenc.SumMod64(v[0])
-		lo, e1 = strconv.ParseUint(string(v[1]), 10, 64)
-		hi, e2 = strconv.ParseUint(string(v[2]), 10, 64)
-		n, e3 = strconv.ParseUint(string(v[3]), 10, 64)
-		if !ok || e1 != nil || e2 != nil || e3 != nil {
-			return fmt.Errorf("ashe sum %q: identifiers %q..%q, count %q", v[0], v[1], v[2], v[3])
-		}
-		found = true
-		return nil
-	})
-	if err != nil || !found {
-		return 0, err
-	}
-	if hi >= lo && hi-lo+1 == n {
-		wk.asheRuns = append(wk.asheRuns[:0], colenc.IDRange{Lo: lo, Hi: hi})
-		return tb.enc.asheField().AsheDecryptSum64(sum, wk.asheRuns)
-	}
-	return wk.asheRunSums(tb)
-}
-
-// asheRunSums is the sum per run of identifiers (gaps and islands), added
-// up modulo 2^64.
-func (wk *encWorker) asheRunSums(tb *encTable) (int64, error) {
-	runs := wk.asheRuns[:0]
-	var total uint64
-	err := tb.read.Query(wk.args, func(v [][]byte) error {
-		lo, err1 := strconv.ParseUint(string(v[0]), 10, 64)
-		hi, err2 := strconv.ParseUint(string(v[1]), 10, 64)
-		part, ok := colenc.SumMod64(v[2])
-		if !ok || err1 != nil || err2 != nil {
-			return fmt.Errorf("ashe sum: run %q..%q, sum %q", v[0], v[1], v[2])
-		}
-		runs = append(runs, colenc.IDRange{Lo: lo, Hi: hi})
-		total += part
-		return nil
-	})
-	wk.asheRuns = runs
-	if err != nil || len(runs) == 0 {
-		return 0, err
-	}
-	return tb.enc.asheField().AsheDecryptSum64(total, runs)
 }
