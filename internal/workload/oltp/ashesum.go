@@ -19,10 +19,13 @@ const scatteredSkip = 16
 // count: one run of identifiers (rows as prepare loaded them) settles it
 // with two PRF calls. Otherwise the sum comes with every identifier, the
 // client forms the runs, and each costs two PRF calls.
-func (wk *encWorker) asheSum(tb *encTable) (int64, error) {
+func (wk *encWorker) asheSum(tb *encTable, from, to int64) (int64, error) {
 	if tb.sumRun == nil || tb.scattered > 0 {
 		tb.scattered = max(0, tb.scattered-1)
 		return wk.asheListSum(tb)
+	}
+	if tb.runIsIDs {
+		return wk.asheIDRunSum(tb, from, to)
 	}
 	var sum, lo, hi, n uint64
 	found := false
@@ -47,6 +50,40 @@ func (wk *encWorker) asheSum(tb *encTable) (int64, error) {
 	}
 	if hi >= lo && hi-lo+1 == n {
 		wk.asheRuns = append(wk.asheRuns[:0], colenc.IDRange{Lo: lo, Hi: hi})
+		return tb.enc.asheField().AsheDecryptSum64(sum, wk.asheRuns)
+	}
+	tb.scattered = scatteredSkip
+	return wk.asheListSum(tb)
+}
+
+// asheIDRunSum is asheSum's first query where prepare's rows have their
+// id as identifier: every row of ids from..to present (min(to, table
+// size)), and none written since (the OR of their identifiers below
+// freshAsheFrom), makes them the run from..to.
+func (wk *encWorker) asheIDRunSum(tb *encTable, from, to int64) (int64, error) {
+	var sum, n, or uint64
+	found := false
+	err := tb.sumRun.Query(wk.args, func(v [][]byte) error {
+		if len(v[0]) == 0 { // no row in the range: SUM is NULL
+			return nil
+		}
+		var ok bool
+		var e1, e2 error
+		sum, ok = colenc.SumMod64(v[0])
+		n, e1 = strconv.ParseUint(string(v[1]), 10, 64)
+		or, e2 = strconv.ParseUint(string(v[2]), 10, 64)
+		if !ok || e1 != nil || e2 != nil {
+			return fmt.Errorf("ashe sum %q: count %q, identifiers' OR %q", v[0], v[1], v[2])
+		}
+		found = true
+		return nil
+	})
+	if err != nil || !found {
+		return 0, err
+	}
+	to = min(to, int64(wk.o.TableSize))
+	if or < freshAsheFrom && from >= 1 && to >= from && n == uint64(to-from+1) {
+		wk.asheRuns = append(wk.asheRuns[:0], colenc.IDRange{Lo: uint64(from), Hi: uint64(to)})
 		return tb.enc.asheField().AsheDecryptSum64(sum, wk.asheRuns)
 	}
 	tb.scattered = scatteredSkip

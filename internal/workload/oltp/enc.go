@@ -168,7 +168,7 @@ func (w *Workload) writeEncConfig(ctx context.Context, c engine.Conn, d engine.D
 		return err
 	}
 	args := []engine.Arg{{Str: []byte(w.encSpecText())}, {Int: int64(w.opts.Tables)}, {Int: int64(w.opts.TableSize)}, {Null: true},
-		{Int: int64(w.opts.TableSize) + 1}}
+		{Int: freshAsheFrom}}
 	if cipher != nil {
 		ct, err := cipher.Encrypt(keyCheck, nil, colenc.Text("encbench"))
 		if err != nil {
@@ -298,7 +298,7 @@ func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d engine.D
 		cv, pv, k = drawRow(src, cv, pv, o.TableSize)
 		// Loaded rows take identifiers 1..table-size in id order, so a
 		// range of ids is a run of identifiers; later writes take theirs
-		// from the counter in the config table, above these.
+		// from the counter in the config table, from freshAsheFrom.
 		asheID := uint64(id)
 		if rank != nil {
 			asheID = rank(k)

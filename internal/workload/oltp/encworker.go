@@ -24,6 +24,10 @@ type encTable struct {
 	// alone for the next scatteredSkip sums of the table after a miss.
 	sumRun                       engine.Stmt
 	scattered                    int
+	// runIsIDs: sumRun returns the sum, the row count and the OR of the
+	// identifiers, which is below freshAsheFrom only when every row in
+	// the range is as prepare loaded it, with its id as its identifier.
+	runIsIDs bool
 	lockK, setK, incK, setC, del engine.Stmt
 	insert                       engine.Stmt
 	// sumK reads a k that read returned for a client-side sum: whole, or,
@@ -101,6 +105,12 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 		col = colK
 	}
 	wk.mode, wk.col = e.mode(col, rng, d.OreType), col
+	fresh := false
+	if rng && e[colK] == colenc.Ashe {
+		if fresh, err = freshIdentifiers(ctx, conn); err != nil {
+			return nil, err
+		}
+	}
 	switch w.name {
 	case "enc_point_select":
 		wk.event = wk.pointByID
@@ -150,7 +160,11 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 				}
 				// Loaded rows' identifiers follow id (an ashe k) or an ore
 				// k (its copy): a range on that column is one run of them.
-				if e[colK] == colenc.Ashe && col == colID || w.opts.KSumCopy && e[colK] == colenc.Ore && col == colK {
+				switch {
+				case e[colK] == colenc.Ashe && col == colID && fresh:
+					tb.sumRun = prep("SELECT SUM("+v+"), COUNT(*), BIT_OR("+id+") FROM %[1]s"+pred, name, key, sbColumns[col], in)
+					tb.runIsIDs = true
+				case e[colK] == colenc.Ashe && col == colID || w.opts.KSumCopy && e[colK] == colenc.Ore && col == colK:
 					tb.sumRun = prep("SELECT SUM("+v+"), MIN("+id+"), MAX("+id+"), COUNT(*) FROM %[1]s"+pred, name, key, sbColumns[col], in)
 				}
 			case w.opts.KSumByValue && col == colK && wk.mode != inClient:
@@ -354,7 +368,7 @@ func (wk *encWorker) rangeSum(c *workload.Counters, tb *encTable) error {
 		return tb.read.Exec(wk.args)
 	}
 	if wk.spec[colK] == colenc.Ashe || tb.enc.sum != nil {
-		_, err := wk.asheSum(tb)
+		_, err := wk.asheSum(tb, lo, hi)
 		return err
 	}
 	var sum int64
