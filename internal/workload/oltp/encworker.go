@@ -22,12 +22,12 @@ type encTable struct {
 	// one aggregate when the identifiers form one run (rows as loaded);
 	// read (the sum and every identifier) runs only when they do not, and
 	// alone for the next scatteredSkip sums of the table after a miss.
-	sumRun                       engine.Stmt
-	scattered                    int
+	sumRun    engine.Stmt
+	scattered int
 	// runIsIDs: sumRun returns the sum, the row count and the OR of the
 	// identifiers, which is below freshAsheFrom only when every row in
 	// the range is as prepare loaded it, with its id as its identifier.
-	runIsIDs bool
+	runIsIDs                     bool
 	lockK, setK, incK, setC, del engine.Stmt
 	insert                       engine.Stmt
 	// sumK reads a k that read returned for a client-side sum: whole, or,
