@@ -44,8 +44,8 @@ func colencTable(l *locale.Lang, rs []*result.Result) Table {
 			continue
 		}
 		l := find(r.Variant.Name, p)
-		if !slices.Contains(l.engines, r.Engine.Kind) {
-			l.engines = append(l.engines, r.Engine.Kind)
+		if t := targetOf(r); !slices.Contains(l.engines, t) {
+			l.engines = append(l.engines, t)
 		}
 		if pr := p.Predicate; pr != "" && !slices.Contains(l.predicates, r.Workload.Name+" "+pr) {
 			l.predicates = append(l.predicates, r.Workload.Name+" "+pr)
@@ -173,7 +173,8 @@ func storageTable(l *locale.Lang, rs []*result.Result) Table {
 		if p == nil || len(p.Storage) == 0 {
 			continue
 		}
-		s := &size{engine: r.Engine.Kind, variant: r.Variant.Name, level: p.Level}
+		// The target's name: a MariaDB target is not labelled mysql.
+		s := &size{engine: targetOf(r), variant: r.Variant.Name, level: p.Level}
 		var names []string
 		for _, ts := range p.Storage {
 			names = append(names, ts.Table)
