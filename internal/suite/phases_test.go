@@ -32,6 +32,12 @@ func phasedPlan(t *testing.T, text string) *Plan {
 	if err := s.MarkReadOnly(workload.Default()); err != nil {
 		t.Fatal(err)
 	}
+	return seededPlan(t, s)
+}
+
+// seededPlan expands a suite as written, in an order drawn from seed 7.
+func seededPlan(t *testing.T, s *Suite) *Plan {
+	t.Helper()
 	o := NoOverrides()
 	o.Seed = 7
 	p, err := Expand(*s, o, nil)

@@ -367,12 +367,7 @@ func TestOfferedLoadBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := NoOverrides()
-	o.Seed = 7
-	p, err := Expand(*s, o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := seededPlan(t, s)
 	g := Group{Target: "mariadb", Workload: "oltp_read_only", Threads: 8}
 	if p.HasLoad(g) {
 		t.Fatal("a new plan has load blocks")
