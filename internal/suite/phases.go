@@ -1,12 +1,11 @@
 package suite
 
 import (
+	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
-	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/workload"
 )
 
@@ -40,22 +39,15 @@ func (s Suite) checkOrder() error {
 // them, with the suite's options, from the workloads' own capabilities.
 func (s *Suite) MarkReadOnly(reg *workload.Registry) error {
 	for i := range s.Workloads {
-		w := &s.Workloads[i]
-		fam, err := reg.Lookup(w.Name)
+		sp, fam, err := s.workloadSpec(reg, i)
 		if err != nil {
-			return fmt.Errorf("%s%v", s.at(fmt.Sprintf("$.workloads[%d].name", i)), err)
+			return err
 		}
-		sp := spec.New(spec.Run, w.Name, fam)
-		for _, k := range slices.Sorted(maps.Keys(w.Options)) {
-			if err := sp.Set(k, fmt.Sprint(w.Options[k])); err != nil {
-				return fmt.Errorf("%sworkload %s, option %s: %v", s.at(fmt.Sprintf("$.workloads[%d].options.%s", i, k)), w.ID(), k, err)
-			}
-		}
-		wl, err := fam.New(w.Name, sp.Options)
+		wl, err := fam.New(sp.Workload, sp.Options)
 		if err != nil {
-			return fmt.Errorf("%sworkload %s: %v", s.at(fmt.Sprintf("$.workloads[%d]", i)), w.ID(), err)
+			return fmt.Errorf("%sworkload %s: %v", s.at(fmt.Sprintf("$.workloads[%d]", i)), s.Workloads[i].ID(), err)
 		}
-		w.ReadOnly = wl.Capabilities().ReadOnly
+		s.Workloads[i].ReadOnly = wl.Capabilities().ReadOnly
 	}
 	return nil
 }
@@ -99,10 +91,14 @@ func (p *Plan) Phases() []bool {
 // orderPhases moves every read-only cell before the first writing one,
 // keeping each phase's order (repetitions outermost within it).
 func (p *Plan) orderPhases() {
-	if !p.phased() {
-		return
+	slices.SortStableFunc(p.Cells, func(a, b Cell) int {
+		return cmp.Compare(b2i(p.Writes(a.Group())), b2i(p.Writes(b.Group())))
+	})
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	reads := slices.DeleteFunc(slices.Clone(p.Cells), func(c Cell) bool { return p.Writes(c.Group()) })
-	writes := slices.DeleteFunc(slices.Clone(p.Cells), func(c Cell) bool { return !p.Writes(c.Group()) })
-	p.Cells = append(reads, writes...)
+	return 0
 }

@@ -439,20 +439,10 @@ func (s Suite) at(path string) string {
 // as on the command line; data options must apply to some workload.
 func (s Suite) CheckOptions(reg *workload.Registry) error {
 	used := map[string]bool{}
-	for i, w := range s.Workloads {
-		fam, err := reg.Lookup(w.Name)
+	for i := range s.Workloads {
+		sp, _, err := s.workloadSpec(reg, i)
 		if err != nil {
-			return fmt.Errorf("%s%v", s.at(fmt.Sprintf("$.workloads[%d].name", i)), err)
-		}
-		sp := spec.New(spec.Run, w.Name, fam)
-		for _, k := range slices.Sorted(maps.Keys(w.Options)) {
-			at := s.at(fmt.Sprintf("$.workloads[%d].options.%s", i, k))
-			if !sp.Has(k) {
-				return fmt.Errorf("%s%v", at, workload.NotApplicable(k, w.Name, reg.Owners()[spec.Normalize(k)]))
-			}
-			if err := sp.Set(k, fmt.Sprint(w.Options[k])); err != nil {
-				return fmt.Errorf("%sworkload %s, option %s: %v", at, w.ID(), k, err)
-			}
+			return err
 		}
 		for k := range s.Data {
 			used[k] = used[k] || sp.Has(k)
@@ -464,6 +454,28 @@ func (s Suite) CheckOptions(reg *workload.Registry) error {
 		}
 	}
 	return nil
+}
+
+// workloadSpec is workload entry i as a run spec with its options set, as
+// on the command line: an unknown name or an option that does not apply
+// is an error naming its line.
+func (s Suite) workloadSpec(reg *workload.Registry, i int) (spec.Spec, workload.Family, error) {
+	w := s.Workloads[i]
+	fam, err := reg.Lookup(w.Name)
+	if err != nil {
+		return spec.Spec{}, nil, fmt.Errorf("%s%v", s.at(fmt.Sprintf("$.workloads[%d].name", i)), err)
+	}
+	sp := spec.New(spec.Run, w.Name, fam)
+	for _, k := range slices.Sorted(maps.Keys(w.Options)) {
+		at := s.at(fmt.Sprintf("$.workloads[%d].options.%s", i, k))
+		if !sp.Has(k) {
+			return sp, fam, fmt.Errorf("%s%v", at, workload.NotApplicable(k, w.Name, reg.Owners()[spec.Normalize(k)]))
+		}
+		if err := sp.Set(k, fmt.Sprint(w.Options[k])); err != nil {
+			return sp, fam, fmt.Errorf("%sworkload %s, option %s: %v", at, w.ID(), k, err)
+		}
+	}
+	return sp, fam, nil
 }
 
 // VariantOf parses one of the suite's variants; aa takes the baseline's

@@ -1,6 +1,7 @@
 package oltp
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 
@@ -14,33 +15,36 @@ import (
 // the whole answer.
 const scatteredSkip = 16
 
-// asheSum decrypts the server's sum of k over a range. The first query
-// returns the sum with the smallest and largest identifier and the row
-// count: one run of identifiers (rows as prepare loaded them) settles it
-// with two PRF calls. Otherwise the sum comes with every identifier, the
+// asheSum decrypts the server's sum of k over the range from..to. The
+// first query (sumRun) returns the sum, the row count and what shows
+// whether the identifiers are one run (oneRun); one run settles it with
+// two PRF calls. Otherwise the sum comes with every identifier, the
 // client forms the runs, and each costs two PRF calls.
 func (wk *encWorker) asheSum(tb *encTable, from, to int64) (int64, error) {
 	if tb.sumRun == nil || tb.scattered > 0 {
 		tb.scattered = max(0, tb.scattered-1)
 		return wk.asheListSum(tb)
 	}
-	if tb.runIsIDs {
-		return wk.asheIDRunSum(tb, from, to)
-	}
-	var sum, lo, hi, n uint64
+	var sum, n uint64
+	var idCols [2]uint64
 	found := false
 	err := tb.sumRun.Query(wk.args, func(v [][]byte) error {
 		if len(v[0]) == 0 { // no row in the range: SUM is NULL
 			return nil
 		}
 		var ok bool
-		var e1, e2, e3 error
 		sum, ok = colenc.SumMod64(v[0])
-		lo, e1 = strconv.ParseUint(string(v[1]), 10, 64)
-		hi, e2 = strconv.ParseUint(string(v[2]), 10, 64)
-		n, e3 = strconv.ParseUint(string(v[3]), 10, 64)
-		if !ok || e1 != nil || e2 != nil || e3 != nil {
-			return fmt.Errorf("ashe sum %q: identifiers %q..%q, count %q", v[0], v[1], v[2], v[3])
+		var err error
+		if n, err = strconv.ParseUint(string(v[1]), 10, 64); err != nil {
+			ok = false
+		}
+		for i, b := range v[2:] {
+			if idCols[i], err = strconv.ParseUint(string(b), 10, 64); err != nil {
+				ok = false
+			}
+		}
+		if !ok {
+			return fmt.Errorf("ashe sum %q: count and identifiers %q", v[0], v[1:])
 		}
 		found = true
 		return nil
@@ -48,46 +52,28 @@ func (wk *encWorker) asheSum(tb *encTable, from, to int64) (int64, error) {
 	if err != nil || !found {
 		return 0, err
 	}
-	if hi >= lo && hi-lo+1 == n {
-		wk.asheRuns = append(wk.asheRuns[:0], colenc.IDRange{Lo: lo, Hi: hi})
-		return tb.enc.asheField().AsheDecryptSum64(sum, wk.asheRuns)
+	run, ok := wk.oneRun(tb, n, idCols, from, to)
+	if !ok {
+		tb.scattered = scatteredSkip
+		return wk.asheListSum(tb)
 	}
-	tb.scattered = scatteredSkip
-	return wk.asheListSum(tb)
+	wk.asheRuns = append(wk.asheRuns[:0], run)
+	return tb.enc.asheField().AsheDecryptSum64(sum, wk.asheRuns)
 }
 
-// asheIDRunSum is asheSum's first query where prepare's rows have their
-// id as identifier: every row of ids from..to present (min(to, table
-// size)), and none written since (the OR of their identifiers below
-// freshAsheFrom), makes them the run from..to.
-func (wk *encWorker) asheIDRunSum(tb *encTable, from, to int64) (int64, error) {
-	var sum, n, or uint64
-	found := false
-	err := tb.sumRun.Query(wk.args, func(v [][]byte) error {
-		if len(v[0]) == 0 { // no row in the range: SUM is NULL
-			return nil
-		}
-		var ok bool
-		var e1, e2 error
-		sum, ok = colenc.SumMod64(v[0])
-		n, e1 = strconv.ParseUint(string(v[1]), 10, 64)
-		or, e2 = strconv.ParseUint(string(v[2]), 10, 64)
-		if !ok || e1 != nil || e2 != nil {
-			return fmt.Errorf("ashe sum %q: count %q, identifiers' OR %q", v[0], v[1], v[2])
-		}
-		found = true
-		return nil
-	})
-	if err != nil || !found {
-		return 0, err
+// oneRun is the run of identifiers sumRun's n rows have, if they form one.
+// runIsIDs: prepare's rows have their id as identifier, so every id of
+// from..min(to, table size) present and the OR of the identifiers below
+// freshAsheFrom (no row written since prepare) make them the run. Else
+// MIN and MAX of the identifiers n-1 apart.
+func (wk *encWorker) oneRun(tb *encTable, n uint64, idCols [2]uint64, from, to int64) (colenc.IDRange, bool) {
+	if tb.runIsIDs {
+		to = min(to, int64(wk.o.TableSize))
+		or := idCols[0]
+		return colenc.IDRange{Lo: uint64(from), Hi: uint64(to)}, or < freshAsheFrom && from >= 1 && to >= from && n == uint64(to-from+1)
 	}
-	to = min(to, int64(wk.o.TableSize))
-	if or < freshAsheFrom && from >= 1 && to >= from && n == uint64(to-from+1) {
-		wk.asheRuns = append(wk.asheRuns[:0], colenc.IDRange{Lo: uint64(from), Hi: uint64(to)})
-		return tb.enc.asheField().AsheDecryptSum64(sum, wk.asheRuns)
-	}
-	tb.scattered = scatteredSkip
-	return wk.asheListSum(tb)
+	lo, hi := idCols[0], idCols[1]
+	return colenc.IDRange{Lo: lo, Hi: hi}, hi >= lo && hi-lo+1 == n
 }
 
 // asheListSum is the sum over the identifiers the server listed with it.
@@ -124,26 +110,20 @@ func (wk *encWorker) asheListSum(tb *encTable) (int64, error) {
 	return tb.enc.asheField().AsheDecryptSum64(total, wk.asheRuns)
 }
 
-// appendIDList parses a comma-separated list of decimal identifiers
-// without allocating.
+// appendIDList parses a comma-separated list of decimal identifiers.
 func appendIDList(dst []uint64, b []byte) ([]uint64, error) {
-	var id uint64
-	digits := 0
-	for i := 0; i <= len(b); i++ {
-		if i == len(b) || b[i] == ',' {
-			if digits == 0 {
-				return dst, fmt.Errorf("ashe identifier list %.40q: an empty entry", b)
-			}
-			dst = append(dst, id)
-			id, digits = 0, 0
-			continue
-		}
-		c := b[i] - '0'
-		if c > 9 || digits == 20 || id > (1<<64-1-uint64(c))/10 {
+	for {
+		field, rest, more := bytes.Cut(b, []byte{','})
+		// strconv refuses signs, spaces, empty fields and overflow; the
+		// non-escaping conversion does not allocate.
+		id, err := strconv.ParseUint(string(field), 10, 64)
+		if err != nil {
 			return dst, fmt.Errorf("ashe identifier list %.40q: not a list of 64-bit identifiers", b)
 		}
-		id = id*10 + uint64(c)
-		digits++
+		dst = append(dst, id)
+		if !more {
+			return dst, nil
+		}
+		b = rest
 	}
-	return dst, nil
 }

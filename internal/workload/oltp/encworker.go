@@ -17,11 +17,12 @@ type encTable struct {
 	// read is the workload's query; its shape depends on where the
 	// predicate runs (see encSpec.mode).
 	read engine.Stmt
-	// sumRun is an ashe range sum's first query: the sum, the smallest
-	// and largest identifier and the row count, which settle the sum in
-	// one aggregate when the identifiers form one run (rows as loaded);
-	// read (the sum and every identifier) runs only when they do not, and
-	// alone for the next scatteredSkip sums of the table after a miss.
+	// sumRun is an ashe range sum's first query: the sum, the row count
+	// and the smallest and largest identifier (or their OR, runIsIDs),
+	// which settle the sum in one aggregate when the identifiers form one
+	// run (rows as loaded); read (the sum and every identifier) runs only
+	// when they do not, and alone for the next scatteredSkip sums of the
+	// table after a miss.
 	sumRun    engine.Stmt
 	scattered int
 	// runIsIDs: sumRun returns the sum, the row count and the OR of the
@@ -106,9 +107,17 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 	}
 	wk.mode, wk.col = e.mode(col, rng, d.OreType), col
 	fresh := false
-	if rng && e[colK] == colenc.Ashe {
-		if fresh, err = freshIdentifiers(ctx, conn); err != nil {
-			return nil, err
+	if rng && (e[colK] == colenc.Ashe || w.opts.KSumCopy) {
+		// Once per session: sums may list their identifiers (ListAgg).
+		if d.ListAggSetup != "" {
+			if err := conn.Exec(ctx, d.ListAggSetup); err != nil {
+				return nil, fmt.Errorf("setting up identifier lists: %w", err)
+			}
+		}
+		if e[colK] == colenc.Ashe {
+			if fresh, err = freshIdentifiers(ctx, conn); err != nil {
+				return nil, err
+			}
 		}
 	}
 	switch w.name {
@@ -155,9 +164,6 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 					id, v = kSumIDColumn, kSumColumn
 				}
 				sel = "SELECT SUM(" + v + "), " + d.ListAgg(id) + ", COUNT(*) FROM %[1]s"
-				if d.ListAggSetup != "" && err == nil {
-					err = conn.Exec(ctx, d.ListAggSetup)
-				}
 				// Loaded rows' identifiers follow id (an ashe k) or an ore
 				// k (its copy): a range on that column is one run of them.
 				switch {
@@ -165,7 +171,7 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 					tb.sumRun = prep("SELECT SUM("+v+"), COUNT(*), BIT_OR("+id+") FROM %[1]s"+pred, name, key, sbColumns[col], in)
 					tb.runIsIDs = true
 				case e[colK] == colenc.Ashe && col == colID || w.opts.KSumCopy && e[colK] == colenc.Ore && col == colK:
-					tb.sumRun = prep("SELECT SUM("+v+"), MIN("+id+"), MAX("+id+"), COUNT(*) FROM %[1]s"+pred, name, key, sbColumns[col], in)
+					tb.sumRun = prep("SELECT SUM("+v+"), COUNT(*), MIN("+id+"), MAX("+id+") FROM %[1]s"+pred, name, key, sbColumns[col], in)
 				}
 			case w.opts.KSumByValue && col == colK && wk.mode != inClient:
 				// One row per distinct k in the range with its count: an
