@@ -135,6 +135,10 @@ type Dialect struct {
 	// ListAggSetup runs once on a session before ListAgg is used ("":
 	// none): MySQL cuts GROUP_CONCAT at 1,024 bytes by default.
 	ListAggSetup string
+	// BytesParams runs once on a session whose string parameters are
+	// ciphertexts or ASCII ("": none needed): MySQL otherwise takes them
+	// as text in the client's character set and scans each one to check it.
+	BytesParams string
 	// Explain prefixes a statement to get the server's plan of it.
 	Explain string
 	// BytesLiteral writes bytes as a literal (for EXPLAIN of a statement

@@ -57,6 +57,7 @@ func (Engine) Dialect() engine.Dialect {
 		ListAgg:       func(expr string) string { return "GROUP_CONCAT(" + expr + " SEPARATOR ',')" },
 		// 1 MiB (MariaDB's default): 50,000 identifiers of 20 digits.
 		ListAggSetup: "SET SESSION group_concat_max_len = 1048576",
+		BytesParams:  "SET SESSION character_set_client = binary",
 		Substring:    func(expr string, from, n int) string { return fmt.Sprintf("SUBSTRING(%s, %d, %d)", expr, from, n) },
 		BytesLiteral: func(b []byte) string { return "X'" + hex.EncodeToString(b) + "'" },
 	}

@@ -215,3 +215,36 @@ func TestAppendIDList(t *testing.T) {
 		t.Errorf("%v allocations per list", n)
 	}
 }
+
+// An IN list holds the det ciphertext of every value of the range, once,
+// in byte order (the order the server would sort it into).
+func TestInListInByteOrder(t *testing.T) {
+	e, err := parseEncrypt("id:det")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := newRowEncoder(e, newTestCipher(t), 1, kCopies{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wk := &encWorker{args: []engine.Arg{{Int: 7}}}
+	if err := wk.appendInList(&encTable{enc: r}, colID, 10, 109); err != nil {
+		t.Fatal(err)
+	}
+	list := wk.args[1:]
+	if wk.args[0].Int != 7 || len(list) != 100 {
+		t.Fatalf("args %d long, first %+v: want the earlier argument kept and 100 values", len(wk.args), wk.args[0])
+	}
+	if !slices.IsSortedFunc(list, func(x, y engine.Arg) int { return bytes.Compare(x.Str, y.Str) }) {
+		t.Error("IN list not in byte order")
+	}
+	for v := int64(10); v <= 109; v++ {
+		want, err := r.bound(colID, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(list, func(a engine.Arg) bool { return bytes.Equal(a.Str, want.Str) }) {
+			t.Fatalf("the ciphertext of %d is missing", v)
+		}
+	}
+}
