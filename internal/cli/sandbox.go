@@ -18,11 +18,13 @@ func newSandbox() *cobra.Command {
 		Short: "Start and stop local database servers for benchmarking",
 	}
 	var o sandbox.Options
+	autovacuum := true
 	up := &cobra.Command{
 		Use:   "up",
 		Short: "Create a data directory, start a server on a free loopback port and print its DSN as JSON",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.NoAutovacuum = !autovacuum
 			info, err := sandbox.Up(cmd.Context(), o)
 			if err != nil {
 				return err
@@ -48,6 +50,7 @@ func newSandbox() *cobra.Command {
 	up.Flags().StringVar(&o.BinDir, "bin-dir", "", "directory with the server binaries (default: the installed packages)")
 	up.Flags().BoolVar(&o.TLSOptional, "tls-optional", false, "with a TLS variant: offer TLS without requiring it, so clients choose per connection")
 	up.Flags().BoolVar(&o.StatStatements, "stat-statements", false, "load pg_stat_statements so the server counts statements (PostgreSQL)")
+	up.Flags().BoolVar(&autovacuum, "autovacuum", true, "run autovacuum (PostgreSQL); suites turn it off and vacuum and analyze between runs themselves")
 	var downDir string
 	down := &cobra.Command{
 		Use:   "down",

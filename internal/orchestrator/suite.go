@@ -116,7 +116,10 @@ func (x *SuiteRun) sandboxOptions(ls *liveSetup) sandbox.Options {
 	st := x.Plan.Suite
 	v := variant.Variant{TLS: ls.variant.TLS || ls.offerTLS, TDE: ls.variant.TDE}
 	o := sandbox.Options{Engine: ls.Engine, Dir: ls.sandboxDir, BufferPool: st.BufferPool, Variant: v.String(),
-		TDECipher: st.TDECipher, ServerCPUs: x.serverCPUs, TLSOptional: ls.shared && v.TLS}
+		TDECipher: st.TDECipher, ServerCPUs: x.serverCPUs, TLSOptional: ls.shared && v.TLS,
+		// Quiesce vacuums and analyzes between runs, so no maintenance
+		// starts inside one.
+		NoAutovacuum: sandbox.HasAutovacuum(ls.Engine)}
 	if !ls.shared {
 		o.TLSVersion = ls.variant.TLSVersion
 	}
@@ -304,6 +307,9 @@ func (x *SuiteRun) sandboxLine(ls *liveSetup) string {
 	}
 	if o.ServerCPUs != "" {
 		args = append(args, "--server-cpus", o.ServerCPUs)
+	}
+	if o.NoAutovacuum {
+		args = append(args, "--autovacuum=false")
 	}
 	for i, a := range args {
 		args[i] = spec.ShellWord(a)

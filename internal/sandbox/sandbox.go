@@ -40,6 +40,10 @@ type Options struct {
 	// StatStatements loads pg_stat_statements so statement counts can be
 	// read from the server (PostgreSQL only).
 	StatStatements bool
+	// NoAutovacuum turns PostgreSQL's autovacuum off, for an owner that
+	// runs Quiesce (VACUUM (ANALYZE)) between its runs itself: maintenance
+	// then never starts inside a measured run.
+	NoAutovacuum bool
 	// BinDir, when set, is where the server binaries are (for example a
 	// custom build); otherwise the installed packages are used.
 	BinDir string
@@ -569,6 +573,20 @@ func (i *Info) TDE() bool {
 // would otherwise land in a later measurement on the same server.
 type Quiescer interface {
 	Quiesce(ctx context.Context, info *Info) error
+}
+
+// autovacuumer is a provider whose server maintains its tables in the
+// background on its own schedule (Options.NoAutovacuum turns that off).
+type autovacuumer interface{ autovacuum() }
+
+// HasAutovacuum tells whether Options.NoAutovacuum means anything for
+// the engine's sandboxes.
+func HasAutovacuum(engine string) bool {
+	providers.mu.RLock()
+	p, ok := providers.providers[engine]
+	providers.mu.RUnlock()
+	_, has := p.(autovacuumer)
+	return ok && has
 }
 
 // Quiesce has the sandbox's server finish its deferred write work now;

@@ -95,7 +95,7 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 
 func (Engine) ServerInfo(ctx context.Context, c engine.Conn) (engine.ServerInfo, error) {
 	rows, err := c.Query(ctx, `SELECT name, current_setting(name) FROM pg_settings
-		WHERE name IN ('server_version','shared_buffers','fsync','synchronous_commit','ssl','max_connections','wal_level','full_page_writes','ssl_min_protocol_version','wal_sync_method','deadlock_timeout')`)
+		WHERE name IN ('server_version','shared_buffers','fsync','synchronous_commit','ssl','max_connections','wal_level','full_page_writes','ssl_min_protocol_version','wal_sync_method','deadlock_timeout','autovacuum')`)
 	if err != nil {
 		return engine.ServerInfo{}, fmt.Errorf("reading server settings: %w", err)
 	}
