@@ -4,6 +4,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -51,6 +52,22 @@ type Arg struct {
 	Int  int64
 	Str  []byte
 	Null bool
+}
+
+// ByBytes orders arguments by their bytes, as a server orders binary
+// values: an IN list sent in this order spares the server its sort.
+func ByBytes(x, y Arg) int { return bytes.Compare(x.Str, y.Str) }
+
+// SetSession runs one of a dialect's session statements on a connection,
+// if the dialect has one (stmt ""): why says what it is for, in errors.
+func SetSession(ctx context.Context, conn Conn, stmt, why string) error {
+	if stmt == "" {
+		return nil
+	}
+	if err := conn.Exec(ctx, stmt); err != nil {
+		return fmt.Errorf("setting the session %s: %w", why, err)
+	}
+	return nil
 }
 
 // Stmt is a server-side prepared statement owned by one connection.

@@ -235,7 +235,7 @@ func TestInListInByteOrder(t *testing.T) {
 	if wk.args[0].Int != 7 || len(list) != 100 {
 		t.Fatalf("args %d long, first %+v: want the earlier argument kept and 100 values", len(wk.args), wk.args[0])
 	}
-	if !slices.IsSortedFunc(list, byBytes) {
+	if !slices.IsSortedFunc(list, engine.ByBytes) {
 		t.Error("IN list not in byte order")
 	}
 	for v := int64(10); v <= 109; v++ {

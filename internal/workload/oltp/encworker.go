@@ -1,7 +1,6 @@
 package oltp
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -102,7 +101,7 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 		return s
 	}
 	// Every variant alike, plain included, so only encryption differs.
-	if err := setSession(ctx, conn, d.BytesParams, "to take parameters as bytes"); err != nil {
+	if err := engine.SetSession(ctx, conn, d.BytesParams, "to take parameters as bytes"); err != nil {
 		return nil, err
 	}
 	key := rowKeyExpr(e, d)
@@ -115,7 +114,7 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 	fresh := false
 	if rng && (e[colK] == colenc.Ashe || w.opts.KSumCopy) {
 		// Once per session: sums may list their identifiers (ListAgg).
-		if err := setSession(ctx, conn, d.ListAggSetup, "for identifier lists"); err != nil {
+		if err := engine.SetSession(ctx, conn, d.ListAggSetup, "for identifier lists"); err != nil {
 			return nil, err
 		}
 		if e[colK] == colenc.Ashe {
@@ -398,21 +397,7 @@ func (wk *encWorker) appendInList(tb *encTable, col int, lo, hi int64) error {
 		}
 		wk.args = append(wk.args, a)
 	}
-	slices.SortFunc(wk.args[from:], byBytes)
-	return nil
-}
-
-// byBytes orders arguments by their bytes, as the server orders binary values.
-func byBytes(x, y engine.Arg) int { return bytes.Compare(x.Str, y.Str) }
-
-// setSession runs a dialect's session statement, if it has one.
-func setSession(ctx context.Context, conn engine.Conn, stmt, why string) error {
-	if stmt == "" {
-		return nil
-	}
-	if err := conn.Exec(ctx, stmt); err != nil {
-		return fmt.Errorf("setting the session %s: %w", why, err)
-	}
+	slices.SortFunc(wk.args[from:], engine.ByBytes)
 	return nil
 }
 

@@ -1,6 +1,8 @@
 package tpcc
 
 import (
+	"slices"
+
 	"github.com/encbench/encbench/internal/engine"
 )
 
@@ -28,6 +30,7 @@ func (wk *worker) stockLevel() error {
 		for o := next - slOrders; o < next; o++ {
 			args = append(args, e.int(s.olOID, nil, o))
 		}
+		slices.SortFunc(args[2:], engine.ByBytes)
 	} else {
 		args = append(args, i64(next), i64(next-slOrders))
 	}

@@ -29,7 +29,7 @@ type input struct {
 	threshold int64
 	lines     []line
 	rollback  bool
-	delivered int64 // districts a per-district Delivery has committed
+	delivered int64 // districts a Delivery split in transactions has committed
 }
 
 type line struct{ item, supply, qty int64 }
@@ -58,7 +58,9 @@ type worker struct {
 	oldestSeen [districts + 1]int64
 	// taken[d] is the order of district d the open transaction locked to
 	// deliver (0: none); published to w.delivered once committed.
-	taken    [districts + 1]int64
+	taken [districts + 1]int64
+	// txFrom is the first district of the open Delivery transaction.
+	txFrom   int64
 	window   []engine.Arg
 	lineArgs []engine.Arg // Delivery's per-line dates, then the order
 	// snapshotPerTx: the session's isolation reads from one snapshot per
@@ -74,6 +76,10 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 		return nil, err
 	}
 	if err := w.checkConfig(ctx, conn, cipher); err != nil {
+		return nil, err
+	}
+	// Parameters are ciphertexts or ASCII, at every level alike.
+	if err := engine.SetSession(ctx, conn, d.BytesParams, "to take parameters as bytes"); err != nil {
 		return nil, err
 	}
 	if q := w.isolationSQL(d); q != "" {
