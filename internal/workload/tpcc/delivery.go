@@ -12,10 +12,10 @@ import (
 // districts, in one database transaction. One exception: with NO_O_ID
 // encrypted under an isolation that reads one snapshot per transaction
 // (MariaDB's default repeatable read), a district whose oldest order must
-// be counted (both probe windows missed) needs a snapshot taken now, so
-// the transaction commits the districts before it and a new one starts
-// (2.7.4.2 allows up to ten). A retry resumes at the first district not
-// committed.
+// be counted (no lower bound known yet, or both probe windows missed)
+// needs a snapshot taken now, so the transaction commits the districts
+// before it and a new one starts (2.7.4.2 allows up to ten). A retry
+// resumes at the first district not committed.
 func (wk *worker) delivery() error {
 	now := time.Now()
 	wk.taken = [districts + 1]int64{}
