@@ -22,8 +22,7 @@ func (wk *worker) delivery() error {
 	if err := wk.begin(); err != nil {
 		return err
 	}
-	wk.txFrom = wk.in.delivered + 1
-	for d := wk.txFrom; d <= districts; d++ {
+	for d := wk.in.delivered + 1; d <= districts; d++ {
 		if err := wk.deliverDistrict(d, now); err != nil {
 			return err
 		}
@@ -37,16 +36,17 @@ func (wk *worker) delivery() error {
 
 // freshSnapshot commits the open Delivery before district d when the
 // session reads one snapshot per transaction and earlier districts of the
-// transaction took it, and begins a new one.
+// transaction took it (d is not the transaction's first, the one after
+// those committed), and begins a new one.
 func (wk *worker) freshSnapshot(d int64) error {
-	if !wk.snapshotPerTx || d == wk.txFrom {
+	if !wk.snapshotPerTx || d == wk.in.delivered+1 {
 		return nil
 	}
 	if err := wk.commit(); err != nil {
 		return err
 	}
 	wk.publishDelivered()
-	wk.in.delivered, wk.txFrom = d-1, d
+	wk.in.delivered = d - 1
 	wk.notes["delivery_split_transactions"]++
 	return wk.begin()
 }
@@ -238,9 +238,9 @@ func (wk *worker) oldestFromWindow(w, d, from int64) (int64, error) {
 	s := wk.s
 	for i, n := range deliveryWindows {
 		e := enc{k: wk.k}
-		wk.window = wk.window[:0]
+		wk.args = wk.args[:0]
 		for id := from; id < from+n; id++ {
-			wk.window = append(wk.window, i64(w), i64(d), e.int(s.noOID, nil, id))
+			wk.args = append(wk.args, i64(w), i64(d), e.int(s.noOID, nil, id))
 		}
 		if e.err != nil {
 			return -1, e.err
@@ -254,7 +254,7 @@ func (wk *worker) oldestFromWindow(w, d, from int64) (int64, error) {
 				}
 			}
 			return nil
-		}, wk.window...); err != nil {
+		}, wk.args...); err != nil {
 			return -1, err
 		}
 		if first >= 0 {

@@ -24,7 +24,7 @@ func (wk *worker) stockLevel() error {
 	if next < 0 {
 		return errNoRow("district")
 	}
-	args := []engine.Arg{i64(w), i64(d)}
+	args := append(wk.args[:0], i64(w), i64(d))
 	if k.on(s.olOID) {
 		// The window of order numbers, each encrypted for equality.
 		for o := next - slOrders; o < next; o++ {
@@ -35,12 +35,17 @@ func (wk *worker) stockLevel() error {
 		args = append(args, i64(next), i64(next-slOrders))
 	}
 	args = append(args, i64(w))
+	if !k.on(s.sQuantity) {
+		args = append(args, i64(in.threshold)) // the server compares
+	}
+	wk.args = args
 	if e.err != nil {
 		return e.err
 	}
 	var low int64
 	if k.on(s.sQuantity) {
-		seen := map[int64]bool{}
+		seen := wk.lowSeen
+		clear(seen)
 		if err := wk.query(st.slCount, func(v [][]byte) error {
 			item := r.int(s.sIID, nil, v[0])
 			if !seen[item] && r.int(s.sQuantity, k.key(w, item), v[1]) < in.threshold {
@@ -54,7 +59,7 @@ func (wk *worker) stockLevel() error {
 	} else if err := wk.query(st.slCount, func(v [][]byte) error {
 		low = r.count(v[0])
 		return r.err
-	}, append(args, i64(in.threshold))...); err != nil {
+	}, args...); err != nil {
 		return err
 	}
 	_ = low

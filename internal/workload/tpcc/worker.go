@@ -59,10 +59,12 @@ type worker struct {
 	// taken[d] is the order of district d the open transaction locked to
 	// deliver (0: none); published to w.delivered once committed.
 	taken [districts + 1]int64
-	// txFrom is the first district of the open Delivery transaction.
-	txFrom   int64
-	window   []engine.Arg
+	// args is scratch for the long argument lists: Delivery's probe
+	// windows and StockLevel's order window (one transaction at a time).
+	args     []engine.Arg
 	lineArgs []engine.Arg // Delivery's per-line dates, then the order
+	// lowSeen is StockLevel's set of items counted, cleared per call.
+	lowSeen map[int64]bool
 	// snapshotPerTx: the session's isolation reads from one snapshot per
 	// transaction (repeatable read, serializable), not per statement.
 	snapshotPerTx bool
@@ -82,17 +84,15 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 	if err := engine.SetSession(ctx, conn, d.BytesParams, "to take parameters as bytes"); err != nil {
 		return nil, err
 	}
-	if q := w.isolationSQL(d); q != "" {
-		if err := conn.Exec(ctx, q); err != nil {
-			return nil, fmt.Errorf("setting isolation %s: %w", w.o.Isolation, err)
-		}
+	if err := engine.SetSession(ctx, conn, w.isolationSQL(d), "isolation to "+w.o.Isolation); err != nil {
+		return nil, err
 	}
 	k, err := newCodec(w.s, w.o.Level, cipher)
 	if err != nil {
 		return nil, err
 	}
 	wk := &worker{w: w, s: w.s, k: k, g: newRNG(w.seed, uint64(id)), conn: conn,
-		home: int64(id%w.o.Warehouses) + 1, slDist: int64(id/w.o.Warehouses)%districts + 1, notes: map[string]int64{}}
+		home: int64(id%w.o.Warehouses) + 1, slDist: int64(id/w.o.Warehouses)%districts + 1, notes: map[string]int64{}, lowSeen: map[int64]bool{}}
 	if p, ok := env.Previous.(*worker); ok {
 		// A transaction cut by the lost connection is not repeated: its
 		// commit may have happened. The terminal carries on its sequence.

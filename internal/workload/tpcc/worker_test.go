@@ -1,0 +1,52 @@
+package tpcc
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/workload"
+)
+
+// sessionConn records what a worker runs on its session: config and
+// isolation queries answered, statements prepared as stubs.
+type sessionConn struct {
+	engine.Conn
+	d     engine.Dialect
+	execs []string
+}
+
+func (c *sessionConn) Query(_ context.Context, sql string) ([][]string, error) {
+	if sql == c.d.ShowIsolation {
+		return [][]string{{"transaction_isolation", "SERIALIZABLE"}}, nil
+	}
+	return [][]string{{"1", "0", ""}}, nil // warehouses, level, key check
+}
+
+func (c *sessionConn) Exec(_ context.Context, sql string) error {
+	c.execs = append(c.execs, sql)
+	return nil
+}
+
+func (c *sessionConn) Prepare(context.Context, string) (engine.Stmt, error) { return &stubStmt{}, nil }
+
+// A terminal's session takes parameters as bytes where the dialect says so
+// (at every level, plain included) and gets the isolation asked for.
+func TestWorkerSessionSetup(t *testing.T) {
+	d := engine.Dialect{BytesParams: "SET SESSION character_set_client = binary",
+		SetIsolation: "SET SESSION TRANSACTION ISOLATION LEVEL %s", ShowIsolation: "SHOW ISOLATION"}
+	conn := &sessionConn{d: d}
+	w := &Workload{o: Options{Warehouses: 1, Isolation: "serializable"}, s: newSchema(), delivered: newDeliveredHints(1)}
+	wk, err := w.NewWorker(context.Background(), workload.WorkerEnv{Conn: conn, Dialect: d, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{d.BytesParams, "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE"}
+	if !slices.Equal(conn.execs, want) {
+		t.Errorf("session statements %q, want %q", conn.execs, want)
+	}
+	if !wk.(*worker).snapshotPerTx {
+		t.Error("a serializable session reads one snapshot per transaction")
+	}
+}
