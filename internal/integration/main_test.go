@@ -74,8 +74,10 @@ func (f *fixture) start() error {
 	f.dir = dir
 	ctx := context.Background()
 	for _, o := range []sandbox.Options{
-		{Engine: "postgres", Dir: filepath.Join(dir, "postgres"), StatStatements: true, BufferPool: "128MB"},
-		{Engine: "mariadb", Dir: filepath.Join(dir, "mariadb"), BufferPool: "256M"},
+		// Each server takes one --set that overrides a setting of
+		// encbench's own (TestServerSettingsWin).
+		{Engine: "postgres", Dir: filepath.Join(dir, "postgres"), StatStatements: true, BufferPool: "128MB", Settings: []string{"max_connections=301"}},
+		{Engine: "mariadb", Dir: filepath.Join(dir, "mariadb"), BufferPool: "256M", Settings: []string{"max_prepared_stmt_count=100001"}},
 	} {
 		info, err := sandbox.Up(ctx, o)
 		if err != nil {

@@ -116,7 +116,7 @@ func (x *SuiteRun) sandboxOptions(ls *liveSetup) sandbox.Options {
 	st := x.Plan.Suite
 	v := variant.Variant{TLS: ls.variant.TLS || ls.offerTLS, TDE: ls.variant.TDE}
 	o := sandbox.Options{Engine: ls.Engine, Dir: ls.sandboxDir, BufferPool: st.BufferPool, Variant: v.String(),
-		TDECipher: st.TDECipher, ServerCPUs: x.serverCPUs, TLSOptional: ls.shared && v.TLS,
+		TDECipher: st.TDECipher, ServerCPUs: x.serverCPUs, TLSOptional: ls.shared && v.TLS, Settings: st.SettingsFor(ls.Engine),
 		// Quiesce vacuums and analyzes between runs, so no maintenance
 		// starts inside one.
 		NoAutovacuum: sandbox.HasAutovacuum(ls.Engine)}
@@ -310,6 +310,9 @@ func (x *SuiteRun) sandboxLine(ls *liveSetup) string {
 	}
 	if o.NoAutovacuum {
 		args = append(args, "--autovacuum=false")
+	}
+	for _, kv := range o.Settings {
+		args = append(args, "--set", kv)
 	}
 	for i, a := range args {
 		args[i] = spec.ShellWord(a)

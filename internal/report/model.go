@@ -194,7 +194,7 @@ var settingsThatMatter = []string{
 	"innodb_buffer_pool_size", "shared_buffers", "innodb_flush_log_at_trx_commit", "sync_binlog", "fsync",
 	"synchronous_commit", "innodb_flush_method", "wal_sync_method", "have_ssl", "ssl", "tls_version",
 	"ssl_min_protocol_version", "require_secure_transport", "innodb_encrypt_tables", "innodb_encrypt_log",
-	"innodb_encrypt_temporary_tables", "deadlock_timeout", "autovacuum",
+	"innodb_encrypt_temporary_tables", "innodb_doublewrite", "full_page_writes", "deadlock_timeout", "autovacuum",
 }
 
 func serverTable(l *locale.Lang, cells []*Cell, order Order) Table {

@@ -93,6 +93,7 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 		}
 		cnf = append(cnf, tde...)
 	}
+	cnf = append(cnf, o.Settings...)
 	cnfPath := filepath.Join(o.Dir, "my.cnf")
 	if err := os.WriteFile(cnfPath, []byte(strings.Join(cnf, "\n")+"\n"), 0o644); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", cnfPath, err)

@@ -95,6 +95,10 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 	if o.StatStatements {
 		conf = append(conf, "shared_preload_libraries = 'pg_stat_statements'", "pg_stat_statements.track = all")
 	}
+	for _, kv := range o.Settings {
+		name, value := splitSetting(kv)
+		conf = append(conf, name+" = "+pgQuote(value))
+	}
 	if err := appendFile(filepath.Join(data, "postgresql.conf"), "\n# encbench sandbox\n"+strings.Join(conf, "\n")+"\n"); err != nil {
 		return nil, err
 	}
@@ -272,4 +276,9 @@ func (postgresProvider) Quiesce(ctx context.Context, info *Info) error {
 		}
 	}
 	return nil
+}
+
+// pgQuote is a postgresql.conf string value.
+func pgQuote(v string) string {
+	return "'" + strings.ReplaceAll(v, "'", "''") + "'"
 }

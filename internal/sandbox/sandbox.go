@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -58,6 +59,10 @@ type Options struct {
 	TLSOptional bool
 	// CertAlgorithm is ecdsa (P-256) or rsa (2048 bits).
 	CertAlgorithm string
+	// Settings are name=value server settings written after encbench's
+	// own, so they win: my.cnf options for MariaDB, postgresql.conf
+	// parameters for PostgreSQL.
+	Settings []string
 	// TDECipher is aes-ctr or aes-cbc; TDEKeyFile an existing key file to
 	// use instead of generating one.
 	TDECipher  string
@@ -121,6 +126,11 @@ func (o *Options) validate() error {
 	case "aes-ctr", "aes-cbc":
 	default:
 		return errs.Usage("unknown --tde-cipher %q: use aes-ctr or aes-cbc", o.TDECipher)
+	}
+	for _, kv := range o.Settings {
+		if err := CheckSetting(kv); err != nil {
+			return err
+		}
 	}
 	if o.ServerCPUs != "" {
 		if _, err := exec.LookPath("taskset"); err != nil {
@@ -599,4 +609,22 @@ func Quiesce(ctx context.Context, info *Info) error {
 		return q.Quiesce(ctx, info)
 	}
 	return nil
+}
+
+var settingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
+
+// CheckSetting accepts one name=value server setting: a plain name and a
+// one-line value, so a setting cannot add lines of its own to the file.
+func CheckSetting(kv string) error {
+	name, value, ok := strings.Cut(kv, "=")
+	if !ok || !settingName.MatchString(name) || value == "" || strings.ContainsAny(value, "\n\r\x00") {
+		return errs.Usage("bad server setting %q: give name=value, for example --set innodb_doublewrite=0", kv)
+	}
+	return nil
+}
+
+// splitSetting is a checked setting's name and value.
+func splitSetting(kv string) (string, string) {
+	name, value, _ := strings.Cut(kv, "=")
+	return name, value
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/locale"
+	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/variant"
 	"github.com/encbench/encbench/internal/workload"
@@ -72,6 +73,10 @@ type Suite struct {
 	ClientCPUs string         `yaml:"client_cpus" json:"client_cpus"`
 	ServerCPUs string         `yaml:"server_cpus" json:"server_cpus"`
 	TDECipher  string         `yaml:"tde_cipher" json:"tde_cipher,omitempty"`
+	// ServerSettings are server settings per sandbox engine (name: value),
+	// written into every sandbox server of that engine, baseline and
+	// variants alike, after encbench's own so that they win.
+	ServerSettings map[string]map[string]string `yaml:"server_settings" json:"server_settings,omitempty"`
 	// Servers is "own" (default: every variant of a sandbox target on a
 	// server of its own) or "shared": variants that differ from each other
 	// only in TLS, and the A/A check, run on one server whose TLS is
@@ -319,6 +324,9 @@ func (s *Suite) check() error {
 	if err := s.checkOrder(); err != nil {
 		return err
 	}
+	if err := s.checkServerSettings(); err != nil {
+		return err
+	}
 	for code, t := range s.Translations {
 		if _, err := locale.Get(code); err != nil {
 			return fmt.Errorf("translations: %w", err)
@@ -487,4 +495,31 @@ func (s Suite) VariantOf(name string) (variant.Variant, error) {
 	}
 	base, err := variant.Parse(s.Variants[0])
 	return v.Against(base), err
+}
+
+// checkServerSettings refuses settings for an engine no sandbox target
+// runs, and names or values a server file cannot hold.
+func (s *Suite) checkServerSettings() error {
+	for eng, set := range s.ServerSettings {
+		if !slices.ContainsFunc(s.Targets, func(t Target) bool { return t.Engine == eng && t.DSN == "" }) {
+			return fmt.Errorf("%sserver_settings.%s: no sandbox target runs %s (settings apply to sandboxes; a DSN server is configured by its owner)", s.at("$.server_settings"), eng, eng)
+		}
+		for name, value := range set {
+			if err := sandbox.CheckSetting(name + "=" + value); err != nil {
+				return fmt.Errorf("%sserver_settings.%s: %v", s.at("$.server_settings"), eng, err)
+			}
+		}
+	}
+	return nil
+}
+
+// SettingsFor are the suite's server settings for engine's sandboxes, as
+// name=value in name order.
+func (s *Suite) SettingsFor(engine string) []string {
+	set := s.ServerSettings[engine]
+	out := make([]string, 0, len(set))
+	for _, name := range slices.Sorted(maps.Keys(set)) {
+		out = append(out, name+"="+set[name])
+	}
+	return out
 }

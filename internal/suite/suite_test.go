@@ -419,3 +419,26 @@ func TestBuiltinSuitesAreTranslated(t *testing.T) {
 		t.Errorf("a translation into an unknown language: %v", err)
 	}
 }
+
+func TestServerSettings(t *testing.T) {
+	base := "name: x\ntargets: [{engine: mariadb}, {engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\n"
+	s, err := Parse([]byte(base + "server_settings:\n  mariadb: {innodb_doublewrite: 0, innodb_flush_method: O_DIRECT}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.SettingsFor("mariadb"), " "); got != "innodb_doublewrite=0 innodb_flush_method=O_DIRECT" {
+		t.Errorf("mariadb settings %q", got)
+	}
+	if got := s.SettingsFor("postgres"); len(got) != 0 {
+		t.Errorf("postgres settings %q", got)
+	}
+	for _, bad := range []string{
+		"server_settings:\n  mysql: {innodb_doublewrite: 0}\n",
+		"server_settings:\n  mariadb: {\"bad name\": 0}\n",
+		"server_settings:\n  mariadb: {innodb_doublewrite: \"0\\n[client]\"}\n",
+	} {
+		if _, err := Parse([]byte(base + bad)); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}
