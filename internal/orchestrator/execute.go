@@ -73,14 +73,17 @@ func (x *SuiteRun) Execute(ctx context.Context) error {
 	defer prog.Close()
 	// Each phase (reads, then writes) adds its blocks for precision and
 	// offered load before the next starts, so no read runs after a write.
-	for _, writes := range x.Plan.Phases() {
+	phases := x.Plan.Phases()
+	for i, writes := range phases {
 		inPhase := func(g suite.Group) bool { return x.Plan.Writes(g) == writes }
+		later := func(g suite.Group) bool { return slices.Contains(phases[i+1:], x.Plan.Writes(g)) }
 		x.runCells(ctx, q, prog, slices.DeleteFunc(slices.Clone(pending), func(c suite.Cell) bool { return !inPhase(c.Group()) }))
+		limit := x.phaseLimit(start, pending, inPhase, later)
 		if x.noRoom == nil {
-			x.extend(ctx, q, prog, start, inPhase)
+			x.extend(ctx, q, prog, start, limit, inPhase)
 		}
 		if x.noRoom == nil {
-			x.offerLoad(ctx, q, prog, start, inPhase)
+			x.offerLoad(ctx, q, prog, start, limit, inPhase)
 		}
 	}
 	prog.Close()

@@ -97,6 +97,45 @@ func serve(ws []want, blockTime func(want) time.Duration, left time.Duration) []
 	return out
 }
 
+// phaseLimit is how far into the budget a phase's extra blocks may go:
+// the later phases' own blocks are set aside (at the mean cell time so
+// far), and the time that leaves is shared by this phase and the later
+// ones in proportion to their groups, so the reads cannot spend on
+// precision the time the writes need to run at all. 0: no budget.
+func (x *SuiteRun) phaseLimit(start time.Time, pending []suite.Cell, inPhase, later func(suite.Group) bool) time.Duration {
+	laterCells := 0
+	for _, c := range pending {
+		if later(c.Group()) {
+			laterCells++
+		}
+	}
+	groupsNow, groupsLater := 0, 0
+	for _, g := range x.Plan.Groups() {
+		switch {
+		case g.LoadPct > 0:
+		case inPhase(g):
+			groupsNow++
+		case later(g):
+			groupsLater++
+		}
+	}
+	return phaseShare(x.Plan.Suite.BudgetDuration(), time.Since(start), laterCells, x.cellEstimate(), groupsNow, groupsLater)
+}
+
+// phaseShare is phaseLimit's arithmetic: the limit, measured from the
+// suite's start, for a phase with groupsNow groups at elapsed, when
+// laterCells cells of groupsLater groups must still run after it.
+func phaseShare(budget, elapsed time.Duration, laterCells int, perCell time.Duration, groupsNow, groupsLater int) time.Duration {
+	if budget <= 0 || groupsLater == 0 {
+		return budget
+	}
+	spare := budget - elapsed - time.Duration(laterCells)*perCell
+	if spare <= 0 {
+		return max(elapsed, time.Nanosecond) // no block fits
+	}
+	return elapsed + spare*time.Duration(groupsNow)/time.Duration(groupsNow+groupsLater)
+}
+
 // fits is the budget rule: a block of n cells starts only if, at the mean
 // cell time so far, it ends within the budget (0: no budget).
 func fits(elapsed time.Duration, n int, perCell, budget time.Duration) bool {
@@ -132,9 +171,8 @@ func (x *SuiteRun) HalfWidths() map[suite.Group]map[string]float64 {
 
 // extend adds blocks, one per group of the phase that needs it per round,
 // until every such group reaches the precision target, has its most
-// blocks, or the next block would end past the budget.
-func (x *SuiteRun) extend(ctx context.Context, q *quietMachine, prog Progress, start time.Time, inPhase func(suite.Group) bool) {
-	budget := x.Plan.Suite.BudgetDuration()
+// blocks, or the next block would end past budget (the phase's limit).
+func (x *SuiteRun) extend(ctx context.Context, q *quietMachine, prog Progress, start time.Time, budget time.Duration, inPhase func(suite.Group) bool) {
 	defer func() {
 		if x.BudgetSpent {
 			if err := WriteJSON(filepath.Join(x.Dir, PlanFile), x.Record()); err != nil {
@@ -192,7 +230,7 @@ func (x *SuiteRun) cellEstimate() time.Duration {
 // the same rate for every variant. Groups that have their load blocks
 // (a resumed suite), do not fit in the budget or belong to another phase
 // are left out.
-func (x *SuiteRun) offerLoad(ctx context.Context, q *quietMachine, prog Progress, start time.Time, inPhase func(suite.Group) bool) {
+func (x *SuiteRun) offerLoad(ctx context.Context, q *quietMachine, prog Progress, start time.Time, budget time.Duration, inPhase func(suite.Group) bool) {
 	st := x.Plan.Suite
 	if len(st.OfferedLoad) == 0 {
 		return
@@ -203,7 +241,7 @@ func (x *SuiteRun) offerLoad(ctx context.Context, q *quietMachine, prog Progress
 			continue
 		}
 		n := x.Plan.BlockSize(g) * len(st.OfferedLoad) * st.Repetitions
-		if !fits(time.Since(start), n, x.cellEstimate(), st.BudgetDuration()) {
+		if !fits(time.Since(start), n, x.cellEstimate(), budget) {
 			x.BudgetSpent = true
 			continue
 		}

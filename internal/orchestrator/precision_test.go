@@ -147,3 +147,31 @@ func TestBudgetRule(t *testing.T) {
 		}
 	}
 }
+
+// The reads phase may not spend on precision the time the writes phase
+// needs for its own blocks; the time beyond those is shared by groups.
+func TestPhaseShareSetsTheLaterPhasesAside(t *testing.T) {
+	const s = time.Second
+	for _, c := range []struct {
+		name                  string
+		budget, elapsed, per  time.Duration
+		laterCells, now, rest int
+		want                  time.Duration
+	}{
+		// 10 min budget, 3 min gone, writes need 120 cells of 2 s = 4 min:
+		// 3 min spare, half of it for the reads' 8 of 16 groups.
+		{"shared", 600 * s, 180 * s, 2 * s, 120, 8, 8, 270 * s},
+		{"by groups", 600 * s, 180 * s, 2 * s, 120, 2, 4, 240 * s},
+		{"nothing spare", 600 * s, 400 * s, 2 * s, 120, 8, 8, 400 * s},
+		{"last phase", 600 * s, 400 * s, 2 * s, 0, 8, 0, 600 * s},
+		{"no budget", 0, 400 * s, 2 * s, 120, 8, 8, 0},
+	} {
+		got := phaseShare(c.budget, c.elapsed, c.laterCells, c.per, c.now, c.rest)
+		if got != c.want {
+			t.Errorf("%s: limit %v, want %v", c.name, got, c.want)
+		}
+		if c.budget > 0 && fits(c.elapsed, 1, c.per, got) && got < c.elapsed+c.per {
+			t.Errorf("%s: a block fits past the limit", c.name)
+		}
+	}
+}

@@ -335,6 +335,9 @@ func method(l *locale.Lang, d *Data, cells []*Cell, m *Model) []string {
 			s := []string{l.T("method.precision", st.Precision, st.Repetitions, most)}
 			if st.Budget != "" {
 				s = append(s, l.T("method.precision.budget", st.Budget))
+				if phasedReadsAndWrites(st) {
+					s = append(s, l.T("method.precision.phase_share"))
+				}
 			}
 			s = append(s, l.T("method.precision.stars"))
 			if m.BudgetSpent {
@@ -394,6 +397,14 @@ func networkText(l *locale.Lang, rs []*result.Result) string {
 
 // orderText says where the reads ran against the writes, for a suite
 // that has both.
+// phasedReadsAndWrites says the suite ran its read-only workloads as a
+// phase of their own before those that write.
+func phasedReadsAndWrites(st suite.Suite) bool {
+	reads := slices.ContainsFunc(st.Workloads, func(w suite.Workload) bool { return w.ReadOnly })
+	writes := slices.ContainsFunc(st.Workloads, func(w suite.Workload) bool { return !w.ReadOnly })
+	return reads && writes && st.Order != suite.OrderAsListed
+}
+
 func orderText(l *locale.Lang, st suite.Suite) string {
 	var reads, writes []string
 	for _, w := range st.Workloads {
