@@ -395,18 +395,9 @@ func networkText(l *locale.Lang, rs []*result.Result) string {
 	return l.T("method.network", strings.Join(paths, l.T("list.sep")))
 }
 
-// orderText says where the reads ran against the writes, for a suite
-// that has both.
-// phasedReadsAndWrites says the suite ran its read-only workloads as a
-// phase of their own before those that write.
-func phasedReadsAndWrites(st suite.Suite) bool {
-	reads := slices.ContainsFunc(st.Workloads, func(w suite.Workload) bool { return w.ReadOnly })
-	writes := slices.ContainsFunc(st.Workloads, func(w suite.Workload) bool { return !w.ReadOnly })
-	return reads && writes && st.Order != suite.OrderAsListed
-}
-
-func orderText(l *locale.Lang, st suite.Suite) string {
-	var reads, writes []string
+// readsAndWrites are the suite's read-only and writing workloads, each
+// once, in the suite's order.
+func readsAndWrites(st suite.Suite) (reads, writes []string) {
 	for _, w := range st.Workloads {
 		ids := &writes
 		if w.ReadOnly {
@@ -416,6 +407,20 @@ func orderText(l *locale.Lang, st suite.Suite) string {
 			*ids = append(*ids, w.ID())
 		}
 	}
+	return reads, writes
+}
+
+// phasedReadsAndWrites says the suite ran its read-only workloads as a
+// phase of their own before those that write.
+func phasedReadsAndWrites(st suite.Suite) bool {
+	reads, writes := readsAndWrites(st)
+	return len(reads) > 0 && len(writes) > 0 && st.Order != suite.OrderAsListed
+}
+
+// orderText says where the reads ran against the writes, for a suite
+// that has both.
+func orderText(l *locale.Lang, st suite.Suite) string {
+	reads, writes := readsAndWrites(st)
 	if len(reads) == 0 || len(writes) == 0 {
 		return ""
 	}

@@ -31,3 +31,20 @@ func TestOrderText(t *testing.T) {
 		t.Errorf("a suite of reads only got an order text: %s", got)
 	}
 }
+
+// The budget's phase share is told only where reads ran as a phase of
+// their own before writes.
+func TestPhaseShareOnlyWhenPhased(t *testing.T) {
+	st := suite.Suite{Workloads: []suite.Workload{{Name: "oltp_read_only", ReadOnly: true}, {Name: "oltp_write_only"}}}
+	if !phasedReadsAndWrites(st) {
+		t.Error("reads before writes: not phased")
+	}
+	st.Order = suite.OrderAsListed
+	if phasedReadsAndWrites(st) {
+		t.Error("as listed: phased")
+	}
+	st.Order, st.Workloads = "", st.Workloads[1:]
+	if phasedReadsAndWrites(st) {
+		t.Error("writes only: phased")
+	}
+}
