@@ -181,9 +181,6 @@ func blockUntilUndisturbed(rule suite.Disturbance, run func(discarded []string) 
 		why := ""
 		for _, r := range rs {
 			if why = disturbed(r, rule); why != "" {
-				if len(rs) > 1 {
-					why = r.Variant.Name + ": " + why
-				}
 				break
 			}
 		}

@@ -11,20 +11,19 @@ import (
 
 	"github.com/encbench/encbench/internal/report"
 	result "github.com/encbench/encbench/internal/resultdoc"
-	"github.com/encbench/encbench/internal/stats"
 	"github.com/encbench/encbench/internal/suite"
 )
 
-// want is a group short of the precision target and the blocks it is
-// predicted to need in all.
+// want is a group short of the precision target.
 type want struct {
 	group suite.Group
 	// variants are those whose interval is still too wide; a block of
 	// the group runs them and the baseline.
 	variants []string
-	need     int
-	// reachable: the target is predicted within the most blocks.
-	reachable bool
+	// width is the widest of their half-widths; blocks is how many
+	// blocks the group's baseline has run.
+	width  float64
+	blocks int
 }
 
 // needMore lists the groups whose widest loss interval (any variant
@@ -43,10 +42,13 @@ func (x *SuiteRun) needMoreOf(inPhase func(suite.Group) bool) []want {
 }
 
 // wanting is the precision rule: the groups whose widest half-width is
-// above the target and that have fewer than the most blocks, those that
-// can reach the target first, fewest blocks to go first, so a budget buys
-// as many reached targets as it can. A group without any interval yet (a
-// failed cell) is left alone; fixed-rate groups set their throughput.
+// above the target and that have fewer than the most blocks, widest first
+// (fewer blocks first among equals). The next block goes to the widest,
+// so a budget too short for every target narrows the worst interval of
+// the report first instead of buying targets for the groups that are
+// nearly there: a reader acts on the widest interval as much as on the
+// others. A group without any interval yet (a failed cell) is left alone;
+// fixed-rate groups set their throughput.
 func wanting(p *suite.Plan, widths map[suite.Group]map[string]float64) []want {
 	_, most := p.Suite.Blocks()
 	var out []want
@@ -54,47 +56,37 @@ func wanting(p *suite.Plan, widths map[suite.Group]map[string]float64) []want {
 		if g.LoadPct > 0 {
 			continue
 		}
-		w := want{group: g, reachable: true}
+		w := want{group: g, blocks: p.VariantBlocks(g, p.Baseline)}
 		for _, v := range slices.Sorted(maps.Keys(widths[g])) {
-			hw, n := widths[g][v], p.VariantBlocks(g, v)
-			if hw <= p.Suite.Precision || n >= most {
+			hw := widths[g][v]
+			if hw <= p.Suite.Precision || p.VariantBlocks(g, v) >= most {
 				continue
 			}
-			need := stats.BlocksFor(hw, p.Suite.Precision, n, most)
 			w.variants = append(w.variants, v)
-			w.need = max(w.need, need-n)
-			w.reachable = w.reachable && need <= most
+			w.width = max(w.width, hw)
 		}
 		if len(w.variants) > 0 {
 			out = append(out, w)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b want) int {
-		if a.reachable != b.reachable {
-			if a.reachable {
-				return -1
-			}
-			return 1
+		if c := cmp.Compare(b.width, a.width); c != 0 {
+			return c
 		}
-		return cmp.Compare(a.need, b.need)
+		return cmp.Compare(a.blocks, b.blocks)
 	})
 	return out
 }
 
-// serve picks a round's groups: those that can still reach the target
-// within the time left, or, when none can, all that want blocks, so the
-// rest of the budget still narrows their intervals.
-func serve(ws []want, blockTime func(want) time.Duration, left time.Duration) []want {
-	var out []want
+// pick is the group to get the next block: the first (widest) whose block
+// fits in the budget; ok is false when none does.
+func pick(ws []want, fits func(want) bool) (want, bool) {
 	for _, w := range ws {
-		if w.reachable && (left <= 0 || time.Duration(w.need)*blockTime(w) <= left) {
-			out = append(out, w)
+		if fits(w) {
+			return w, true
 		}
 	}
-	if len(out) == 0 {
-		return ws
-	}
-	return out
+	return want{}, false
 }
 
 // phaseLimit is how far into the budget a phase's extra blocks may go:
@@ -169,9 +161,10 @@ func (x *SuiteRun) HalfWidths() map[suite.Group]map[string]float64 {
 	return out
 }
 
-// extend adds blocks, one per group of the phase that needs it per round,
-// until every such group reaches the precision target, has its most
-// blocks, or the next block would end past budget (the phase's limit).
+// extend adds blocks one at a time, each to the widest group of the
+// phase that needs one (wanting), until every such group reaches the
+// precision target or has its most blocks, or no group's next block
+// would end within budget (the phase's limit).
 func (x *SuiteRun) extend(ctx context.Context, q *quietMachine, prog Progress, start time.Time, budget time.Duration, inPhase func(suite.Group) bool) {
 	defer func() {
 		if x.BudgetSpent {
@@ -180,35 +173,24 @@ func (x *SuiteRun) extend(ctx context.Context, q *quietMachine, prog Progress, s
 			}
 		}
 	}()
-	blockTime := func(w want) time.Duration {
-		return time.Duration(1+len(w.variants)) * x.cellEstimate()
-	}
 	for ctx.Err() == nil {
-		left := time.Duration(0)
-		if budget > 0 {
-			left = max(time.Nanosecond, budget-time.Since(start))
+		ws := x.needMoreOf(inPhase)
+		if len(ws) == 0 {
+			return
 		}
-		added := false
-		for _, w := range serve(x.needMoreOf(inPhase), blockTime, left) {
-			g := w.group
-			if ctx.Err() != nil {
-				return
-			}
-			if !fits(time.Since(start), 1+len(w.variants), x.cellEstimate(), budget) {
-				x.BudgetSpent = true
-				continue
-			}
-			block := x.Plan.NextBlock(g, w.variants...)
-			prog.Grow(len(block))
-			if err := WriteJSON(filepath.Join(x.Dir, PlanFile), x.Record()); err != nil {
-				fmt.Fprintf(x.Stderr, "encbench: %v\n", err)
-			}
-			x.runCells(ctx, q, prog, block)
-			added = true
+		w, ok := pick(ws, func(w want) bool {
+			return fits(time.Since(start), 1+len(w.variants), x.cellEstimate(), budget)
+		})
+		if !ok {
+			x.BudgetSpent = true
+			return
 		}
-		if !added {
-			break
+		block := x.Plan.NextBlock(w.group, w.variants...)
+		prog.Grow(len(block))
+		if err := WriteJSON(filepath.Join(x.Dir, PlanFile), x.Record()); err != nil {
+			fmt.Fprintf(x.Stderr, "encbench: %v\n", err)
 		}
+		x.runCells(ctx, q, prog, block)
 	}
 }
 

@@ -12,11 +12,21 @@ import (
 )
 
 func withCPU(foreign, steal float64) *result.Result {
-	return &result.Result{CPU: result.CPU{ForeignUtilPct: &foreign, StealPct: &steal}}
+	return &result.Result{CPU: result.CPU{ForeignUtilPct: &foreign, StealPct: &steal}, Variant: result.Variant{Name: "tls"}}
+}
+
+// withTurns is a quiet run whose intervals ran at these TPS.
+func withTurns(variant string, tps ...float64) *result.Result {
+	r := withCPU(0, 0)
+	r.Variant.Name = variant
+	for i, x := range tps {
+		r.Intervals = append(r.Intervals, result.Interval{TS: float64(i + 1), TPS: x})
+	}
+	return r
 }
 
 func TestRerunRule(t *testing.T) {
-	rule := suite.Disturbance{ForeignPct: 10, StealPct: 5, Reruns: 2}
+	rule := suite.Disturbance{ForeignPct: 10, StealPct: 5, StallPct: 10, Reruns: 2}
 	// Disturbed, disturbed, quiet: the third run is kept, two discarded.
 	runs := []*result.Result{withCPU(30, 0), withCPU(0, 9), withCPU(2, 1)}
 	var seen [][]string
@@ -27,7 +37,7 @@ func TestRerunRule(t *testing.T) {
 	if err != nil || res != runs[2] || reruns != 2 {
 		t.Fatalf("kept %v after %d reruns (err %v), want the third run after 2", res, reruns, err)
 	}
-	if len(seen[2]) != 2 || !strings.Contains(seen[2][0], "foreign CPU 30.0%") || !strings.Contains(seen[2][1], "steal 9.0%") {
+	if len(seen[2]) != 2 || !strings.HasPrefix(seen[2][0], "tls: foreign CPU: 30.0%") || !strings.HasPrefix(seen[2][1], "tls: steal: 9.0%") {
 		t.Fatalf("the last run was not told why the others were discarded: %q", seen[2])
 	}
 	// Disturbed every time: at most Reruns more runs, the last one kept.
@@ -48,6 +58,45 @@ func TestRerunRule(t *testing.T) {
 	// No CPU figures (a remote server): nothing to judge, not disturbed.
 	if why := disturbed(&result.Result{}, rule); why != "" {
 		t.Fatalf("a run without CPU figures was judged disturbed: %s", why)
+	}
+}
+
+func TestStallRule(t *testing.T) {
+	rule := suite.Disturbance{ForeignPct: 10, StealPct: 5, StallPct: 10, Reruns: 2}
+	for _, c := range []struct {
+		tps   []float64
+		stall bool
+	}{
+		{[]float64{400, 410, 5, 390}, true},      // a standstill
+		{[]float64{400, 410, 38, 390}, true},     // just under a tenth of the median (390)
+		{[]float64{400, 410, 40, 390}, false},    // just over it
+		{[]float64{400, 410, 150, 390}, false},   // a dip, not a stall
+		{[]float64{400, 0}, false},               // two intervals: no median to judge by
+		{[]float64{0, 0, 0, 0}, false},           // nothing ran at all: a failure, not a stall
+		{[]float64{3000, 2900, 211, 3100}, true}, // seen: mariadb-tls write_only 8 threads
+	} {
+		why := disturbed(withTurns("tls", c.tps...), rule)
+		if (why != "") != c.stall {
+			t.Errorf("turns %v: disturbed %q, want stall %v", c.tps, why, c.stall)
+		}
+		if v, cause := result.DiscardOf(why); c.stall && (v != "tls" || cause != result.CauseStall) {
+			t.Errorf("turns %v: reason %q reads back as variant %q cause %q", c.tps, why, v, cause)
+		}
+	}
+	// A block runs again whole when one cell stalled, and every attempt
+	// after is told which variant stalled.
+	quiet := []*result.Result{withTurns("plain", 400, 400, 400), withTurns("tls", 300, 300, 300)}
+	stalled := []*result.Result{withTurns("plain", 400, 400, 400), withTurns("tls", 300, 3, 300)}
+	var seen [][]string
+	rs, reruns, err := blockUntilUndisturbed(rule, func(discarded []string) ([]*result.Result, error) {
+		seen = append(seen, discarded)
+		if len(seen) == 1 {
+			return stalled, nil
+		}
+		return quiet, nil
+	})
+	if err != nil || reruns != 1 || rs[1] != quiet[1] || len(seen[1]) != 1 || !strings.HasPrefix(seen[1][0], "tls: stall: interval 2") {
+		t.Fatalf("stalled block: kept %v after %d reruns, told %q (err %v)", rs, reruns, seen, err)
 	}
 }
 
@@ -79,26 +128,31 @@ func TestPrecisionRuleAddsBlocksWhereTheTargetIsNotReached(t *testing.T) {
 	pg8 := suite.Group{Target: "postgres", Workload: "oltp_point_select", Threads: 8}
 	my1 := suite.Group{Target: "mariadb", Workload: "oltp_point_select", Threads: 1}
 	my8 := suite.Group{Target: "mariadb", Workload: "oltp_point_select", Threads: 8}
-	// From 3 blocks (t = 4.303): pg1's tls at 9 needs 5 blocks (its aa is
-	// at the target), my8's aa at 5.5 needs 4; my1's tls at 20 would need
-	// more than 8; pg8 is at the target.
+	// pg8 is at the target; the others want blocks, widest first: my1's
+	// tls at 20, pg1's tls at 9 (its aa is at the target), my8's aa at 5.5.
 	widths := map[suite.Group]map[string]float64{
 		pg1: {"tls": 9, "aa": 4}, pg8: {"tls": 5, "aa": 5}, my1: {"tls": 20, "aa": 3}, my8: {"tls": 2, "aa": 5.5},
 	}
 	got := wanting(p, widths)
-	if len(got) != 3 || got[0].group != my8 || got[1].group != pg1 || got[2].group != my1 || got[2].reachable || !got[0].reachable || !got[1].reachable ||
-		got[0].need != 1 || got[1].need != 2 || !slices.Equal(got[1].variants, []string{"tls"}) || !slices.Equal(got[0].variants, []string{"aa"}) {
-		t.Fatalf("groups wanting blocks: %+v, want my8 aa (1 to go), pg1 tls (2), then my1 tls (out of reach)", got)
+	if len(got) != 3 || got[0].group != my1 || got[1].group != pg1 || got[2].group != my8 ||
+		got[0].width != 20 || !slices.Equal(got[1].variants, []string{"tls"}) || !slices.Equal(got[2].variants, []string{"aa"}) {
+		t.Fatalf("groups wanting blocks: %+v, want my1 tls (20), pg1 tls (9), my8 aa (5.5)", got)
 	}
-	minute := func(want) time.Duration { return time.Minute }
-	if s := serve(got, minute, 90*time.Second); len(s) != 1 || s[0].group != my8 {
-		t.Fatalf("with 90 s left only my8 can still reach the target, got %+v", s)
+	// The widest gets the block; when its block does not fit the budget
+	// (here: blocks of more than two cells), the next widest that fits.
+	if w, ok := pick(got, func(want) bool { return true }); !ok || w.group != my1 {
+		t.Fatalf("picked %+v, want my1", w)
 	}
-	if s := serve(got, minute, 0); len(s) != 2 {
-		t.Fatalf("without a budget both reachable groups are served, got %+v", s)
+	if w, ok := pick(got, func(w want) bool { return 1+len(w.variants) <= 2 }); !ok || w.group != my1 {
+		t.Fatalf("picked %+v for two-cell blocks, want my1 (plain and tls)", w)
 	}
-	if s := serve(got[2:], minute, time.Hour); len(s) != 1 || s[0].group != my1 {
-		t.Fatalf("when no group can reach the target, the others still get blocks, got %+v", s)
+	if _, ok := pick(got, func(want) bool { return false }); ok {
+		t.Fatal("picked a group although no block fits")
+	}
+	// Equal widths: the group with fewer blocks first.
+	p.NextBlock(pg1)
+	if got := wanting(p, map[suite.Group]map[string]float64{pg1: {"tls": 6}, my1: {"tls": 6}}); len(got) != 2 || got[0].group != my1 {
+		t.Fatalf("equal widths: %+v, want my1 (3 blocks) before pg1 (4)", got)
 	}
 	// A block runs the baseline and the variants still too wide.
 	if b := p.NextBlock(my8, "aa"); len(b) != 2 || slices.ContainsFunc(b, func(c suite.Cell) bool { return c.Variant == "tls" }) {
@@ -109,12 +163,12 @@ func TestPrecisionRuleAddsBlocksWhereTheTargetIsNotReached(t *testing.T) {
 	}
 	before := len(p.Cells)
 	block := p.NextBlock(pg1)
-	if len(block) != 3 || len(p.Cells) != before+3 || p.Repetitions(pg1) != 4 {
-		t.Fatalf("a block of %v added %d cells (repetitions now %d), want its 3 variants as repetition 4", pg1, len(block), p.Repetitions(pg1))
+	if len(block) != 3 || len(p.Cells) != before+3 || p.Repetitions(pg1) != 5 {
+		t.Fatalf("a block of %v added %d cells (repetitions now %d), want its 3 variants as repetition 5", pg1, len(block), p.Repetitions(pg1))
 	}
 	for _, c := range block {
-		if c.Group() != pg1 || c.Repetition != 4 {
-			t.Fatalf("block cell %+v is not %v repetition 4", c, pg1)
+		if c.Group() != pg1 || c.Repetition != 5 {
+			t.Fatalf("block cell %+v is not %v repetition 5", c, pg1)
 		}
 	}
 	for p.Repetitions(pg1) < 8 {

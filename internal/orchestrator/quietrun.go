@@ -95,14 +95,18 @@ func (q *quietMachine) thawAll() {
 	}
 }
 
-// disturbed says why a result was disturbed beyond the rule, or "".
+// disturbed says why a result was disturbed beyond the rule (a Discard
+// reason), or "".
 func disturbed(r *result.Result, rule suite.Disturbance) string {
 	c := r.CPU
 	if c.ForeignUtilPct != nil && *c.ForeignUtilPct > rule.ForeignPct {
-		return fmt.Sprintf("foreign CPU %.1f%% of the machine (limit %.0f%%)", *c.ForeignUtilPct, rule.ForeignPct)
+		return result.Discard(r.Variant.Name, result.CauseForeign, fmt.Sprintf("%.1f%% of the machine (limit %.0f%%)", *c.ForeignUtilPct, rule.ForeignPct))
 	}
 	if c.StealPct != nil && *c.StealPct > rule.StealPct {
-		return fmt.Sprintf("steal %.1f%% of the machine (limit %.0f%%)", *c.StealPct, rule.StealPct)
+		return result.Discard(r.Variant.Name, result.CauseSteal, fmt.Sprintf("%.1f%% of the machine (limit %.0f%%)", *c.StealPct, rule.StealPct))
+	}
+	if detail, ok := r.Stall(rule.StallPct); ok {
+		return result.Discard(r.Variant.Name, result.CauseStall, detail)
 	}
 	return ""
 }

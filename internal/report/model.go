@@ -323,7 +323,7 @@ func method(l *locale.Lang, d *Data, cells []*Cell, m *Model) []string {
 		if il != nil {
 			key = "method.quiet.interleaved"
 		}
-		out = append(out, l.T(key, quiet.IdleCPU.String(), quiet.Window.String(), quiet.MaxWait.String(), dist.ForeignPct, dist.StealPct, dist.Reruns)+" "+rerunText(l, d.Results))
+		out = append(out, l.T(key, quiet.IdleCPU.String(), quiet.Window.String(), quiet.MaxWait.String(), dist.ForeignPct, dist.StealPct, dist.Reruns)+" "+l.T("method.quiet.stall", dist.StallPct)+" "+rerunText(l, d.Results, dist.StallPct))
 		if st.Restart == "repetition" {
 			out = append(out, l.T("method.restart"))
 		}
@@ -435,19 +435,54 @@ func hasAA(cells []*Cell) bool {
 	return slices.ContainsFunc(cells, func(c *Cell) bool { return c.Variant == variant.AAName })
 }
 
-// rerunText counts the runs discarded as disturbed.
-func rerunText(l *locale.Lang, rs []*result.Result) string {
+// rerunText counts the runs discarded as disturbed, by cause, and the
+// stalls by variant: those discarded and those kept because the reruns
+// ran out, so a layer that stalls its server more than the baseline shows.
+func rerunText(l *locale.Lang, rs []*result.Result, stallPct float64) string {
 	n, cells := 0, 0
+	causes := map[string]int{}
+	stalls := map[string]int{}
+	var order []string
+	stalled := func(v string) {
+		if stalls[v] == 0 {
+			order = append(order, v)
+		}
+		stalls[v]++
+	}
 	for _, r := range rs {
 		if r.Suite != nil && len(r.Suite.Discarded) > 0 {
 			n += len(r.Suite.Discarded)
 			cells++
+			for _, why := range r.Suite.Discarded {
+				v, cause := result.DiscardOf(why)
+				causes[cause]++
+				// A block's reasons are on each of its cells: count the
+				// stall once, on the cell that stalled.
+				if cause == result.CauseStall && v == r.Variant.Name {
+					stalled(v)
+				}
+			}
+		}
+		if _, ok := r.Stall(stallPct); ok {
+			stalled(r.Variant.Name)
 		}
 	}
+	var out []string
 	if n == 0 {
-		return l.T("method.quiet.none")
+		out = append(out, l.T("method.quiet.none"))
+	} else {
+		out = append(out, l.T("method.quiet.reruns", n, cells),
+			l.T("method.quiet.causes", causes[result.CauseForeign], causes[result.CauseSteal], causes[result.CauseStall]))
 	}
-	return l.T("method.quiet.reruns", n, cells)
+	if len(order) > 0 {
+		slices.Sort(order)
+		parts := make([]string, len(order))
+		for i, v := range order {
+			parts[i] = l.F("%s %d", v, stalls[v])
+		}
+		out = append(out, l.T("method.quiet.stalls", strings.Join(parts, ", ")))
+	}
+	return strings.Join(out, " ")
 }
 
 func schemas(rs []*result.Result) []string {

@@ -5,8 +5,11 @@ package result
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/encbench/encbench/internal/fsx"
 	"os"
+	"strings"
+
+	"github.com/encbench/encbench/internal/fsx"
+	"github.com/encbench/encbench/internal/stats"
 )
 
 // Schema names this document format.
@@ -91,11 +94,61 @@ type SuiteRef struct {
 	Cell   string `json:"cell"`
 	Setup  string `json:"setup"`
 	Target string `json:"target"`
-	// Discarded lists earlier attempts at this cell that other work on
-	// the machine disturbed beyond the suite's threshold, so it ran again.
+	// Discarded lists earlier attempts at this cell (or its block) that
+	// were disturbed beyond the suite's threshold, so it ran again; each
+	// reason is written by Discard.
 	Discarded []string `json:"discarded,omitempty"`
 	// Interleaved says the cell's block ran its variants in turns.
 	Interleaved *Interleaving `json:"interleaved,omitempty"`
+}
+
+// The causes of a discarded attempt, as a Discarded reason names them.
+const (
+	CauseForeign = "foreign CPU"
+	CauseSteal   = "steal"
+	CauseStall   = "stall"
+)
+
+// Discard is a Discarded reason: the variant whose run was disturbed, its
+// cause and the figures, as "tls: stall: a turn at 4% of ...".
+func Discard(variant, cause, detail string) string {
+	return variant + ": " + cause + ": " + detail
+}
+
+// DiscardOf reads the variant and cause back from a Discarded reason;
+// both are "" for a reason in another form (an older encbench's).
+func DiscardOf(reason string) (variant, cause string) {
+	v, rest, ok := strings.Cut(reason, ": ")
+	if !ok {
+		return "", ""
+	}
+	c, _, ok := strings.Cut(rest, ": ")
+	if !ok {
+		return "", ""
+	}
+	return v, c
+}
+
+// Stall says whether one of the run's intervals (an interleaved turn) ran
+// under pct percent of their median TPS, and which: a standstill rather
+// than a dip of load. Fewer than three intervals are too few to tell.
+func (r *Result) Stall(pct float64) (string, bool) {
+	if len(r.Intervals) < 3 {
+		return "", false
+	}
+	tps := make([]float64, len(r.Intervals))
+	low := 0
+	for i, iv := range r.Intervals {
+		tps[i] = iv.TPS
+		if iv.TPS < tps[low] {
+			low = i
+		}
+	}
+	median := stats.Median(tps)
+	if median <= 0 || tps[low] >= pct/100*median {
+		return "", false
+	}
+	return fmt.Sprintf("interval %d ran at %.0f TPS, %.0f%% of the run's median %.0f (limit %.0f%%)", low+1, tps[low], 100*tps[low]/median, median, pct), true
 }
 
 // Interleaving is how a block's variants took turns: slices of SliceMs,

@@ -6,6 +6,7 @@ package stats
 import (
 	"errors"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -45,24 +46,15 @@ func Summarize(x []float64) (Summary, error) {
 	return s, nil
 }
 
-// BlocksFor predicts how many blocks an interval now halfWidth wide from n
-// blocks needs to be at most target wide, if its spread stays: the
-// half-width goes as t(0.975, n-1) / sqrt(n). It returns most+1 when even
-// most blocks would not do.
-func BlocksFor(halfWidth, target float64, n, most int) int {
-	if halfWidth <= target {
-		return n
+// Median is the median of x's empirical distribution (of an even number,
+// the lower middle value; 0 for none); x is left as it was.
+func Median(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
 	}
-	if n < 2 {
-		return most + 1
-	}
-	base := halfWidth * math.Sqrt(float64(n)) / tQuantile(float64(n-1))
-	for m := n + 1; m <= most; m++ {
-		if base*tQuantile(float64(m-1))/math.Sqrt(float64(m)) <= target {
-			return m
-		}
-	}
-	return most + 1
+	sorted := slices.Clone(x)
+	slices.Sort(sorted)
+	return stat.Quantile(0.5, stat.Empirical, sorted, nil)
 }
 
 func tQuantile(df float64) float64 {

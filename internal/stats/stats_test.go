@@ -128,16 +128,17 @@ func TestHalfWidthIsTheWiderSide(t *testing.T) {
 	}
 }
 
-func TestBlocksFor(t *testing.T) {
-	// From 3 blocks at +-19 (t = 4.303): 19 * sqrt(3) / 4.303 = 7.65 per
-	// unit; 12 blocks give 7.65 * 2.201 / sqrt(12) = 4.86 <= 5, 11 give 5.14.
-	if got := BlocksFor(19, 5, 3, 30); got != 12 {
-		t.Fatalf("BlocksFor(19, 5, 3, 30) = %d, want 12", got)
+func TestMedian(t *testing.T) {
+	x := []float64{4, 1, 3, 2}
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{{x, 2}, {[]float64{5, 1, 3}, 3}, {[]float64{7}, 7}, {nil, 0}} {
+		if got := Median(c.in); got != c.want {
+			t.Errorf("Median(%v) = %v, want %v", c.in, got, c.want)
+		}
 	}
-	if got := BlocksFor(4, 5, 3, 30); got != 3 {
-		t.Fatalf("an interval at the target needs %d blocks, want 3", got)
-	}
-	if got := BlocksFor(90, 3, 5, 30); got != 31 {
-		t.Fatalf("a hopeless interval needs %d blocks, want most+1 = 31", got)
+	if x[0] != 4 || x[1] != 1 {
+		t.Fatalf("Median reordered its input: %v", x)
 	}
 }

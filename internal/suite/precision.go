@@ -8,26 +8,35 @@ import (
 	"time"
 )
 
-// Disturbance is when a repetition counts as disturbed by other work on
-// the machine and runs again: foreign CPU (machine busy time that was
+// Disturbance is when a repetition counts as disturbed and runs again, at
+// most Reruns times per cell: foreign CPU (machine busy time that was
 // neither encbench nor the measured server) or hypervisor steal above
-// these shares of the machine's CPU time, at most Reruns times per cell.
+// these shares of the machine's CPU time, or a stall: a reporting
+// interval (an interleaved turn) under StallPct of its run's median one.
 type Disturbance struct {
 	ForeignPct float64 `yaml:"foreign_pct" json:"foreign_pct"`
 	StealPct   float64 `yaml:"steal_pct" json:"steal_pct"`
+	StallPct   float64 `yaml:"stall_pct" json:"stall_pct"`
 	Reruns     int     `yaml:"reruns" json:"reruns"`
 }
 
 // DefaultDisturbance: 10% of a 2-core machine is a fifth of the server's
-// CPU; 5% steal is more than a quiet VM shows.
-var defaultDisturbance = Disturbance{ForeignPct: 10, StealPct: 5, Reruns: 2}
+// CPU; 5% steal is more than a quiet VM shows; a turn at a tenth of its
+// run's median is no dip of load but a standstill (seen on this machine:
+// two servers standing still in the same block at once, with no foreign
+// CPU or steal to show for it).
+var defaultDisturbance = Disturbance{ForeignPct: 10, StealPct: 5, StallPct: 10, Reruns: 2}
 
 // Disturb is the suite's disturbance rule, its defaults filled in.
 func (s Suite) Disturb() Disturbance {
 	if s.Disturbance == nil {
 		return defaultDisturbance
 	}
-	return *s.Disturbance
+	d := *s.Disturbance
+	if d.StallPct == 0 {
+		d.StallPct = defaultDisturbance.StallPct
+	}
+	return d
 }
 
 // SliceDuration is how long each variant of an interleaved block runs at
@@ -76,8 +85,8 @@ func (s Suite) checkPrecision() error {
 	if s.MaxRepetitions < 0 {
 		return fmt.Errorf("%smax_repetitions must not be negative", s.at("$.max_repetitions"))
 	}
-	if d := s.Disturbance; d != nil && (d.ForeignPct <= 0 || d.StealPct <= 0 || d.Reruns < 0) {
-		return fmt.Errorf("%sdisturbance: foreign_pct and steal_pct must be above 0, reruns at least 0", s.at("$.disturbance"))
+	if d := s.Disturbance; d != nil && (d.ForeignPct <= 0 || d.StealPct <= 0 || d.StallPct < 0 || d.StallPct >= 100 || d.Reruns < 0) {
+		return fmt.Errorf("%sdisturbance: foreign_pct and steal_pct must be above 0, stall_pct from 0 (the default, 10) to under 100, reruns at least 0", s.at("$.disturbance"))
 	}
 	return nil
 }

@@ -52,6 +52,7 @@ func TestParseChecks(t *testing.T) {
 		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\nprecision: -1\n",
 		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\nbudget: soon\n",
 		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ndisturbance: {foreign_pct: 0, steal_pct: 5}\n",
+		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ndisturbance: {foreign_pct: 10, steal_pct: 5, stall_pct: 100}\n",
 		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ntime: 1\nslice: 5ms\n",
 		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ntime: 1\nslice: 2s\n",
 		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ntime: 1\nrestart: always\n",
@@ -346,6 +347,14 @@ func TestPrecisionSettings(t *testing.T) {
 	}
 	if s.BudgetDuration() != 90*time.Minute || s.Disturb() != defaultDisturbance {
 		t.Fatalf("budget %v, disturbance %+v", s.BudgetDuration(), s.Disturb())
+	}
+	// A rule without stall_pct keeps the default stall rule.
+	own, err := Parse([]byte("name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ndisturbance: {foreign_pct: 20, steal_pct: 5, reruns: 1}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := own.Disturb(); d.ForeignPct != 20 || d.StallPct != defaultDisturbance.StallPct || d.Reruns != 1 {
+		t.Fatalf("own rule read as %+v", d)
 	}
 	o := NoOverrides()
 	o.Precision, o.Budget = 0, "5m"

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	result "github.com/encbench/encbench/internal/resultdoc"
+)
+
+// cellRun is a result of variant in a block whose earlier attempts were
+// discarded for the given reasons, its own turns at these TPS.
+func cellRun(variant string, discarded []string, tps ...float64) *result.Result {
+	r := &result.Result{Variant: result.Variant{Name: variant}, Suite: &result.SuiteRef{Discarded: discarded}}
+	for i, x := range tps {
+		r.Intervals = append(r.Intervals, result.Interval{TS: float64(i + 1), TPS: x})
+	}
+	return r
+}
+
+func TestRerunTextCountsCausesAndStallsByVariant(t *testing.T) {
+	l := english(t)
+	stall := result.Discard("tde", result.CauseStall, "interval 2 ran at 3 TPS")
+	foreign := result.Discard("plain", result.CauseForeign, "30.0% of the machine")
+	block := []string{stall, foreign}
+	rs := []*result.Result{
+		// One block discarded twice, its reasons on both of its cells.
+		cellRun("plain", block, 400, 400, 400),
+		cellRun("tde", block, 300, 300, 300),
+		// A tde run kept with a stall: its reruns ran out.
+		cellRun("tde", nil, 300, 2, 300),
+		cellRun("plain", nil, 400, 400, 400),
+	}
+	got := rerunText(l, rs, 10)
+	for _, want := range []string{
+		"4 runs of 2 cells were disturbed",
+		"foreign CPU 2, steal 0, stall 2",
+		"Stalled runs by variant: tde 2.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("rerun text lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "plain 1") {
+		t.Errorf("a block's stall was charged to a variant that did not stall:\n%s", got)
+	}
+	if got := rerunText(l, rs[3:], 10); strings.Contains(got, "Stalled") || !strings.Contains(got, "No run was disturbed") {
+		t.Errorf("quiet runs: %s", got)
+	}
+}
