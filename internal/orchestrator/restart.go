@@ -9,28 +9,33 @@ import (
 	"github.com/encbench/encbench/internal/suite"
 )
 
-// freshInstances restarts every running sandbox server before the first
-// block of a repetition higher than any run so far, when the suite asks
-// for it: each instance is a new draw of the memory layout that makes
-// two instances of one server differ, so that difference varies between
-// blocks (noise the intervals show) instead of biasing all of them alike.
+// freshInstances restarts each sandbox server of a block before the
+// first block on it of a repetition higher than any it has run, when the
+// suite asks for it: each instance is a new draw of the memory layout
+// that makes two instances of one server differ, so that difference
+// varies between blocks (noise the intervals show) instead of biasing all
+// of them alike. Servers the block does not use keep their instance: a
+// group that takes many extra blocks in a row restarts only its own.
 // Restarted servers are cold: the next block warms them up first.
 func (x *SuiteRun) freshInstances(ctx context.Context, q *quietMachine, block []suite.Cell) error {
 	rep, instance := block[0].Repetition, x.Plan.Instance(block[0])
-	if x.Plan.Suite.Restart != "repetition" || block[0].LoadPct > 0 || instance <= x.instance {
+	if x.Plan.Suite.Restart != "repetition" || block[0].LoadPct > 0 {
 		return nil
 	}
-	first := x.instance == 0
-	x.instance = instance
-	if first {
-		return nil // started for this run already
+	if x.instance == nil {
+		x.instance = map[string]int{}
 	}
 	t0 := time.Now()
 	n := 0
-	for _, su := range x.Plan.Setups {
-		ls := x.setups[su.ID]
-		if !ls.Sandbox || ls.owner != nil || ls.err != nil || ls.pid == 0 {
+	for _, c := range block {
+		ls := x.setups[c.Setup].server()
+		if !ls.Sandbox || ls.err != nil || ls.pid == 0 || instance <= x.instance[ls.ID] {
 			continue
+		}
+		first := x.instance[ls.ID] == 0
+		x.instance[ls.ID] = instance
+		if first {
+			continue // started for this run already
 		}
 		info, err := sandbox.Restart(ctx, ls.sandboxDir, sandbox.RestartOptions{})
 		if err != nil {
@@ -38,13 +43,15 @@ func (x *SuiteRun) freshInstances(ctx context.Context, q *quietMachine, block []
 			return ls.err
 		}
 		ls.pid = info.PID
-		q.restarted(su.ID, info.PID, func(ctx context.Context) error { return sandbox.Quiesce(ctx, info) })
+		q.restarted(ls.ID, info.PID, func(ctx context.Context) error { return sandbox.Quiesce(ctx, info) })
 		if x.cold == nil {
 			x.cold = map[string]bool{}
 		}
-		x.cold[su.ID] = true
+		x.cold[ls.ID] = true
 		n++
 	}
-	fmt.Fprintf(x.Stdout, "restarted %d servers before repetition %d in %.1f s\n", n, rep, time.Since(t0).Seconds())
+	if n > 0 {
+		fmt.Fprintf(x.Stdout, "restarted %d servers before repetition %d in %.1f s\n", n, rep, time.Since(t0).Seconds())
+	}
 	return nil
 }

@@ -73,10 +73,10 @@ type SuiteRun struct {
 	results map[string]*result.Result
 
 	setups map[string]*liveSetup
-	// instance is the repetition (Plan.Instance) the servers were
+	// instance is the repetition (Plan.Instance) each server was
 	// (re)started for, and cold the servers restarted since, which the
 	// next block warms up.
-	instance   int
+	instance   map[string]int
 	cold       map[string]bool
 	clientCPUs string
 	serverCPUs string
