@@ -15,7 +15,10 @@ import (
 // that makes two instances of one server differ, so that difference
 // varies between blocks (noise the intervals show) instead of biasing all
 // of them alike. Servers the block does not use keep their instance: a
-// group that takes many extra blocks in a row restarts only its own.
+// group that takes many extra blocks in a row restarts only its own. So do
+// the servers of a target whose variants all share one server in the
+// block: one instance's layout is common to all of them and cancels in
+// their ratios, and a restart would only cost a cold warm-up.
 // Restarted servers are cold: the next block warms them up first.
 func (x *SuiteRun) freshInstances(ctx context.Context, q *quietMachine, block []suite.Cell) error {
 	rep, instance := block[0].Repetition, x.Plan.Instance(block[0])
@@ -25,11 +28,18 @@ func (x *SuiteRun) freshInstances(ctx context.Context, q *quietMachine, block []
 	if x.instance == nil {
 		x.instance = map[string]int{}
 	}
+	servers := map[string]map[string]bool{} // per target
+	for _, c := range block {
+		if servers[c.Target] == nil {
+			servers[c.Target] = map[string]bool{}
+		}
+		servers[c.Target][x.setups[c.Setup].server().ID] = true
+	}
 	t0 := time.Now()
 	n := 0
 	for _, c := range block {
 		ls := x.setups[c.Setup].server()
-		if !ls.Sandbox || ls.err != nil || ls.pid == 0 || instance <= x.instance[ls.ID] {
+		if !ls.Sandbox || ls.err != nil || ls.pid == 0 || instance <= x.instance[ls.ID] || len(servers[c.Target]) < 2 {
 			continue
 		}
 		first := x.instance[ls.ID] == 0
