@@ -120,8 +120,13 @@ data: {tables: 1, table-size: 1000}
 	if missed == 0 || a.Precision != 0.001 {
 		t.Fatalf("analysis.json: precision %v, %d cells marked as missing the target", a.Precision, missed)
 	}
+	// The machine's own noise was checked before the first block, on
+	// every CPU, per second (cells not interleaved).
+	if n := a.MachineNoise; n == nil || len(n.CPUs) == 0 || n.WindowMs != 1000 || n.CPUs[0].Windows != 5 {
+		t.Fatalf("analysis.json: machine noise %+v, want per-second windows on each CPU", n)
+	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
-	for _, want := range []string{"At equal offered load", "oltp_point_select-load50", "* marks a half-width above", "Quiet machine:", "us/txn added", "deadlock_timeout=100ms",
+	for _, want := range []string{"At equal offered load", "oltp_point_select-load50", "* marks a half-width above", "Quiet machine:", "Machine noise:", "us/txn added", "deadlock_timeout=100ms",
 		// the suite's PostgreSQL servers leave maintenance to Quiesce
 		"autovacuum=off", "--autovacuum=false"} {
 		if !strings.Contains(string(md), want) {

@@ -69,6 +69,11 @@ func (x *SuiteRun) Execute(ctx context.Context) error {
 		}
 		q.add(su.ID, ls.pid, ls.Sandbox, quiesce)
 	}
+	if x.Plan.Suite.Precision > 0 {
+		if err := x.checkNoise(ctx, q); err != nil {
+			return x.interrupted(ctx, err)
+		}
+	}
 	prog := x.NewProgress(total, x.Finished)
 	defer prog.Close()
 	// Each phase (reads, then writes) adds its blocks for precision and

@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/encbench/encbench/internal/quiet"
@@ -196,4 +197,41 @@ func (q *quietMachine) restarted(setup string, pid int, quiesce func(context.Con
 	if q.last == setup {
 		q.last = ""
 	}
+}
+
+// noiseCheck is how long the noise check spins on each CPU.
+const noiseCheck = 5 * time.Second
+
+// checkNoise measures how steadily the machine's CPUs deliver work before
+// the first block: the servers settle, every sandbox is frozen, and a
+// spin loop on each CPU counts its work per slice (per second when cells
+// are not interleaved). The report shows it as the floor of the noise.
+func (x *SuiteRun) checkNoise(ctx context.Context, q *quietMachine) error {
+	pids := slices.Collect(maps.Values(q.pids))
+	if _, _, err := quiet.SettleAll(ctx, pids, q.maxSettle); err != nil {
+		return err
+	}
+	if err := q.freezeAllBut("", slices.Sorted(maps.Keys(q.pids))); err != nil {
+		return err
+	}
+	cpus, err := quiet.AllowedCPUs()
+	if err != nil {
+		return err
+	}
+	window := x.Plan.Suite.SliceDuration()
+	if window == 0 {
+		window = time.Second
+	}
+	d := max(noiseCheck, 5*window)
+	cs, err := quiet.Noise(ctx, cpus, window, d)
+	if err != nil {
+		return err
+	}
+	x.noise = &suite.MachineNoise{WindowMs: ms(window), Seconds: d.Seconds(), CPUs: cs}
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("CPU %d sd %.1f%% (slowest %.0f%% of the median)", c.CPU, c.SDPct, c.SlowestPct)
+	}
+	fmt.Fprintf(x.Stdout, "machine noise per %v window, every sandbox frozen: %s\n", window, strings.Join(parts, ", "))
+	return nil
 }

@@ -67,6 +67,8 @@ type SuiteRun struct {
 	noRoom error
 	// BudgetSpent says the budget stopped blocks a precision target wanted.
 	BudgetSpent bool
+	// noise is the machine's own steadiness, checked before measuring.
+	noise *suite.MachineNoise
 
 	cellTimes []time.Duration
 	// results are complete cell results by cell ID (resultOf).
@@ -325,7 +327,7 @@ func (x *SuiteRun) sandboxLine(ls *liveSetup) string {
 func (x *SuiteRun) Record() suite.Record {
 	d := suite.Record{Plan: x.Plan, Command: x.Command,
 		CreatedAt: time.Now().UTC().Format(time.RFC3339), ClientCPUs: x.clientCPUs, ServerCPUs: x.serverCPUs,
-		Reproduce: map[string]string{}, BudgetSpent: x.BudgetSpent}
+		Reproduce: map[string]string{}, BudgetSpent: x.BudgetSpent, Noise: x.noise}
 	for _, su := range x.Plan.Setups {
 		ls := x.setups[su.ID]
 		var lines []string

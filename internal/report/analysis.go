@@ -2,6 +2,7 @@ package report
 
 import (
 	"github.com/encbench/encbench/internal/stats"
+	"github.com/encbench/encbench/internal/suite"
 )
 
 // AnalysisFile is the report's figures for programs: every cell with its
@@ -13,9 +14,11 @@ type Analysis struct {
 	Schema   string `json:"schema"`
 	Baseline string `json:"baseline"`
 	// Precision is the target half-width of loss intervals (0: none).
-	Precision   float64        `json:"precision,omitempty"`
-	BudgetSpent bool           `json:"budget_spent,omitempty"`
-	Cells       []CellAnalysis `json:"cells"`
+	Precision   float64 `json:"precision,omitempty"`
+	BudgetSpent bool    `json:"budget_spent,omitempty"`
+	// MachineNoise is the machine's own steadiness before the first block.
+	MachineNoise *suite.MachineNoise `json:"machine_noise,omitempty"`
+	Cells        []CellAnalysis      `json:"cells"`
 }
 
 // CellAnalysis is one target, workload, thread count and variant over its
@@ -46,7 +49,7 @@ type CellAnalysis struct {
 const AnalysisSchema = "encbench/analysis/v1"
 
 func analysisOf(m *Model) Analysis {
-	a := Analysis{Schema: AnalysisSchema, Baseline: m.Baseline, Precision: m.Precision, BudgetSpent: m.BudgetSpent}
+	a := Analysis{Schema: AnalysisSchema, Baseline: m.Baseline, Precision: m.Precision, BudgetSpent: m.BudgetSpent, MachineNoise: m.MachineNoise}
 	for _, s := range m.Sections {
 		for _, c := range s.Cells {
 			ca := CellAnalysis{Target: c.Target, Workload: c.Workload, Threads: c.Threads, Variant: c.Variant,

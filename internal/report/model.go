@@ -56,9 +56,11 @@ type Model struct {
 	// says its budget ended the blocks first.
 	Precision   float64
 	BudgetSpent bool
-	Notes       []string
-	Machine     Table
-	Servers     Table
+	// MachineNoise is the suite's noise check, if it ran one.
+	MachineNoise *suite.MachineNoise
+	Notes        []string
+	Machine      Table
+	Servers      Table
 	// Colenc lists encrypted columns per level; Leakage what schemes reveal.
 	Colenc  Table
 	Leakage Table
@@ -106,7 +108,7 @@ func Build(d *Data, l *locale.Lang) *Model {
 				m.Reproduce = append(m.Reproduce, Text{S: "# " + su.ID + "\n" + lines})
 			}
 		}
-		m.Precision, m.BudgetSpent = rec.Suite.Precision, rec.BudgetSpent
+		m.Precision, m.BudgetSpent, m.MachineNoise = rec.Suite.Precision, rec.BudgetSpent, rec.Noise
 		if rec.Suite.Reference != nil {
 			m.Reference = referenceTable(l, rec.Suite.Reference, cells, order)
 			m.ReferenceSource = rec.Suite.Reference.Source
@@ -324,6 +326,9 @@ func method(l *locale.Lang, d *Data, cells []*Cell, m *Model) []string {
 			key = "method.quiet.interleaved"
 		}
 		out = append(out, l.T(key, quiet.IdleCPU.String(), quiet.Window.String(), quiet.MaxWait.String(), dist.ForeignPct, dist.StealPct, dist.Reruns)+" "+l.T("method.quiet.stall", dist.StallPct)+" "+rerunText(l, d.Results, dist.StallPct))
+		if s := noiseText(l, d.Record.Noise); s != "" {
+			out = append(out, s)
+		}
 		if st.Restart == "repetition" {
 			out = append(out, l.T("method.restart"))
 		}
@@ -433,6 +438,20 @@ func orderText(l *locale.Lang, st suite.Suite) string {
 
 func hasAA(cells []*Cell) bool {
 	return slices.ContainsFunc(cells, func(c *Cell) bool { return c.Variant == variant.AAName })
+}
+
+// noiseText tells the machine's own steadiness, checked before the first
+// block, or "" when it was not checked.
+func noiseText(l *locale.Lang, n *suite.MachineNoise) string {
+	if n == nil || len(n.CPUs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(n.CPUs))
+	for i, c := range n.CPUs {
+		parts[i] = l.T("method.noise.cpu", c.CPU, c.SDPct, c.SlowestPct)
+	}
+	window := time.Duration(n.WindowMs * float64(time.Millisecond))
+	return l.T("method.noise", window.String(), n.Seconds, strings.Join(parts, "; "))
 }
 
 // rerunText counts the runs discarded as disturbed, by cause, and the

@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/encbench/encbench/internal/quiet"
 	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/suite"
 )
 
 // cellRun is a result of variant in a block whose earlier attempts were
@@ -45,5 +47,19 @@ func TestRerunTextCountsCausesAndStallsByVariant(t *testing.T) {
 	}
 	if got := rerunText(l, rs[3:], 10); strings.Contains(got, "Stalled") || !strings.Contains(got, "No run was disturbed") {
 		t.Errorf("quiet runs: %s", got)
+	}
+}
+
+func TestNoiseTextNamesEachCPU(t *testing.T) {
+	l := english(t)
+	if s := noiseText(l, nil); s != "" {
+		t.Fatalf("no check, but: %s", s)
+	}
+	n := &suite.MachineNoise{WindowMs: 250, Seconds: 5, CPUs: []quiet.CPUNoise{{CPU: 0, Windows: 20, SDPct: 9.04, SlowestPct: 65}, {CPU: 1, Windows: 20, SDPct: 4.1, SlowestPct: 83}}}
+	s := noiseText(l, n)
+	for _, want := range []string{"per 250ms window for 5 s", "CPU 0 varied by 9.0%", "at 65% of the median", "CPU 1 varied by 4.1%"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("noise text lacks %q:\n%s", want, s)
+		}
 	}
 }

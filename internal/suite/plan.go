@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/encbench/encbench/internal/quiet"
 	"github.com/encbench/encbench/internal/variant"
 )
 
@@ -364,4 +365,15 @@ type Record struct {
 	// BudgetSpent says the budget ended the blocks before every group
 	// reached the precision target.
 	BudgetSpent bool `json:"budget_spent,omitempty"`
+	// Noise is the machine's own steadiness, checked before the first
+	// block of a suite with a precision target.
+	Noise *MachineNoise `json:"machine_noise,omitempty"`
+}
+
+// MachineNoise is a noise check: spin loops pinned to each CPU counted
+// their work per window for Seconds while every sandbox was frozen.
+type MachineNoise struct {
+	WindowMs float64          `json:"window_ms"`
+	Seconds  float64          `json:"seconds"`
+	CPUs     []quiet.CPUNoise `json:"cpus"`
 }
