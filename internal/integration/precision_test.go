@@ -121,7 +121,7 @@ data: {tables: 1, table-size: 1000}
 		t.Fatalf("analysis.json: precision %v, %d cells marked as missing the target", a.Precision, missed)
 	}
 	// The machine's own noise was checked before the first block, on
-	// every CPU, per second (cells not interleaved).
+	// every CPU, per second (cells not interleaved): 10 s, 5 of each kind.
 	if n := a.MachineNoise; n == nil || len(n.CPUs) == 0 || n.WindowMs != 1000 || n.CPUs[0].Windows != 5 {
 		t.Fatalf("analysis.json: machine noise %+v, want per-second windows on each CPU", n)
 	}

@@ -199,8 +199,8 @@ func (q *quietMachine) restarted(setup string, pid int, quiesce func(context.Con
 	}
 }
 
-// noiseCheck is how long the noise check spins on each CPU.
-const noiseCheck = 5 * time.Second
+// noiseCheck is how long the noise check runs on each CPU.
+const noiseCheck = 6 * time.Second
 
 // checkNoise measures how steadily the machine's CPUs deliver work before
 // the first block: the servers settle, every sandbox is frozen, and a
@@ -222,7 +222,7 @@ func (x *SuiteRun) checkNoise(ctx context.Context, q *quietMachine) error {
 	if window == 0 {
 		window = time.Second
 	}
-	d := max(noiseCheck, 5*window)
+	d := max(noiseCheck, 10*window)
 	cs, err := quiet.Noise(ctx, cpus, window, d)
 	if err != nil {
 		return err
@@ -230,7 +230,7 @@ func (x *SuiteRun) checkNoise(ctx context.Context, q *quietMachine) error {
 	x.noise = &suite.MachineNoise{WindowMs: ms(window), Seconds: d.Seconds(), CPUs: cs}
 	parts := make([]string, len(cs))
 	for i, c := range cs {
-		parts[i] = fmt.Sprintf("CPU %d sd %.1f%% (slowest %.0f%% of the median)", c.CPU, c.SDPct, c.SlowestPct)
+		parts[i] = fmt.Sprintf("CPU %d sd %.1f%% (slowest %.0f%% of the median), memory walk sd %.1f%% (slowest %.0f%%)", c.CPU, c.SDPct, c.SlowestPct, c.MemorySDPct, c.MemorySlowestPct)
 	}
 	fmt.Fprintf(x.Stdout, "machine noise per %v window, every sandbox frozen: %s\n", window, strings.Join(parts, ", "))
 	return nil

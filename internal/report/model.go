@@ -448,7 +448,7 @@ func noiseText(l *locale.Lang, n *suite.MachineNoise) string {
 	}
 	parts := make([]string, len(n.CPUs))
 	for i, c := range n.CPUs {
-		parts[i] = l.T("method.noise.cpu", c.CPU, c.SDPct, c.SlowestPct)
+		parts[i] = l.T("method.noise.cpu", c.CPU, c.SDPct, c.SlowestPct, c.MemorySDPct, c.MemorySlowestPct)
 	}
 	window := time.Duration(n.WindowMs * float64(time.Millisecond))
 	return l.T("method.noise", window.String(), n.Seconds, strings.Join(parts, "; "))

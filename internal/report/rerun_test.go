@@ -55,9 +55,9 @@ func TestNoiseTextNamesEachCPU(t *testing.T) {
 	if s := noiseText(l, nil); s != "" {
 		t.Fatalf("no check, but: %s", s)
 	}
-	n := &suite.MachineNoise{WindowMs: 250, Seconds: 5, CPUs: []quiet.CPUNoise{{CPU: 0, Windows: 20, SDPct: 9.04, SlowestPct: 65}, {CPU: 1, Windows: 20, SDPct: 4.1, SlowestPct: 83}}}
+	n := &suite.MachineNoise{WindowMs: 250, Seconds: 5, CPUs: []quiet.CPUNoise{{CPU: 0, Windows: 12, SDPct: 9.04, SlowestPct: 65, MemorySDPct: 14.8, MemorySlowestPct: 70}, {CPU: 1, Windows: 12, SDPct: 4.1, SlowestPct: 83, MemorySDPct: 10.8, MemorySlowestPct: 80}}}
 	s := noiseText(l, n)
-	for _, want := range []string{"per 250ms window for 5 s", "CPU 0 varied by 9.0%", "at 65% of the median", "CPU 1 varied by 4.1%"} {
+	for _, want := range []string{"per 250ms window for 5 s", "CPU 0: arithmetic varied by 9.0%", "slowest window at 65% of the median", "memory walk by 14.8%", "CPU 1: arithmetic varied by 4.1%"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("noise text lacks %q:\n%s", want, s)
 		}
