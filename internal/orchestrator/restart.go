@@ -21,31 +21,20 @@ import (
 // their ratios, and a restart would only cost a cold warm-up.
 // Restarted servers are cold: the next block warms them up first.
 func (x *SuiteRun) freshInstances(ctx context.Context, q *quietMachine, block []suite.Cell) error {
-	rep, instance := block[0].Repetition, x.Plan.Instance(block[0])
 	if x.Plan.Suite.Restart != "repetition" || block[0].LoadPct > 0 {
 		return nil
 	}
 	if x.instance == nil {
 		x.instance = map[string]int{}
 	}
-	servers := map[string]map[string]bool{} // per target
-	for _, c := range block {
-		if servers[c.Target] == nil {
-			servers[c.Target] = map[string]bool{}
-		}
-		servers[c.Target][x.setups[c.Setup].server().ID] = true
-	}
+	rep := block[0].Repetition
+	serverOf := func(c suite.Cell) string { return x.setups[c.Setup].server().ID }
 	t0 := time.Now()
 	n := 0
-	for _, c := range block {
-		ls := x.setups[c.Setup].server()
-		if !ls.Sandbox || ls.err != nil || ls.pid == 0 || instance <= x.instance[ls.ID] || len(servers[c.Target]) < 2 {
+	for _, id := range freshServers(block, serverOf, x.Plan.Instance(block[0]), x.instance) {
+		ls := x.setups[id]
+		if !ls.Sandbox || ls.err != nil || ls.pid == 0 {
 			continue
-		}
-		first := x.instance[ls.ID] == 0
-		x.instance[ls.ID] = instance
-		if first {
-			continue // started for this run already
 		}
 		info, err := sandbox.Restart(ctx, ls.sandboxDir, sandbox.RestartOptions{})
 		if err != nil {
@@ -53,15 +42,43 @@ func (x *SuiteRun) freshInstances(ctx context.Context, q *quietMachine, block []
 			return ls.err
 		}
 		ls.pid = info.PID
-		q.restarted(ls.ID, info.PID, func(ctx context.Context) error { return sandbox.Quiesce(ctx, info) })
+		q.restarted(id, info.PID, func(ctx context.Context) error { return sandbox.Quiesce(ctx, info) })
 		if x.cold == nil {
 			x.cold = map[string]bool{}
 		}
-		x.cold[ls.ID] = true
+		x.cold[id] = true
 		n++
 	}
 	if n > 0 {
 		fmt.Fprintf(x.Stdout, "restarted %d servers before repetition %d in %.1f s\n", n, rep, time.Since(t0).Seconds())
 	}
 	return nil
+}
+
+// freshServers is the restart rule: the servers of a block, each once,
+// that it runs at an instance higher than any they have run, of targets
+// whose variants in the block use more than one server. served is the
+// instance each server has run, brought up to date here; a server seen for
+// the first time was started for this run and is not listed.
+func freshServers(block []suite.Cell, serverOf func(suite.Cell) string, instance int, served map[string]int) []string {
+	perTarget := map[string]map[string]bool{}
+	for _, c := range block {
+		if perTarget[c.Target] == nil {
+			perTarget[c.Target] = map[string]bool{}
+		}
+		perTarget[c.Target][serverOf(c)] = true
+	}
+	var out []string
+	for _, c := range block {
+		id := serverOf(c)
+		if len(perTarget[c.Target]) < 2 || instance <= served[id] {
+			continue
+		}
+		first := served[id] == 0
+		served[id] = instance
+		if !first {
+			out = append(out, id)
+		}
+	}
+	return out
 }

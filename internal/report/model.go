@@ -461,13 +461,6 @@ func rerunText(l *locale.Lang, rs []*result.Result, stallPct float64) string {
 	n, cells := 0, 0
 	causes := map[string]int{}
 	stalls := map[string]int{}
-	var order []string
-	stalled := func(v string) {
-		if stalls[v] == 0 {
-			order = append(order, v)
-		}
-		stalls[v]++
-	}
 	for _, r := range rs {
 		if r.Suite != nil && len(r.Suite.Discarded) > 0 {
 			n += len(r.Suite.Discarded)
@@ -478,12 +471,12 @@ func rerunText(l *locale.Lang, rs []*result.Result, stallPct float64) string {
 				// A block's reasons are on each of its cells: count the
 				// stall once, on the cell that stalled.
 				if cause == result.CauseStall && v == r.Variant.Name {
-					stalled(v)
+					stalls[v]++
 				}
 			}
 		}
 		if _, ok := r.Stall(stallPct); ok {
-			stalled(r.Variant.Name)
+			stalls[r.Variant.Name]++
 		}
 	}
 	var out []string
@@ -493,11 +486,10 @@ func rerunText(l *locale.Lang, rs []*result.Result, stallPct float64) string {
 		out = append(out, l.T("method.quiet.reruns", n, cells),
 			l.T("method.quiet.causes", causes[result.CauseForeign], causes[result.CauseSteal], causes[result.CauseStall]))
 	}
-	if len(order) > 0 {
-		slices.Sort(order)
-		parts := make([]string, len(order))
-		for i, v := range order {
-			parts[i] = l.F("%s %d", v, stalls[v])
+	if len(stalls) > 0 {
+		var parts []string
+		for _, v := range slices.Sorted(maps.Keys(stalls)) {
+			parts = append(parts, l.F("%s %d", v, stalls[v]))
 		}
 		out = append(out, l.T("method.quiet.stalls", strings.Join(parts, ", ")))
 	}
