@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/encbench/encbench/internal/suite"
 )
@@ -107,5 +108,19 @@ func TestWholeBlocksOnResume(t *testing.T) {
 	x.Plan.Suite.Slice = ""
 	if got := x.wholeBlocks(pending); !slices.Equal(ids(got), ids(pending)) {
 		t.Errorf("a suite that does not interleave widened its pending cells to %v", ids(got))
+	}
+}
+
+// A restarted server gets a second of warm-up, shared among the block's
+// cells on it; cells on servers that kept their instance get none.
+func TestColdWarmupIsASecondPerRestartedServer(t *testing.T) {
+	members := []*member{{server: "mariadb-plain"}, {server: "postgres-plain"}, {server: "mariadb-plain"}, {server: "mariadb-tde"}, {server: "mariadb-plain"}, {server: "postgres-plain"}}
+	got := coldWarmup(members, map[string]bool{"mariadb-plain": true, "mariadb-tde": true})
+	third := time.Second / 3
+	if want := []time.Duration{third, 0, third, time.Second, third, 0}; !slices.Equal(got, want) {
+		t.Errorf("cold warm-up %v, want %v", got, want)
+	}
+	if got := coldWarmup(members, nil); slices.ContainsFunc(got, func(d time.Duration) bool { return d != 0 }) {
+		t.Errorf("no server restarted, yet warm-up %v", got)
 	}
 }

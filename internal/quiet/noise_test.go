@@ -46,9 +46,11 @@ func TestNoiseSpinsOnEachCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Under other load (go test runs packages side by side) a window can
+	// pass without one unit of work: its slowest is then 0%.
 	for i, n := range got {
-		if n.CPU != cpus[i] || n.Windows != 4 || n.SDPct < 0 || n.SlowestPct <= 0 || n.SlowestPct > 100 ||
-			n.MemorySDPct < 0 || n.MemorySlowestPct <= 0 || n.MemorySlowestPct > 100 {
+		if n.CPU != cpus[i] || n.Windows != 4 || n.SDPct < 0 || n.SlowestPct < 0 || n.SlowestPct > 100 ||
+			n.MemorySDPct < 0 || n.MemorySlowestPct < 0 || n.MemorySlowestPct > 100 {
 			t.Errorf("CPU %d: %+v", cpus[i], n)
 		}
 	}

@@ -161,6 +161,9 @@ type Interleaving struct {
 	Position int      `json:"position"`
 	// WarmupRounds ran before measuring and are not counted.
 	WarmupRounds int `json:"warmup_rounds"`
+	// ColdWarmupMs is this cell's warm-up turn after its server had been
+	// restarted (a second per server, shared among its cells), not counted.
+	ColdWarmupMs float64 `json:"cold_warmup_ms,omitempty"`
 }
 
 type Tool struct {
