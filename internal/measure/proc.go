@@ -140,3 +140,60 @@ func allStats() ([]procfs.ProcStat, error) {
 	}
 	return out, nil
 }
+
+// ProcTree is a process tree found once, whose CPU time is then read from
+// its own processes' stat files: TreeCPU reads every process on the
+// machine (1.5 ms here, a lot beside a 50 ms turn). When one of its
+// processes has gone, it finds the tree again; a process started since it
+// last looked is not counted (a server's connections' processes start
+// before a run measures).
+type ProcTree struct {
+	fs   procfs.FS
+	pids []int
+}
+
+// NewProcTree finds the tree under root.
+func NewProcTree(root int) (*ProcTree, error) {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return nil, fmt.Errorf("opening /proc: %w", err)
+	}
+	pids, err := Tree(root)
+	if err != nil {
+		return nil, err
+	}
+	return &ProcTree{fs: fs, pids: pids}, nil
+}
+
+// CPU is the tree's CPU time, as TreeCPU counts it.
+func (t *ProcTree) CPU() (time.Duration, error) {
+	ticks, err := t.ticks()
+	if err != nil {
+		if t.pids, err = Tree(t.pids[0]); err != nil {
+			return 0, err
+		}
+		if ticks, err = t.ticks(); err != nil {
+			return 0, err
+		}
+	}
+	return time.Duration(ticks) * time.Second / ticksPerSecond, nil
+}
+
+func (t *ProcTree) ticks() (uint, error) {
+	var ticks uint
+	for i, pid := range t.pids {
+		p, err := t.fs.Proc(pid)
+		if err != nil {
+			return 0, err
+		}
+		st, err := p.Stat()
+		if err != nil {
+			return 0, err
+		}
+		ticks += st.UTime + st.STime
+		if i == 0 {
+			ticks += uint(st.CUTime) + uint(st.CSTime)
+		}
+	}
+	return ticks, nil
+}

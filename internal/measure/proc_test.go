@@ -2,6 +2,7 @@ package measure
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -58,5 +59,34 @@ func TestDiskDescribesTheWorkingDirectory(t *testing.T) {
 	}
 	if Disk("/nonexistent/path") != "" {
 		t.Fatal("a missing path got a disk")
+	}
+}
+
+// A tree found once reads what TreeCPU reads, and finds itself again when
+// one of its processes has ended.
+func TestProcTreeReadsItsOwnProcesses(t *testing.T) {
+	child := exec.Command("sleep", "0.2")
+	if err := child.Start(); err != nil {
+		t.Skip("no sleep command")
+	}
+	tree, err := NewProcTree(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree.pids) < 2 || tree.pids[0] != os.Getpid() {
+		t.Fatalf("tree %v, want this process and its child", tree.pids)
+	}
+	for end := time.Now().Add(50 * time.Millisecond); time.Now().Before(end); {
+	}
+	got, err := tree.CPU()
+	want, err2 := TreeCPU(os.Getpid())
+	if err != nil || err2 != nil || got <= 0 || got > want || want-got > 20*time.Millisecond {
+		t.Fatalf("tree CPU %v (%v), TreeCPU %v (%v)", got, err, want, err2)
+	}
+	if err := child.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tree.CPU(); err != nil || len(tree.pids) != 1 {
+		t.Errorf("after the child ended: %v, tree %v", err, tree.pids)
 	}
 }

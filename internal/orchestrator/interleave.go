@@ -190,6 +190,7 @@ func (x *SuiteRun) interleave(ctx context.Context, q *quietMachine, cells []suit
 			return nil, fmt.Errorf("cell %s: %w", m.cell.ID, err)
 		}
 	}
+	q.connected()
 	started := time.Now()
 	for _, m := range members {
 		m.sliced = m.sess.StartSliced()

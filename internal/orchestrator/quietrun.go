@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/encbench/encbench/internal/measure"
 	"github.com/encbench/encbench/internal/quiet"
 	result "github.com/encbench/encbench/internal/resultdoc"
 	"github.com/encbench/encbench/internal/suite"
@@ -27,6 +28,9 @@ type quietMachine struct {
 	frozen    map[string]bool
 	last      string
 	maxSettle time.Duration
+	// trees are the servers' process trees, found again whenever a cell
+	// or block starts, or its workers have connected (new backends).
+	trees map[string][]int
 }
 
 func newQuietMachine() *quietMachine {
@@ -45,8 +49,29 @@ func (q *quietMachine) add(setup string, pid int, sandbox bool, quiesce func(con
 	}
 }
 
+// tree is a server's process tree, found once until forgotten.
+func (q *quietMachine) tree(id string) ([]int, error) {
+	if t, ok := q.trees[id]; ok {
+		return t, nil
+	}
+	t, err := measure.Tree(q.pids[id])
+	if err != nil {
+		return nil, err
+	}
+	if q.trees == nil {
+		q.trees = map[string][]int{}
+	}
+	q.trees[id] = t
+	return t, nil
+}
+
+// connected says the servers may have new processes (connections'):
+// their trees are found again.
+func (q *quietMachine) connected() { clear(q.trees) }
+
 // before readies the machine for a cell on setup and says what it did.
 func (q *quietMachine) before(ctx context.Context, setup string, log io.Writer) error {
+	q.connected()
 	if f := q.quiesce[q.last]; f != nil {
 		t0 := time.Now()
 		if err := f(ctx); err != nil {
@@ -78,7 +103,11 @@ func (q *quietMachine) freezeAllBut(keep string, ids []string) error {
 		if id == keep || !q.sandbox[id] || q.frozen[id] {
 			continue
 		}
-		if err := quiet.Freeze(q.pids[id]); err != nil {
+		t, err := q.tree(id)
+		if err == nil {
+			err = quiet.FreezeTree(t)
+		}
+		if err != nil {
 			return fmt.Errorf("freezing sandbox %s: %w", id, err)
 		}
 		q.frozen[id] = true
@@ -131,7 +160,11 @@ func (q *quietMachine) thaw(id string) error {
 	if !q.frozen[id] {
 		return nil
 	}
-	if err := quiet.Thaw(q.pids[id]); err != nil {
+	t, err := q.tree(id)
+	if err == nil {
+		err = quiet.ThawTree(t)
+	}
+	if err != nil {
 		return fmt.Errorf("thawing sandbox %s: %w", id, err)
 	}
 	q.frozen[id] = false
@@ -192,6 +225,7 @@ func (q *quietMachine) afterBlock(ctx context.Context, servers []string, wrote b
 // with nothing deferred to wait for.
 func (q *quietMachine) restarted(setup string, pid int, quiesce func(context.Context) error) {
 	q.pids[setup] = pid
+	delete(q.trees, setup)
 	q.frozen[setup] = false
 	q.quiesce[setup] = quiesce
 	if q.last == setup {

@@ -45,6 +45,13 @@ func assemble(o *runner.Outcome, cfg runner.Config, started time.Time) *result.R
 		r.TPS = round(float64(o.Txns)/secs, 2)
 		r.QPS = round(float64(q)/secs, 2)
 	}
+	// Interleaved turns: the work done while each turn's gate was open,
+	// not the drain after it (see runner.Slice).
+	if w := o.Window.Seconds(); w > 0 && o.Txns > 0 {
+		r.TPS = round(o.Work/w, 2)
+		r.QPS = round(float64(q)*o.Work/float64(o.Txns)/w, 2)
+		r.TurnsS = round(w, 4)
+	}
 	r.LatencyMs = result.LatencyOf(o.Hist)
 	if enc, err := result.EncodeHistogram(o.Hist); err == nil {
 		r.Histogram = enc

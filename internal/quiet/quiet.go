@@ -53,20 +53,33 @@ func Settle(ctx context.Context, pid int, maxWait time.Duration) (time.Duration,
 // Freeze stops every process of the tree under pid (SIGSTOP), parent
 // first so it cannot start new children meanwhile.
 func Freeze(pid int) error {
-	return signalTree(pid, syscall.SIGSTOP, false)
+	pids, err := measure.Tree(pid)
+	if err != nil {
+		return err
+	}
+	return FreezeTree(pids)
 }
 
 // Thaw continues every process of the tree under pid (SIGCONT). It is
 // harmless on a tree that is not frozen.
 func Thaw(pid int) error {
-	return signalTree(pid, syscall.SIGCONT, true)
-}
-
-func signalTree(pid int, sig syscall.Signal, childrenFirst bool) error {
 	pids, err := measure.Tree(pid)
 	if err != nil {
 		return err
 	}
+	return ThawTree(pids)
+}
+
+// FreezeTree is Freeze for a tree already found (measure.Tree's order):
+// finding one reads every process on the machine, too slow to do on
+// every turn of an interleaved block.
+func FreezeTree(pids []int) error { return signalTree(pids, syscall.SIGSTOP, false) }
+
+// ThawTree is Thaw for a tree already found.
+func ThawTree(pids []int) error { return signalTree(pids, syscall.SIGCONT, true) }
+
+func signalTree(tree []int, sig syscall.Signal, childrenFirst bool) error {
+	pids := slices.Clone(tree)
 	if childrenFirst {
 		slices.Reverse(pids)
 	}

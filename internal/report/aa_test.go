@@ -1,9 +1,12 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/encbench/encbench/internal/locale"
 	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/stats"
 )
 
 // The A/A check counts as on the baseline's server only when every A/A
@@ -25,5 +28,49 @@ func TestSharesServer(t *testing.T) {
 	unknown := []*Cell{cellOn("aa", "a", 0), cellOn("aa", "b", 0)}
 	if sharesServer(unknown, append(base, unknown...), "plain") {
 		t.Error("A/A without a known server pid seen as shared")
+	}
+}
+
+// An A/A interval that misses 0 is weighed against all A/A intervals at
+// once: one miss among 16 that Bonferroni explains is chance; a
+// difference beyond it is called out.
+func TestAAZeroTextWeighsMissesTogether(t *testing.T) {
+	l, err := locale.Get("en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := func(workload string, ratios ...float64) *Cell {
+		c := &Cell{Key: Key{Target: "pg", Workload: workload, Threads: 8, Variant: "aa"}}
+		for i, r := range ratios {
+			b := 1000 + 10*float64(i)
+			c.pairBase, c.pairTPS = append(c.pairBase, b), append(c.pairTPS, b*r)
+		}
+		loss, err := stats.PairedLossPct(c.pairBase, c.pairTPS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Loss = &loss
+		return c
+	}
+	var cells []*Cell
+	for range 15 {
+		cells = append(cells, cell("calm", 1.01, 0.99, 1.00, 1.02, 0.98))
+	}
+	if got := aaZeroText(l, append(cells, cell("calm", 1.0, 1.01, 0.99, 1.0, 1.0)), 16); got != "Every A/A interval contains 0." {
+		t.Errorf("no miss: %q", got)
+	}
+	// Just beyond 0 at 95%, well inside it at 1 - 0.05/16.
+	chance := cell("lucky", 0.97, 0.99, 0.96, 1.00, 0.98)
+	if !chance.Loss.Significant {
+		t.Fatalf("test data: %+v should exclude 0 at 95%%", chance.Loss)
+	}
+	got := aaZeroText(l, append(cells, chance), 16)
+	if !strings.Contains(got, "1 of 16 A/A intervals exclude 0 (lucky at 8 threads on pg)") || !strings.Contains(got, "0.8 would by chance alone") || !strings.Contains(got, "none is beyond chance") {
+		t.Errorf("a miss chance explains: %q", got)
+	}
+	real := cell("biased", 0.90, 0.91, 0.90, 0.89, 0.90)
+	got = aaZeroText(l, append(cells, real), 16)
+	if !strings.Contains(got, "biased at 8 threads on pg even taken together") {
+		t.Errorf("a miss beyond chance: %q", got)
 	}
 }

@@ -54,6 +54,9 @@ type Cell struct {
 	Rate     float64
 	Verified bool
 	Baseline bool
+	// pairBase and pairTPS are the baseline's and this cell's TPS block
+	// by block, when their results pair up.
+	pairBase, pairTPS []float64
 }
 
 // errNoBaseline: the cell's baseline variant did not run.
@@ -93,7 +96,8 @@ func Aggregate(results []*result.Result, baseline string, order *Order) []*Cell 
 			continue
 		}
 		bs, cs := pairs(b, c)
-		l, err := lossOf(b, c, bs, cs)
+		c.pairBase, c.pairTPS = tpsPairs(bs, cs)
+		l, err := lossOf(b, c)
 		if err != nil {
 			c.LossReason, c.LossErr = err.Error(), err
 		} else {
@@ -186,15 +190,23 @@ func pairs(b, c *Cell) (bs, cs []*result.Result) {
 	return bs, cs
 }
 
+// tpsPairs are two paired result lists' TPS; nil when they do not pair.
+func tpsPairs(bs, cs []*result.Result) (xb, xc []float64) {
+	if bs == nil {
+		return nil, nil
+	}
+	xb, xc = make([]float64, len(bs)), make([]float64, len(cs))
+	for i := range bs {
+		xb[i], xc[i] = bs[i].TPS, cs[i].TPS
+	}
+	return xb, xc
+}
+
 // lossOf is the paired loss when the results pair up, else the loss of
 // the means.
-func lossOf(b, c *Cell, bs, cs []*result.Result) (stats.Loss, error) {
-	if bs != nil {
-		xb, xc := make([]float64, len(bs)), make([]float64, len(cs))
-		for i := range bs {
-			xb[i], xc[i] = bs[i].TPS, cs[i].TPS
-		}
-		return stats.PairedLossPct(xb, xc)
+func lossOf(b, c *Cell) (stats.Loss, error) {
+	if c.pairBase != nil {
+		return stats.PairedLossPct(c.pairBase, c.pairTPS)
 	}
 	return stats.LossPct(tpsOf(b), tpsOf(c))
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/encbench/encbench/internal/locale"
+	"github.com/encbench/encbench/internal/stats"
 	variantpkg "github.com/encbench/encbench/internal/variant"
 )
 
@@ -59,7 +60,7 @@ func overviewOf(l *locale.Lang, d *Data, cells []*Cell, m *Model) Overview {
 		}
 	}
 	if aa > 0 {
-		o.Floor = l.T("overview.floor", widest, l.T("cells.n", aa))
+		o.Floor = l.T("overview.floor", widest, l.T("cells.n", aa)) + " " + aaZeroText(l, cells, aa)
 	}
 	return o
 }
@@ -121,4 +122,42 @@ func datesLine(l *locale.Lang, d *Data) string {
 		return l.T("overview.date", day(first))
 	}
 	return l.T("overview.dates", day(first), day(last))
+}
+
+// aaZeroText says whether the A/A intervals contain 0. At 95% each, one
+// in twenty misses by chance, so a miss is weighed against all n of them
+// at once (Bonferroni: each at 1 - 0.05/n): only a difference beyond that
+// says two runs of one configuration really differed.
+func aaZeroText(l *locale.Lang, cells []*Cell, n int) string {
+	var missed, beyond []*Cell
+	level := 1 - (1-stats.Confidence)/float64(n)
+	for _, c := range cells {
+		if c.Variant != variantpkg.AAName || c.Loss == nil || !c.Loss.Significant {
+			continue
+		}
+		missed = append(missed, c)
+		if c.pairBase == nil {
+			beyond = append(beyond, c)
+			continue
+		}
+		if all, err := stats.PairedLossPctAt(c.pairBase, c.pairTPS, level); err != nil || all.Significant {
+			beyond = append(beyond, c)
+		}
+	}
+	switch {
+	case len(missed) == 0:
+		return l.T("overview.floor.zero")
+	case len(beyond) == 0:
+		return l.T("overview.floor.chance", len(missed), n, listWithTargets(l, missed), float64(n)*(1-stats.Confidence), n)
+	default:
+		return l.T("overview.floor.beyond", len(missed), n, listWithTargets(l, missed), listWithTargets(l, beyond), n)
+	}
+}
+
+func listWithTargets(l *locale.Lang, cs []*Cell) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = l.T("where.target", c.Workload, threadsText(l, c.Threads), c.Target)
+	}
+	return strings.Join(parts, l.T("list.sep"))
 }

@@ -36,10 +36,14 @@ type Result struct {
 	Generator  *Generator  `json:"generator,omitempty"`
 	Generators []Generator `json:"generators,omitempty"`
 	// Command is the encbench command line that reproduces this cell.
-	Command   string     `json:"command,omitempty"`
-	Totals    Totals     `json:"totals"`
-	TPS       float64    `json:"tps"`
-	QPS       float64    `json:"qps"`
+	Command string  `json:"command,omitempty"`
+	Totals  Totals  `json:"totals"`
+	TPS     float64 `json:"tps"`
+	QPS     float64 `json:"qps"`
+	// TurnsS is an interleaved cell's time in its turns, without the
+	// drain after each: its TPS is the work done in them over TurnsS (an
+	// event in flight at a turn's end counts for its share inside it).
+	TurnsS    float64    `json:"turns_s,omitempty"`
 	LatencyMs Latency    `json:"latency_ms"`
 	CPU       CPU        `json:"cpu"`
 	Intervals []Interval `json:"intervals"`

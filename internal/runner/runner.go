@@ -75,11 +75,15 @@ type Config struct {
 type Outcome struct {
 	Partial bool
 	Elapsed time.Duration
-	Hist    *hdrhistogram.Histogram
-	Txns    int64
-	Reads   int64
-	Writes  int64
-	Others  int64
+	// Window and Work, in a sliced run: the time its gate was open and
+	// the transactions done in it (see Slice); 0 otherwise.
+	Window time.Duration
+	Work   float64
+	Hist   *hdrhistogram.Histogram
+	Txns   int64
+	Reads  int64
+	Writes int64
+	Others int64
 	// Errors counts every error an event met (each failed try);
 	// Failed the transactions that ended without committing, by kind
 	// (engine.ErrorKind's names); Retried the transactions tried more
@@ -129,12 +133,14 @@ type Interval struct {
 // once per event and by the collector once per interval, never by other
 // workers.
 type stats struct {
-	mu    sync.Mutex
-	hist  *hdrhistogram.Histogram
-	txns  int64
-	c     workload.Counters
-	tally tally
-	items []*hdrhistogram.Histogram
+	mu   sync.Mutex
+	hist *hdrhistogram.Histogram
+	txns int64
+	// overhang: see intervalStats.
+	overhang float64
+	c        workload.Counters
+	tally    tally
+	items    []*hdrhistogram.Histogram
 	// Totals since measuring began, for thread fairness.
 	events int64
 	busy   time.Duration
@@ -648,6 +654,7 @@ func (r *run) work(id int, s *slot) {
 		}
 		end := time.Now()
 		lat := end.Sub(start)
+		over := r.gate.overhang(end, lat)
 		if end.Sub(lastYield) >= yieldEvery {
 			runtime.Gosched()
 			lastYield = end
@@ -667,6 +674,7 @@ func (r *run) work(id int, s *slot) {
 				}
 			}
 			st.txns++
+			st.overhang += over
 			st.events++
 			st.busy += lat
 		}
@@ -701,7 +709,10 @@ func (r *run) pause(d time.Duration) {
 type intervalStats struct {
 	hist                       *hdrhistogram.Histogram
 	txns, reads, writes, other int64
-	tally                      tally
+	// overhang is the share of the transactions that ran after a sliced
+	// run's gate closed.
+	overhang float64
+	tally    tally
 }
 
 // collect merges and resets every worker's interval data. With out == nil
@@ -729,11 +740,12 @@ func (r *run) collect(out *Outcome) intervalStats {
 			h.Reset()
 		}
 		iv.txns += st.txns
+		iv.overhang += st.overhang
 		iv.reads += st.c.Reads
 		iv.writes += st.c.Writes
 		iv.other += st.c.Others
 		iv.tally.add(st.tally)
-		st.txns, st.tally = 0, tally{}
+		st.txns, st.overhang, st.tally = 0, 0, tally{}
 		st.c = workload.Counters{}
 		st.mu.Unlock()
 	}
@@ -770,9 +782,15 @@ func (r *run) interval(out *Outcome, iv intervalStats, at, span time.Duration) {
 		pct = 95
 	}
 	q := iv.reads + iv.writes + iv.other
+	// A sliced run's span is its gate's window: the work after it closed
+	// is left out, and its queries in proportion.
+	share := 1.0
+	if iv.overhang > 0 && iv.txns > 0 {
+		share = 1 - iv.overhang/float64(iv.txns)
+	}
 	rec := Interval{
-		At: at, TPS: float64(iv.txns) / secs, QPS: float64(q) / secs,
-		Reads: float64(iv.reads) / secs, Writes: float64(iv.writes) / secs, Others: float64(iv.other) / secs,
+		At: at, TPS: (float64(iv.txns) - iv.overhang) / secs, QPS: share * float64(q) / secs,
+		Reads: share * float64(iv.reads) / secs, Writes: share * float64(iv.writes) / secs, Others: share * float64(iv.other) / secs,
 		Pct: measure.Ms(iv.hist.ValueAtQuantile(pct)), Errors: float64(iv.tally.errs) / secs, Reconn: float64(iv.tally.reconn) / secs,
 		Failed: float64(iv.tally.failed) / secs, Retries: float64(iv.tally.retries) / secs,
 		Queue: int(r.queue.Load()),

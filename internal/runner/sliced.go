@@ -20,10 +20,13 @@ type gate struct {
 	// wake is closed when the gate opens; a closed gate has a new one.
 	wake    atomic.Pointer[chan struct{}]
 	drained chan struct{}
+	// closedAt is when the gate last closed, after base; 0 while open.
+	base     time.Time
+	closedAt atomic.Int64
 }
 
 func newGate() *gate {
-	g := &gate{drained: make(chan struct{}, 1)}
+	g := &gate{drained: make(chan struct{}, 1), base: time.Now()}
 	ch := make(chan struct{})
 	g.wake.Store(&ch)
 	return g
@@ -67,15 +70,37 @@ func (g *gate) leave() {
 	}
 }
 
+// overhang is the share of an event that ended at end after lat that
+// fell after the gate closed: 0 for an event done while it was open. A
+// worker asks before it leaves, so the gate cannot have opened again.
+func (g *gate) overhang(end time.Time, lat time.Duration) float64 {
+	if g == nil || lat <= 0 {
+		return 0
+	}
+	closed := g.closedAt.Load()
+	if closed == 0 {
+		return 0
+	}
+	after := end.Sub(g.base) - time.Duration(closed)
+	if after <= 0 {
+		return 0
+	}
+	return min(1, float64(after)/float64(lat))
+}
+
 func (g *gate) openUp() {
+	g.closedAt.Store(0)
 	g.open.Store(true)
 	close(*g.wake.Load())
 }
 
-// shut closes the gate and waits up to bound for the events in flight.
-func (g *gate) shut(bound time.Duration) error {
+// shut closes the gate and waits up to bound for the events in flight;
+// it returns when the gate closed.
+func (g *gate) shut(bound time.Duration) (time.Time, error) {
 	ch := make(chan struct{})
 	g.wake.Store(&ch)
+	closed := time.Now()
+	g.closedAt.Store(max(1, int64(closed.Sub(g.base))))
 	g.open.Store(false)
 	var timer *time.Timer
 	for g.inflight.Load() > 0 {
@@ -86,7 +111,7 @@ func (g *gate) shut(bound time.Duration) error {
 		select {
 		case <-g.drained:
 		case <-timer.C:
-			return fmt.Errorf("%d workers were still waiting for the server %v after their slice ended (--reconnect-timeout): the server stopped answering", g.inflight.Load(), bound)
+			return closed, fmt.Errorf("%d workers were still waiting for the server %v after their slice ended (--reconnect-timeout): the server stopped answering", g.inflight.Load(), bound)
 		}
 	}
 	// A token left by a worker that lost the race to enter.
@@ -94,7 +119,7 @@ func (g *gate) shut(bound time.Duration) error {
 	case <-g.drained:
 	default:
 	}
-	return nil
+	return closed, nil
 }
 
 // Sliced is a session whose workers run only in the slices a controller
@@ -112,11 +137,21 @@ type Sliced struct {
 	machineOK   bool
 	busy, total float64
 	steal       float64
+	// server is the server's process tree, found when the slices start
+	// (its connections' processes exist by then); nil: read it whole.
+	server *measure.ProcTree
 }
 
-// Slice is what one slice measured.
+// Slice is what one slice measured. Elapsed runs until the last event in
+// flight was recorded; Window only while the gate was open, and Work is
+// the transactions done in it: an event in flight when the gate closed
+// counts for the share of its time before the close. Work / Window is
+// then free of the drain, in which fewer workers run than in the slice,
+// and which is longer for a slower variant.
 type Slice struct {
 	Elapsed   time.Duration
+	Window    time.Duration
+	Work      float64
 	Txns      int64
 	ClientCPU time.Duration
 	// ServerCPU is -1 when the server's CPU could not be read.
@@ -131,6 +166,9 @@ func (s *Session) StartSliced() *Sliced {
 	r.gate = newGate()
 	r.measuring.Store(true)
 	x := &Sliced{r: r, g: r.gate, workersDone: make(chan struct{}), acc: &Outcome{Hist: measure.NewHistogram()}}
+	if pid := r.cfg.ServerPID; pid > 0 {
+		x.server, _ = measure.NewProcTree(pid)
+	}
 	for i, sl := range r.slots {
 		x.wg.Add(1)
 		sl.started = true
@@ -152,7 +190,7 @@ func (x *Sliced) Slice(ctx context.Context, d time.Duration) (Slice, error) {
 	// Reading /proc costs encbench CPU: the server's and the machine's
 	// counters are read outside the client's window, the machine's
 	// nearest to it.
-	srv0, srvErr := serverCPU(cfg.ServerPID)
+	srv0, srvErr := x.serverCPU()
 	mach0, machErr := measure.MachineCPU()
 	cpu0 := measure.ProcessCPU()
 	start := time.Now()
@@ -165,11 +203,11 @@ func (x *Sliced) Slice(ctx context.Context, d time.Duration) (Slice, error) {
 	case <-x.workersDone:
 		t.Stop()
 	}
-	shutErr := x.g.shut(cfg.ReconnectTimeout)
+	closed, shutErr := x.g.shut(cfg.ReconnectTimeout)
 	end := time.Now()
-	sl := Slice{Elapsed: end.Sub(start), ClientCPU: measure.ProcessCPU() - cpu0, ServerCPU: -1}
+	sl := Slice{Elapsed: end.Sub(start), Window: closed.Sub(start), ClientCPU: measure.ProcessCPU() - cpu0, ServerCPU: -1}
 	m, machErr1 := measure.MachineCPU()
-	srv1, srvErr1 := serverCPU(cfg.ServerPID)
+	srv1, srvErr1 := x.serverCPU()
 	if srvErr == nil && srvErr1 == nil && cfg.ServerPID > 0 {
 		sl.ServerCPU = srv1 - srv0
 	}
@@ -178,15 +216,21 @@ func (x *Sliced) Slice(ctx context.Context, d time.Duration) (Slice, error) {
 		x.busy += m.Busy - mach0.Busy
 		x.total += m.Total - mach0.Total
 		x.steal += m.Steal - mach0.Steal
+		// Signed: the counters tick at 10 ms, so a short slice's
+		// remainder is mostly rounding, which cancels over a block only
+		// if no slice's is cut off at zero.
 		if sl.ServerCPU >= 0 {
-			x.foreign += max(0, time.Duration((m.Busy-mach0.Busy)*float64(time.Second))-sl.ClientCPU-sl.ServerCPU)
+			x.foreign += time.Duration((m.Busy-mach0.Busy)*float64(time.Second)) - sl.ClientCPU - sl.ServerCPU
 		}
 	}
 	iv := x.r.collect(x.acc)
 	sl.Txns = iv.txns
+	sl.Work = float64(iv.txns) - iv.overhang
 	o := x.acc
-	x.r.interval(o, iv, o.Elapsed+sl.Elapsed, sl.Elapsed)
+	x.r.interval(o, iv, o.Elapsed+sl.Elapsed, sl.Window)
 	o.Elapsed += sl.Elapsed
+	o.Window += sl.Window
+	o.Work += sl.Work
 	o.ClientCPU += sl.ClientCPU
 	if sl.ServerCPU >= 0 {
 		s := sl.ServerCPU
@@ -205,6 +249,13 @@ func (x *Sliced) Slice(ctx context.Context, d time.Duration) (Slice, error) {
 	return sl, shutErr
 }
 
+func (x *Sliced) serverCPU() (time.Duration, error) {
+	if x.server != nil {
+		return x.server.CPU()
+	}
+	return serverCPU(x.r.cfg.ServerPID)
+}
+
 func serverCPU(pid int) (time.Duration, error) {
 	if pid <= 0 {
 		return 0, nil
@@ -221,7 +272,7 @@ func (x *Sliced) Take() *Outcome {
 		busy, steal := 100*x.busy/x.total, 100*x.steal/x.total
 		o.MachineUtil, o.StealPct = &busy, &steal
 		if o.ServerCPU != nil {
-			f := x.foreign
+			f := max(0, x.foreign)
 			o.ForeignCPU = &f
 		}
 	}

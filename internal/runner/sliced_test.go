@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 )
@@ -96,4 +97,40 @@ func TestSliceOfAStuckServerFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
+}
+
+// An event in flight when the gate closes counts for its share inside
+// the slice: four workers with 45 ms events in a 50 ms slice each finish
+// one event inside and a ninth of the next, and the drain after the
+// close is not part of the window.
+func TestSliceCountsWorkInsideTheWindow(t *testing.T) {
+	ctx := context.Background()
+	e, w := &fakeEngine{}, &fakeWorkload{eventTime: 45 * time.Millisecond}
+	s, err := Open(ctx, target(e), w, Config{Threads: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	x := s.StartSliced()
+	sl, err := x.Slice(ctx, 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sl.Txns != 8 || sl.Window < 50*time.Millisecond || sl.Window > 60*time.Millisecond || sl.Elapsed < 90*time.Millisecond {
+		t.Fatalf("slice: %d txns, window %v, elapsed %v; want 8 txns, a 50 ms window and a 90 ms drain's end", sl.Txns, sl.Window, sl.Elapsed)
+	}
+	// 4 x (1 + 5/45) = 4.44, less as events overrun their 45 ms.
+	if sl.Work < 4.0 || sl.Work > 4.5 {
+		t.Errorf("work %.2f transactions inside the window, want about 4.44", sl.Work)
+	}
+	o := x.Take()
+	if o.Window != sl.Window || o.Work != sl.Work || o.Txns != 8 || len(o.Intervals) != 1 {
+		t.Fatalf("take: window %v, work %.2f, txns %d, %d intervals", o.Window, o.Work, o.Txns, len(o.Intervals))
+	}
+	if want := sl.Work / sl.Window.Seconds(); math.Abs(o.Intervals[0].TPS-want) > 1e-9 {
+		t.Errorf("interval TPS %.2f, want work over window %.2f", o.Intervals[0].TPS, want)
+	}
+	if err := x.Stop(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -57,8 +57,10 @@ func Median(x []float64) float64 {
 	return stat.Quantile(0.5, stat.Empirical, sorted, nil)
 }
 
-func tQuantile(df float64) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - (1-Confidence)/2)
+func tQuantile(df float64) float64 { return tQuantileAt(df, Confidence) }
+
+func tQuantileAt(df, level float64) float64 {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - (1-level)/2)
 }
 
 // Loss is the relative cost of a variant against its baseline, in percent:
@@ -91,7 +93,7 @@ type Diff struct {
 // a Student-t interval (n-1 degrees of freedom): for costs such as CPU per
 // transaction, where the difference itself is what a layer adds.
 func PairedDiff(baseline, variant []float64) (Diff, error) {
-	m, half, err := pairedMean(baseline, variant, func(b, v float64) (float64, error) { return v - b, nil })
+	m, half, err := pairedMean(baseline, variant, Confidence, func(b, v float64) (float64, error) { return v - b, nil })
 	if err != nil {
 		return Diff{}, err
 	}
@@ -101,8 +103,9 @@ func PairedDiff(baseline, variant []float64) (Diff, error) {
 }
 
 // pairedMean is the mean of f over the pairs (baseline[i], variant[i])
-// and the half-width of its Student-t interval (n-1 degrees of freedom).
-func pairedMean(baseline, variant []float64, f func(b, v float64) (float64, error)) (mean, half float64, err error) {
+// and the half-width of its Student-t interval (n-1 degrees of freedom)
+// at level.
+func pairedMean(baseline, variant []float64, level float64, f func(b, v float64) (float64, error)) (mean, half float64, err error) {
 	if len(baseline) != len(variant) {
 		return 0, 0, errors.New("paired samples of different lengths")
 	}
@@ -116,7 +119,7 @@ func pairedMean(baseline, variant []float64, f func(b, v float64) (float64, erro
 		}
 	}
 	m, sd := stat.MeanStdDev(d, nil)
-	return m, tQuantile(float64(len(d)-1)) * sd / math.Sqrt(float64(len(d))), nil
+	return m, tQuantileAt(float64(len(d)-1), level) * sd / math.Sqrt(float64(len(d))), nil
 }
 
 // DiffOfMeans is variant's mean minus baseline's with a Welch interval,
@@ -179,7 +182,17 @@ func welchDF(a, b, na, nb float64) float64 {
 // Student-t interval on that mean (n-1 degrees of freedom) carried through
 // exp, so the interval is asymmetric around the loss, as a ratio's is.
 func PairedLossPct(baseline, variant []float64) (Loss, error) {
-	m, half, err := pairedMean(baseline, variant, func(b, v float64) (float64, error) {
+	return PairedLossPctAt(baseline, variant, Confidence)
+}
+
+// PairedLossPctAt is PairedLossPct with an interval at level instead of
+// Confidence: for intervals that must hold together, such as n A/A checks
+// at 1 - 0.05/n each (Bonferroni).
+func PairedLossPctAt(baseline, variant []float64, level float64) (Loss, error) {
+	if level <= 0 || level >= 1 {
+		return Loss{}, errors.New("confidence level outside (0, 1)")
+	}
+	m, half, err := pairedMean(baseline, variant, level, func(b, v float64) (float64, error) {
 		if b <= 0 || v <= 0 {
 			return 0, errors.New("paired loss needs positive values")
 		}

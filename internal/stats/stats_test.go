@@ -67,6 +67,15 @@ func TestPairedLossKnownValues(t *testing.T) {
 	if !near(l.Pct, 15.10, 0.01) || !near(l.Low, 1.72, 0.01) || !near(l.High, 26.65, 0.01) || !l.Significant || !l.Paired {
 		t.Errorf("paired loss %+v", l)
 	}
+	// At 99% (t = 9.925 with 2 degrees of freedom) the same loss is no
+	// longer told from 0.
+	l99, err := PairedLossPctAt([]float64{100, 200, 400}, []float64{90, 160, 340}, 0.99)
+	if err != nil || !near(l99.Pct, 15.10, 0.01) || !near(l99.Low, -18.99, 0.01) || !near(l99.High, 39.42, 0.01) || l99.Significant {
+		t.Errorf("paired loss at 99%%: %+v, %v", l99, err)
+	}
+	if _, err := PairedLossPctAt([]float64{1, 2}, []float64{1, 2}, 1); err == nil {
+		t.Error("a confidence level of 1 accepted")
+	}
 	if _, err := PairedLossPct([]float64{1, 2}, []float64{1}); err == nil {
 		t.Error("unequal lengths accepted")
 	}
