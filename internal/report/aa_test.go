@@ -65,12 +65,12 @@ func TestAAZeroTextWeighsMissesTogether(t *testing.T) {
 		t.Fatalf("test data: %+v should exclude 0 at 95%%", chance.Loss)
 	}
 	got := aaZeroText(l, append(cells, chance), 16)
-	if !strings.Contains(got, "1 of 16 A/A intervals exclude 0 (lucky at 8 threads on pg)") || !strings.Contains(got, "0.8 would by chance alone") || !strings.Contains(got, "none is beyond chance") {
+	if !strings.Contains(got, "A/A intervals that exclude 0: 1 of 16 (lucky at 8 threads on pg)") || !strings.Contains(got, "0.8 would by chance alone") || !strings.Contains(got, "none is beyond chance") {
 		t.Errorf("a miss chance explains: %q", got)
 	}
 	real := cell("biased", 0.90, 0.91, 0.90, 0.89, 0.90)
 	got = aaZeroText(l, append(cells, real), 16)
-	if !strings.Contains(got, "biased at 8 threads on pg even taken together") {
+	if !strings.Contains(got, "0 stays outside the interval of biased at 8 threads on pg") {
 		t.Errorf("a miss beyond chance: %q", got)
 	}
 }
