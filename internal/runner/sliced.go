@@ -20,7 +20,8 @@ type gate struct {
 	// wake is closed when the gate opens; a closed gate has a new one.
 	wake    atomic.Pointer[chan struct{}]
 	drained chan struct{}
-	// closedAt is when the gate last closed, after base; 0 while open.
+	// base is the gate's clock origin; closedAt is when the gate last
+	// closed, in nanoseconds after base (0 while open).
 	base     time.Time
 	closedAt atomic.Int64
 }
