@@ -190,7 +190,7 @@ func (x *SuiteRun) interleave(ctx context.Context, q *quietMachine, cells []suit
 			return nil, fmt.Errorf("cell %s: %w", m.cell.ID, err)
 		}
 	}
-	q.connected()
+	q.forgetTrees()
 	started := time.Now()
 	for _, m := range members {
 		m.sliced = m.sess.StartSliced()

@@ -65,13 +65,13 @@ func (q *quietMachine) tree(id string) ([]int, error) {
 	return t, nil
 }
 
-// connected says the servers may have new processes (connections'):
-// their trees are found again.
-func (q *quietMachine) connected() { clear(q.trees) }
+// forgetTrees has the servers' trees found again: at a cell's or block's
+// start, and once its workers have connected (new backend processes).
+func (q *quietMachine) forgetTrees() { clear(q.trees) }
 
 // before readies the machine for a cell on setup and says what it did.
 func (q *quietMachine) before(ctx context.Context, setup string, log io.Writer) error {
-	q.connected()
+	q.forgetTrees()
 	if f := q.quiesce[q.last]; f != nil {
 		t0 := time.Now()
 		if err := f(ctx); err != nil {

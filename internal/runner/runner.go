@@ -654,7 +654,6 @@ func (r *run) work(id int, s *slot) {
 		}
 		end := time.Now()
 		lat := end.Sub(start)
-		over := r.gate.overhang(end, lat)
 		if end.Sub(lastYield) >= yieldEvery {
 			runtime.Gosched()
 			lastYield = end
@@ -674,7 +673,7 @@ func (r *run) work(id int, s *slot) {
 				}
 			}
 			st.txns++
-			st.overhang += over
+			st.overhang += r.gate.overhang(end, lat)
 			st.events++
 			st.busy += lat
 		}

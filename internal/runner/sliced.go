@@ -254,14 +254,10 @@ func (x *Sliced) serverCPU() (time.Duration, error) {
 	if x.server != nil {
 		return x.server.CPU()
 	}
-	return serverCPU(x.r.cfg.ServerPID)
-}
-
-func serverCPU(pid int) (time.Duration, error) {
-	if pid <= 0 {
-		return 0, nil
+	if pid := x.r.cfg.ServerPID; pid > 0 {
+		return measure.TreeCPU(pid)
 	}
-	return measure.TreeCPU(pid)
+	return 0, nil
 }
 
 // Take returns everything measured since the last Take (or the start) and
