@@ -49,11 +49,11 @@ server_statements() {
   local dir=$2
   case $1 in
     mariadb)
-      mariadb --skip-ssl -S "$dir/run/mysqld.sock" -uroot -N -e \
+      MYSQL_PWD=$(json_field "$dir" admin_password) mariadb --skip-ssl -S "$dir/run/mysqld.sock" -uroot -N -e \
         "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_select','Com_insert','Com_update','Com_delete','Com_begin','Com_commit')" |
         awk '{s+=$2} END {print s}' ;;
     postgres)
-      psql -X -q -A -t -h "$dir/run" -p "$(json_field "$dir" port)" -U postgres -d sbtest -c \
+      PGPASSWORD=$(json_field "$dir" admin_password) psql -X -q -A -t -h "$dir/run" -p "$(json_field "$dir" port)" -U postgres -d sbtest -c \
         "SELECT coalesce(sum(calls),0) FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
          WHERE d.datname = 'sbtest' AND s.query NOT LIKE '%pg_stat%' AND s.query NOT LIKE '%pg_settings%'" ;;
   esac
@@ -74,8 +74,8 @@ server_cpu() {
 sysbench_args() {
   local engine=$1 dir=$2
   case $engine in
-    mariadb) echo "--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$(json_field "$dir" port) --mysql-user=sbtest --mysql-db=sbtest --mysql-ssl=off" ;;
-    postgres) echo "--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port=$(json_field "$dir" port) --pgsql-user=sbtest --pgsql-db=sbtest" ;;
+    mariadb) echo "--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$(json_field "$dir" port) --mysql-user=sbtest --mysql-password=$(json_field "$dir" password) --mysql-db=sbtest --mysql-ssl=off" ;;
+    postgres) echo "--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port=$(json_field "$dir" port) --pgsql-user=sbtest --pgsql-password=$(json_field "$dir" password) --pgsql-db=sbtest" ;;
   esac
 }
 

@@ -154,9 +154,9 @@ func sysbenchPerTxn(t *testing.T, bin string, s *server, wl string, events int) 
 	args := []string{wl, "--tables=" + tablesFor(wl), "--table-size=" + strconv.Itoa(tableSize), "--threads=2",
 		"--events=" + strconv.Itoa(events), "--time=0"}
 	if s.name == "postgres" {
-		args = append(args, "--db-driver=pgsql", "--pgsql-host=127.0.0.1", "--pgsql-port="+port, "--pgsql-user=sbtest", "--pgsql-db=sbtest")
+		args = append(args, "--db-driver=pgsql", "--pgsql-host=127.0.0.1", "--pgsql-port="+port, "--pgsql-user=sbtest", "--pgsql-password="+s.info.Password, "--pgsql-db=sbtest")
 	} else {
-		args = append(args, "--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port="+port, "--mysql-user=sbtest", "--mysql-db=sbtest")
+		args = append(args, "--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port="+port, "--mysql-user=sbtest", "--mysql-password="+s.info.Password, "--mysql-db=sbtest")
 	}
 	before := s.statements(t)
 	cmd := exec.Command(bin, append(args, "run")...)

@@ -16,6 +16,7 @@ import (
 	"github.com/encbench/encbench/internal/encryption/certs"
 	"github.com/encbench/encbench/internal/encryption/tdekeys"
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/fsx"
 )
 
 func init() { register(mariadbProvider{}) }
@@ -66,6 +67,15 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 	}
 	sock := filepath.Join(run, "mysqld.sock")
 	logPath := filepath.Join(logDir, "mariadb.err")
+	// LOAD_FILE, LOAD DATA and SELECT ... INTO OUTFILE reach only this
+	// directory, and only for an account with the FILE privilege.
+	files := filepath.Join(o.Dir, "files")
+	if err := os.Mkdir(files, 0o700); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", files, err)
+	}
+	if err := chown(u, files); err != nil {
+		return nil, err
+	}
 	cnf := []string{
 		"[mysqld]",
 		"datadir=" + data,
@@ -81,6 +91,7 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 		"performance_schema=OFF",
 		"skip-log-bin",
 		"max_prepared_stmt_count=100000",
+		"secure_file_priv=" + files,
 	}
 	if u != nil {
 		cnf = append(cnf, "user="+u.Username)
@@ -106,9 +117,22 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 	if err := runTool(nil, installDB, args...); err != nil {
 		return nil, err
 	}
+	pw, err := newPasswords()
+	if err != nil {
+		return nil, err
+	}
+	// The accounts are set up by an init file that the server runs before
+	// it serves its first connection, so no account is ever reachable
+	// without a password; the file (it holds both passwords) is removed
+	// once the server is up, and restarts run without it.
+	initFile := filepath.Join(run, "init.sql")
+	if err := writeSecret(initFile, mariadbAccounts(pw), u); err != nil {
+		return nil, err
+	}
+	defer os.Remove(initFile)
 	argv := o.pinned(server, "--defaults-file="+cnfPath)
 	startLog := filepath.Join(logDir, "mariadbd.out")
-	cmd, logf, err := command(nil, startLog, argv...)
+	cmd, logf, err := command(nil, startLog, append(argv, "--init-file="+initFile)...)
 	if err != nil {
 		return nil, err
 	}
@@ -116,12 +140,13 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 	if err != nil {
 		return nil, err
 	}
-	connector, err := adminConnector(sock)
-	if err != nil {
+	admin := &Info{Socket: sock, AdminPassword: pw.admin}
+	if err := waitReady(ctx, exited, logPath, func(c context.Context) error { return p.ready(c, admin) }); err != nil {
 		_ = stop(pid, 10e9)
 		return nil, err
 	}
-	if err := waitReady(ctx, exited, logPath, func(c context.Context) error { return p.ready(c, &Info{Socket: sock}) }); err != nil {
+	connector, err := adminConnector(admin)
+	if err != nil {
 		_ = stop(pid, 10e9)
 		return nil, err
 	}
@@ -131,44 +156,54 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 		return nil, fmt.Errorf("connecting to the new server: %w", err)
 	}
 	defer dc.Close()
-	exec := dc.(driver.ExecerContext)
-	setup := []string{"CREATE DATABASE sbtest"}
-	for _, host := range []string{"127.0.0.1", "::1", "localhost"} {
-		setup = append(setup,
-			fmt.Sprintf("CREATE USER 'sbtest'@'%s'", host),
-			fmt.Sprintf("GRANT ALL ON sbtest.* TO 'sbtest'@'%s'", host),
-			fmt.Sprintf("GRANT PROCESS ON *.* TO 'sbtest'@'%s'", host))
-	}
-	for _, q := range setup {
-		if _, err := exec.ExecContext(ctx, q, nil); err != nil {
-			_ = stop(pid, 10e9)
-			return nil, fmt.Errorf("setting up the benchmark user (%s): %w", q, err)
-		}
-	}
 	version, err := serverVersion(ctx, dc)
 	if err != nil {
 		_ = stop(pid, 10e9)
 		return nil, err
 	}
 	return &Info{
-		Start:       argv,
-		StartLog:    startLog,
-		DataDir:     data,
-		MarkerFiles: []string{filepath.Join(data, "sbtest", "encbench_marker.ibd"), filepath.Join(data, "ib_logfile0")},
-		Engine:      "mariadb",
-		Version:     "MariaDB " + version,
-		DSN:         fmt.Sprintf("mysql://sbtest@127.0.0.1:%d/sbtest", port),
-		PID:         pid,
-		Port:        port,
-		Dir:         o.Dir,
-		Socket:      sock,
-		AdminDSN:    "mysql://root@localhost/?socket=" + sock,
+		Start:         argv,
+		StartLog:      startLog,
+		DataDir:       data,
+		MarkerFiles:   []string{filepath.Join(data, "sbtest", "encbench_marker.ibd"), filepath.Join(data, "ib_logfile0")},
+		Engine:        "mariadb",
+		Version:       "MariaDB " + version,
+		DSN:           fmt.Sprintf("mysql://sbtest:%s@127.0.0.1:%d/sbtest", pw.bench, port),
+		User:          "sbtest",
+		Password:      pw.bench,
+		AdminPassword: pw.admin,
+		PID:           pid,
+		Port:          port,
+		Dir:           o.Dir,
+		Socket:        sock,
+		AdminDSN:      fmt.Sprintf("mysql://root:%s@localhost/?socket=%s", pw.admin, sock),
 	}, nil
 }
 
-func adminConnector(sock string) (driver.Connector, error) {
+// mariadbAccounts is the init file's SQL: root keeps only its socket
+// account, with a password; the benchmark user gets its database and
+// PROCESS (to read every session's TLS state and InnoDB's encryption
+// tables), never FILE or SUPER. One statement per line, as the server
+// reads an init file.
+func mariadbAccounts(pw passwords) string {
+	sql := []string{
+		"DELETE FROM mysql.global_priv WHERE User = 'root' AND Host <> 'localhost';",
+		"FLUSH PRIVILEGES;",
+		"ALTER USER 'root'@'localhost' IDENTIFIED BY '" + pw.admin + "';",
+		"CREATE DATABASE sbtest;",
+	}
+	for _, host := range []string{"127.0.0.1", "::1", "localhost"} {
+		sql = append(sql,
+			fmt.Sprintf("CREATE USER 'sbtest'@'%s' IDENTIFIED BY '%s';", host, pw.bench),
+			fmt.Sprintf("GRANT ALL ON sbtest.* TO 'sbtest'@'%s';", host),
+			fmt.Sprintf("GRANT PROCESS ON *.* TO 'sbtest'@'%s';", host))
+	}
+	return strings.Join(sql, "\n") + "\n"
+}
+
+func adminConnector(info *Info) (driver.Connector, error) {
 	cfg := gomysql.NewConfig()
-	cfg.User, cfg.Net, cfg.Addr = "root", "unix", sock
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", info.AdminPassword, "unix", info.Socket
 	c, err := gomysql.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("configuring admin connection: %w", err)
@@ -186,7 +221,7 @@ func (mariadbProvider) haltSignal(immediate bool) syscall.Signal {
 }
 
 func (mariadbProvider) ready(ctx context.Context, info *Info) error {
-	connector, err := adminConnector(info.Socket)
+	connector, err := adminConnector(info)
 	if err != nil {
 		return err
 	}
@@ -228,7 +263,7 @@ func mariadbTDE(o Options, u *user.User) ([]string, error) {
 		if err != nil {
 			return nil, errs.Usage("cannot read --tde-key-file: %v", err)
 		}
-		if err := os.WriteFile(keyFile, data, 0o600); err != nil {
+		if err := fsx.WriteFile(keyFile, data, 0o600); err != nil {
 			return nil, fmt.Errorf("copying the key file: %w", err)
 		}
 	} else if err := tdekeys.Generate(keyFile); err != nil {

@@ -63,7 +63,19 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 	if err != nil {
 		return nil, err
 	}
-	if err := runTool(u, filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"); err != nil {
+	pw, err := newPasswords()
+	if err != nil {
+		return nil, err
+	}
+	// The superuser's password reaches initdb through a file only the
+	// server's user can read, removed once initdb has read it.
+	pwFile := filepath.Join(run, "initdb.pw")
+	if err := writeSecret(pwFile, pw.admin+"\n", u); err != nil {
+		return nil, err
+	}
+	err = runTool(u, filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "scram-sha-256", "--pwfile", pwFile, "-E", "UTF8", "--no-sync", "--no-instructions")
+	os.Remove(pwFile)
+	if err != nil {
 		return nil, err
 	}
 	sharedBuffers := "512MB"
@@ -102,10 +114,12 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 	if err := appendFile(filepath.Join(data, "postgresql.conf"), "\n# encbench sandbox\n"+strings.Join(conf, "\n")+"\n"); err != nil {
 		return nil, err
 	}
-	hba := "local all all trust\nhost all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n"
+	// Every connection, socket included, proves a password: another local
+	// user gets nothing without the sandbox's password.
+	hba := "local all all scram-sha-256\nhost all all 127.0.0.1/32 scram-sha-256\nhost all all ::1/128 scram-sha-256\n"
 	if o.tls() && !o.TLSOptional {
 		// Plaintext TCP is refused, so nothing can fall back to it.
-		hba = "local all all trust\nhostssl all all 127.0.0.1/32 trust\nhostssl all all ::1/128 trust\n" +
+		hba = "local all all scram-sha-256\nhostssl all all 127.0.0.1/32 scram-sha-256\nhostssl all all ::1/128 scram-sha-256\n" +
 			"hostnossl all all 0.0.0.0/0 reject\nhostnossl all all ::/0 reject\n"
 	}
 	if err := os.WriteFile(filepath.Join(data, "pg_hba.conf"), []byte(hba), 0o600); err != nil {
@@ -124,7 +138,7 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 	if err != nil {
 		return nil, err
 	}
-	admin := fmt.Sprintf("postgres://postgres@/postgres?host=%s&port=%d&sslmode=disable", run, port)
+	admin := fmt.Sprintf("postgres://postgres:%s@/postgres?host=%s&port=%d&sslmode=disable", pw.admin, run, port)
 	if err := waitReady(ctx, exited, logPath, func(c context.Context) error { return p.ready(c, &Info{AdminDSN: admin}) }); err != nil {
 		_ = stop(pid, 10e9)
 		return nil, err
@@ -135,8 +149,10 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 		return nil, fmt.Errorf("connecting to the new server: %w", err)
 	}
 	defer conn.Close(ctx)
+	// The benchmark user is no superuser: it owns its database and reads
+	// the statistics views (pg_stat_ssl of every backend), nothing more.
 	setup := []string{
-		"CREATE ROLE sbtest LOGIN",
+		"CREATE ROLE sbtest LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '" + pw.bench + "'",
 		"GRANT pg_read_all_stats TO sbtest",
 		"CREATE DATABASE " + benchDatabase + " OWNER sbtest",
 	}
@@ -159,18 +175,21 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 	}
 	version := conn.ParameterStatus("server_version")
 	return &Info{
-		Start:    argv,
-		RunAs:    userName(u),
-		StartLog: logPath,
-		DataDir:  data,
-		Engine:   "postgres",
-		Version:  "PostgreSQL " + version,
-		DSN:      fmt.Sprintf("postgres://sbtest@127.0.0.1:%d/sbtest", port),
-		PID:      pid,
-		Port:     port,
-		Dir:      o.Dir,
-		Socket:   run,
-		AdminDSN: admin,
+		Start:         argv,
+		RunAs:         userName(u),
+		StartLog:      logPath,
+		DataDir:       data,
+		Engine:        "postgres",
+		Version:       "PostgreSQL " + version,
+		DSN:           fmt.Sprintf("postgres://sbtest:%s@127.0.0.1:%d/sbtest", pw.bench, port),
+		Password:      pw.bench,
+		User:          "sbtest",
+		AdminPassword: pw.admin,
+		PID:           pid,
+		Port:          port,
+		Dir:           o.Dir,
+		Socket:        run,
+		AdminDSN:      admin,
 	}, nil
 }
 

@@ -6,6 +6,8 @@ package sandbox
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -167,6 +169,12 @@ type Info struct {
 	Socket  string `json:"socket"`
 	// AdminDSN reaches the server as its superuser over the private socket.
 	AdminDSN string `json:"admin_dsn"`
+	// User and Password are the benchmark account's (DSN carries them too),
+	// AdminPassword the superuser's: for connecting by hand and for
+	// scripts. The state file is readable by its owner only.
+	User          string `json:"user,omitempty"`
+	Password      string `json:"password,omitempty"`
+	AdminPassword string `json:"admin_password,omitempty"`
 	// Variant and what it turned on; CA, client certificate and key are
 	// the generated PEM files of a TLS variant.
 	Variant    string `json:"variant"`
@@ -335,7 +343,37 @@ func save(info *Info) error {
 	if err != nil {
 		return fmt.Errorf("encoding sandbox state: %w", err)
 	}
-	return fsx.WriteFile(filepath.Join(info.Dir, stateFile), data, 0o644)
+	return fsx.WriteFile(filepath.Join(info.Dir, stateFile), data, 0o600)
+}
+
+// passwords are a new sandbox's: the superuser's and the benchmark user's.
+type passwords struct{ admin, bench string }
+
+// newPasswords draws 128 random bits per account, in hex so that they
+// need no quoting in a URL, a libpq string, SQL or a shell.
+func newPasswords() (passwords, error) {
+	draw := func() (string, error) {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			return "", fmt.Errorf("drawing a sandbox password: %w", err)
+		}
+		return hex.EncodeToString(b), nil
+	}
+	a, err := draw()
+	if err != nil {
+		return passwords{}, err
+	}
+	b, err := draw()
+	return passwords{admin: a, bench: b}, err
+}
+
+// writeSecret writes a file that holds a password, mode 0600 from its
+// first byte, and gives it to the server's user.
+func writeSecret(path, text string, u *user.User) error {
+	if err := fsx.WriteFile(path, []byte(text), 0o600); err != nil {
+		return err
+	}
+	return chown(u, path)
 }
 
 // writeCerts makes the sandbox's CA, server and client certificates; the
