@@ -126,10 +126,7 @@ func TestEncSysbench(t *testing.T) {
 // and the server's SUM of ASHE values decrypts to the sum of the values.
 func oreOnServer(t *testing.T, s *server, p colenc.Paths) {
 	t.Helper()
-	cipher, err := colenc.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cipher := dataSetCipher(t, s, p)
 	idCol := colenc.Column{Table: "sbtest1", Name: "id", Scheme: colenc.Ore}
 	kCol := colenc.Column{Table: "sbtest1", Name: "k", Scheme: colenc.Ashe}
 	lo, _ := cipher.OreToken(idCol, 700)

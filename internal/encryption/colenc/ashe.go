@@ -65,12 +65,16 @@ func AppendRuns(out []IDRange, ids []uint64) ([]IDRange, error) {
 type asheKey struct{ prf cipher.Block }
 
 func (c *Cipher) asheKeyFor(col Column) (*asheKey, error) {
+	if c.dataSet == nil {
+		return nil, fmt.Errorf("column %s.%s is ashe, whose keys are bound to a data set: open the data set's nonce first (ForDataSet)", col.Table, col.Name)
+	}
 	name := "ashe\x00" + col.Table + "\x00" + col.Name
 	if k, ok := c.derived.Load(name); ok {
 		return k.(*asheKey), nil
 	}
-	seed := c.detSeal(0, make([]byte, 32), []byte("encbench-ashe-key/v2\x00"+name))
-	raw, err := hkdf.Key(sha256.New, seed, nil, "encbench ashe key v2", 32)
+	// The data set's nonce is in the PRF's input: a fresh key per prepare.
+	seed := c.detSeal(0, make([]byte, 32), []byte("encbench-ashe-key/v3\x00"+name+"\x00"+string(c.dataSet)))
+	raw, err := hkdf.Key(sha256.New, seed, nil, "encbench ashe key v3", 32)
 	if err != nil {
 		return nil, err
 	}

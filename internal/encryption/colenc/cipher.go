@@ -38,6 +38,8 @@ type Cipher struct {
 	det []sivEntry
 	// derived caches each ore and ashe column's derived key.
 	derived sync.Map
+	// dataSet binds ashe keys to one prepared data set (ForDataSet).
+	dataSet []byte
 }
 
 type gcmKey struct {

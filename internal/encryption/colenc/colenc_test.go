@@ -27,8 +27,14 @@ func newKeys(t testing.TB) (Paths, *Cipher) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Bound to one data set, as a workload's cipher is for ashe columns.
+	if c, err = c.ForDataSet(testDataSet); err != nil {
+		t.Fatal(err)
+	}
 	return p, c
 }
+
+var testDataSet = []byte("0123456789abcdef")
 
 var (
 	customerLast = Column{Table: "customer", Name: "c_last", Scheme: Det}
@@ -355,6 +361,9 @@ func TestAsheSumsOverIdentifierSets(t *testing.T) {
 		t.Fatal(err)
 	}
 	rotated, err := Open(p)
+	if err == nil {
+		rotated, err = rotated.ForDataSet(testDataSet)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,7 +119,11 @@ func (w *Workload) prepareEnc(ctx context.Context, env workload.Env) error {
 		if created {
 			fmt.Fprintf(env.Log, "Created column encryption keys: master key %s, keyset %s (mode 0600)\n", w.enc.keys.MasterKey, w.enc.keys.Resolved().Keyset)
 		}
-		cipher = c
+		// A data set of its own: its ashe keys share no mask with any
+		// earlier prepare's under this keyset.
+		if cipher, err = c.ForDataSet(colenc.NewDataSet()); err != nil {
+			return err
+		}
 	}
 	admin, err := env.Connect(ctx)
 	if err != nil {
@@ -158,45 +162,38 @@ func (w *Workload) writeEncConfig(ctx context.Context, c engine.Conn, d engine.D
 	if err := workload.Own(ctx, c, w.name, []string{encConfigTable}); err != nil {
 		return err
 	}
-	ddl := fmt.Sprintf("CREATE TABLE %s(spec VARCHAR(200) NOT NULL, tables INTEGER NOT NULL, table_size INTEGER NOT NULL, key_check %s, ashe_next BIGINT NOT NULL) %s",
-		encConfigTable, d.BinaryType(64), suffix)
+	ddl := fmt.Sprintf("CREATE TABLE %s(spec VARCHAR(200) NOT NULL, tables INTEGER NOT NULL, table_size INTEGER NOT NULL, key_check %s, ashe_next BIGINT NOT NULL, data_set %s) %s",
+		encConfigTable, d.BinaryType(64), d.BinaryType(96), suffix)
 	if err := c.Exec(ctx, ddl); err != nil {
 		return err
 	}
-	st, err := c.Prepare(ctx, "INSERT INTO "+encConfigTable+" VALUES (?, ?, ?, ?, ?)")
+	st, err := c.Prepare(ctx, "INSERT INTO "+encConfigTable+" VALUES (?, ?, ?, ?, ?, ?)")
 	if err != nil {
 		return err
 	}
 	args := []engine.Arg{{Str: []byte(w.encSpecText())}, {Int: int64(w.opts.Tables)}, {Int: int64(w.opts.TableSize)}, {Null: true},
-		{Int: freshAsheFrom}}
+		{Int: freshAsheFrom}, {Null: true}}
 	if cipher != nil {
 		ct, err := cipher.Encrypt(keyCheck, nil, colenc.Text("encbench"))
 		if err != nil {
 			return err
 		}
 		args[3] = engine.Arg{Str: ct}
+		if args[5].Str, err = cipher.SealDataSet(cipher.DataSet()); err != nil {
+			return err
+		}
+		args[5].Null = false
 	}
 	return st.Exec(args)
 }
 
 // checkEncConfig refuses data prepared with another spec, size or keyset.
 func (w *Workload) checkEncConfig(ctx context.Context, c engine.Conn) error {
-	st, err := c.Prepare(ctx, "SELECT spec, tables, table_size, key_check FROM "+encConfigTable)
+	spec, tables, size, check, _, rows, err := readEncConfig(ctx, c)
 	if err != nil {
-		return errs.Usage("no %s table: run `encbench prepare %s` with the same --encrypt first", encConfigTable, w.name)
+		return errs.Usage("no %s table of this version: run `encbench prepare %s` with the same --encrypt first (%v)", encConfigTable, w.name, err)
 	}
-	var spec, tables, size string
-	var check []byte
-	rows := 0
-	err = st.Query(nil, func(v [][]byte) error {
-		rows++
-		spec, tables, size = string(v[0]), string(v[1]), string(v[2])
-		check = append([]byte(nil), v[3]...)
-		return nil
-	})
 	switch {
-	case err != nil:
-		return err
 	case rows != 1:
 		return fmt.Errorf("%s has %d rows, want 1: prepare again", encConfigTable, rows)
 	case spec != w.encSpecText():
@@ -217,6 +214,45 @@ func (w *Workload) checkEncConfig(ctx context.Context, c engine.Conn) error {
 		return errs.Usage("the keyset's primary key changed since prepare (keys rotate): det, ore and ashe values depend on it; prepare again")
 	}
 	return nil
+}
+
+// readEncConfig reads the config table's one row.
+func readEncConfig(ctx context.Context, c engine.Conn) (spec, tables, size string, check, dataSet []byte, rows int, err error) {
+	st, err := c.Prepare(ctx, "SELECT spec, tables, table_size, key_check, data_set FROM "+encConfigTable)
+	if err != nil {
+		return "", "", "", nil, nil, 0, err
+	}
+	err = st.Query(nil, func(v [][]byte) error {
+		rows++
+		spec, tables, size = string(v[0]), string(v[1]), string(v[2])
+		check, dataSet = append([]byte(nil), v[3]...), append([]byte(nil), v[4]...)
+		return nil
+	})
+	return spec, tables, size, check, dataSet, rows, err
+}
+
+// dataCipher is the keyset's cipher bound to the data set the tables
+// were prepared as (its nonce authenticated under the keyset), or nil for
+// plaintext tables.
+func (w *Workload) dataCipher(ctx context.Context, c engine.Conn) (*colenc.Cipher, error) {
+	cipher, err := w.cipher()
+	if err != nil || cipher == nil {
+		return nil, err
+	}
+	_, _, _, _, sealed, rows, err := readEncConfig(ctx, c)
+	switch {
+	case err != nil:
+		return nil, errs.Usage("no %s table of this version: run `encbench prepare %s` with the same --encrypt first (%v)", encConfigTable, w.name, err)
+	case rows != 1:
+		return nil, fmt.Errorf("%s has %d rows, want 1: prepare again", encConfigTable, rows)
+	case len(sealed) == 0:
+		return nil, errs.Usage("the enc tables were prepared without a data set nonce (an earlier encbench): prepare them again")
+	}
+	nonce, err := cipher.OpenDataSet(sealed)
+	if err != nil {
+		return nil, err
+	}
+	return cipher.ForDataSet(nonce)
 }
 
 // kRanks draws a table's rows as createEncTable does and returns, for

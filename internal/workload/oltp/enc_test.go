@@ -194,6 +194,9 @@ func newTestCipher(t *testing.T) *colenc.Cipher {
 		t.Fatal(err)
 	}
 	c, err := colenc.Open(p)
+	if err == nil {
+		c, err = c.ForDataSet(colenc.NewDataSet())
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

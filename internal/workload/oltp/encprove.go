@@ -40,7 +40,7 @@ func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*result.Col
 		// plaintext, measured like the encrypted variants for their storage
 		return &result.ColencProof{BusinessColumns: len(sbColumns), Source: "no column encrypted"}, nil
 	}
-	cipher, err := w.cipher()
+	cipher, err := w.dataCipher(ctx, c)
 	if err != nil {
 		return nil, err
 	}

@@ -80,14 +80,17 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 	if err := w.validateEnc(d); err != nil {
 		return nil, err
 	}
-	cipher, err := w.cipher()
+	cipher, err := w.dataCipher(ctx, conn)
 	if err != nil {
 		return nil, err
 	}
 	e := w.enc.spec
 	wk := &encWorker{w: w, o: w.opts, spec: e, conn: conn, src: randgen.New(w.opts.Rand, uint64(id)),
 		tid: id % threads, threads: threads,
-		cbuf: make([]byte, 0, len(cTemplate)), padbuf: make([]byte, 0, len(padTemplate)), asheIDs: asheIDs{conn: conn}}
+		cbuf: make([]byte, 0, len(cTemplate)), padbuf: make([]byte, 0, len(padTemplate)), asheIDs: asheIDs{conn: conn, ledger: colenc.LedgerFor(w.enc.keys)}}
+	if cipher != nil {
+		wk.asheIDs.dataSet = cipher.DataSet()
+	}
 	p, carry := prev.(*encWorker)
 	if carry {
 		wk.src = p.src
@@ -111,16 +114,10 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 		col = colK
 	}
 	wk.mode, wk.col = e.mode(col, rng, d.OreType), col
-	fresh := false
 	if rng && (e[colK] == colenc.Ashe || w.opts.KSumCopy) {
 		// Once per session: sums may list their identifiers (ListAgg).
 		if err := engine.SetSession(ctx, conn, d.ListAggSetup, "for identifier lists"); err != nil {
 			return nil, err
-		}
-		if e[colK] == colenc.Ashe {
-			if fresh, err = freshIdentifiers(ctx, conn); err != nil {
-				return nil, err
-			}
 		}
 	}
 	switch w.name {
@@ -132,6 +129,11 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 		wk.event = wk.rangeSum
 	default:
 		wk.event = wk.writeMix
+		if e[colK] == colenc.Ashe || w.opts.KSumCopy {
+			if err := wk.asheIDs.check(ctx); err != nil {
+				return nil, err
+			}
+		}
 	}
 	in := strings.TrimSuffix(strings.Repeat("?, ", w.opts.RangeSize), ", ")
 	for t := 1; t <= w.opts.Tables; t++ {
@@ -170,10 +172,10 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 				// Loaded rows' identifiers follow id (an ashe k) or an ore
 				// k (its copy): a range on that column is one run of them.
 				switch {
-				case e[colK] == colenc.Ashe && col == colID && fresh:
+				case e[colK] == colenc.Ashe && col == colID:
 					tb.sumRun = prep("SELECT SUM("+v+"), COUNT(*), BIT_OR("+id+") FROM %[1]s"+pred, name, key, sbColumns[col], in)
 					tb.runIsIDs = true
-				case e[colK] == colenc.Ashe && col == colID || w.opts.KSumCopy && e[colK] == colenc.Ore && col == colK:
+				case w.opts.KSumCopy && e[colK] == colenc.Ore && col == colK:
 					tb.sumRun = prep("SELECT SUM("+v+"), COUNT(*), MIN("+id+"), MAX("+id+") FROM %[1]s"+pred, name, key, sbColumns[col], in)
 				}
 			case w.opts.KSumByValue && col == colK && wk.mode != inClient:
