@@ -1,13 +1,17 @@
 package integration
 
 import (
+	"bytes"
 	"context"
+	"crypto/aes"
 	"encoding/hex"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/encbench/encbench/internal/encryption/colenc"
+	"github.com/encbench/encbench/internal/encryption/ore"
 )
 
 // TestOreIndexRefusesForgeriesAndStaysValid (issue 17, finding 3): on a
@@ -65,8 +69,8 @@ func TestOreIndexRefusesForgeriesAndStaysValid(t *testing.T) {
 		next, _ := hex.DecodeString(rows[1][0])
 		forged := append([]byte(nil), real...)
 		// The right part's bits follow the header, the left part and the
-		// nonce; all flipped is still a valid form.
-		for i := colenc.OreTailFrom + colenc.OreTailLen; i < len(forged); i++ {
+		// nonce, and the MAC follows them; all flipped is still a valid form.
+		for i := oreRightFrom; i < len(forged); i++ {
 			forged[i] ^= 0xff
 		}
 		other := map[string]string{"id": "'\\x0102'::bytea", "k": "'\\x0102'::bytea"}
@@ -91,8 +95,18 @@ func TestOreIndexRefusesForgeriesAndStaysValid(t *testing.T) {
 		if err := ins(real[:len(real)-40]); err == nil || !strings.Contains(err.Error(), "not an encbench ore") {
 			t.Errorf("%s: a truncated value was accepted: %v", c.spec, err)
 		}
+		// Equal last blocks, different left parts: the C comparison's
+		// shortcut once took such a pair as equal.
+		mixed := append([]byte(nil), real...)
+		copy(mixed[oreHeader:colenc.OreIdentityFrom], next[oreHeader:colenc.OreIdentityFrom])
+		lit := func(v []byte) string { return "'\\x" + hex.EncodeToString(v) + "'::ore" }
+		for _, q := range []string{"SELECT " + lit(mixed) + " = " + lit(real), "SELECT ore_cmp(" + lit(real) + ", " + lit(mixed) + ")"} {
+			if _, err := pg.admin.Query(context.Background(), q); err == nil || !strings.Contains(err.Error(), "inconsistent ore values") {
+				t.Errorf("%s: equal last blocks with different left parts compared: %v", c.spec, err)
+			}
+		}
 		bound := append([]byte{'Q'}, real[1:6]...)
-		bound = append(bound, real[6:colenc.OreTailFrom+colenc.OreIdentityLen]...)
+		bound = append(bound, real[6:colenc.OreIdentityFrom+colenc.OreIdentityLen]...)
 		if err := ins(bound); err == nil || !strings.Contains(err.Error(), "check constraint") {
 			t.Errorf("%s: a query bound was stored: %v", c.spec, err)
 		}
@@ -100,10 +114,138 @@ func TestOreIndexRefusesForgeriesAndStaysValid(t *testing.T) {
 			t.Errorf("%s: the client compares the forged value without error", c.spec)
 		}
 		pg.exec(t, check)
+		if c.col == "k" {
+			publicForgeryDetectedOnRead(t, pg, p)
+		}
 		mustRun(t, append([]string{"cleanup", "enc_write_mix"}, base...)...)
 	}
 	if tb := pg.tables(t); tb["sbtest1"] || tb["sbtest_enc"] {
 		t.Errorf("cleanup left tables: %v", tb)
+	}
+}
+
+// Where a stored ore value's parts are (the header is not exported).
+const (
+	oreHeader    = colenc.OreIdentityFrom - ore.TailFrom
+	oreRightFrom = oreHeader + ore.LeftLen + ore.NonceLen
+)
+
+// publicForgeryDetectedOnRead builds, from the stored k values and public
+// data only, a value that mixes two values' left blocks and whose right
+// bits agree with every stored value in both directions; the server takes
+// it into k's index as it would a genuine value, and the client refuses
+// it when it reads it.
+func publicForgeryDetectedOnRead(t *testing.T, pg *server, p colenc.Paths) {
+	t.Helper()
+	var stored [][]byte
+	var ids []string
+	for _, r := range pg.query(t, "SELECT encode(id, 'hex'), encode(k::bytea, 'hex') FROM sbtest1") {
+		v, err := hex.DecodeString(r[1])
+		if err != nil || len(v) != colenc.OreValueLen {
+			t.Fatalf("stored k %q: %v", r[1], err)
+		}
+		stored, ids = append(stored, v), append(ids, r[0])
+	}
+	leftAt := func(v []byte, i int) []byte { return v[oreHeader+i*17 : oreHeader+(i+1)*17] }
+	// x: a k no other row holds, so only x itself shares its last block.
+	count := map[string]int{}
+	for _, v := range stored {
+		count[string(leftAt(v, 7))]++
+	}
+	var x, y []byte
+	for _, v := range stored {
+		if count[string(leftAt(v, 7))] == 1 {
+			x = v
+			break
+		}
+	}
+	for _, v := range stored {
+		if !bytes.Equal(leftAt(v, 6), leftAt(x, 6)) {
+			y = v
+			break
+		}
+	}
+	if y == nil {
+		t.Fatal("every stored k shares block 6")
+	}
+	forged := append([]byte(nil), x...)
+	copy(leftAt(forged, 6), leftAt(y, 6))
+	body := forged[oreHeader : oreHeader+ore.CiphertextLen]
+	nonce := body[ore.LeftLen : ore.LeftLen+ore.NonceLen]
+	h, err := aes.NewCipher(nonce)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range stored {
+		if bytes.Equal(leftAt(g, 7), leftAt(x, 7)) {
+			continue // equal k (or x itself): refused by the last-block check
+		}
+		r, err := ore.Compare(body[:ore.LeftLen], g[oreHeader:oreHeader+ore.CiphertextLen])
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		for i < 8 && bytes.Equal(leftAt(g, i), leftAt(forged, i)) {
+			i++
+		}
+		blk := leftAt(g, i)
+		var out [16]byte
+		h.Encrypt(out[:], blk[:16])
+		want := out[15] & 1
+		if r < 0 {
+			want ^= 1
+		}
+		slot := int(blk[16])
+		at := ore.LeftLen + ore.NonceLen + i*32 + slot/8
+		body[at] = body[at]&^(1<<(slot%8)) | want<<(slot%8)
+	}
+	// Into a row whose k differs from x's, so the index never meets x's
+	// last block beside another left part.
+	row := ""
+	for i, v := range stored {
+		if !bytes.Equal(leftAt(v, 7), leftAt(x, 7)) {
+			row = ids[i]
+			break
+		}
+	}
+	set := func(v []byte) error {
+		return pg.admin.Exec(context.Background(), "UPDATE sbtest1 SET k = '\\x"+hex.EncodeToString(v)+"'::ore WHERE id = '\\x"+row+"'::bytea")
+	}
+	c, err := colenc.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idRaw, _ := hex.DecodeString(row)
+	kCol := colenc.Column{Table: "sbtest1", Name: "k", Scheme: colenc.Ore}
+	if _, err := c.Decrypt(kCol, idRaw, stored[slices.Index(ids, row)]); err != nil {
+		t.Fatalf("the row's genuine k does not decrypt with its row key: %v", err)
+	}
+	// With duplicate k, two rows of one value may ask opposite answers of
+	// the same forged bit; the server refuses the forgery when its index
+	// meets such a pair, and takes it otherwise.
+	switch err := set(forged); {
+	case err != nil && !strings.Contains(err.Error(), "inconsistent ore values"):
+		t.Fatal(err)
+	case err != nil:
+		t.Logf("the server refused the public-data forgery: %v", err)
+	}
+	if v, err := c.Decrypt(kCol, idRaw, forged); err == nil {
+		t.Fatalf("the client read the forged k back as %d", v.I)
+	}
+	// A change the server cannot see at all (the MAC), taken as it is and
+	// refused by the client on read.
+	genuine := stored[slices.Index(ids, row)]
+	changed := append([]byte(nil), genuine...)
+	changed[len(changed)-1] ^= 1
+	if err := set(changed); err != nil {
+		t.Fatalf("the server refused a value whose MAC alone changed: %v", err)
+	}
+	got := pg.query(t, "SELECT encode(k::bytea, 'hex') FROM sbtest1 WHERE id = '\\x"+row+"'::bytea")
+	if v, err := c.Decrypt(kCol, idRaw, unhex(t, got[0][0])); err == nil || !strings.Contains(err.Error(), "changed or moved") {
+		t.Fatalf("the client read a k whose MAC was changed: %d, %v", v.I, err)
+	}
+	if err := set(genuine); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -1,29 +1,36 @@
 /*
  * encbench_ore: the server side of encbench's order-revealing encryption
  * (Lewi-Wu block ORE, see internal/encryption/ore). A stored value (format
- * version 3, 414 bytes) is 'O', version, key id (4 bytes), left part (8
- * blocks of 16-byte PRF value + permuted byte), 16-byte nonce, then the
- * right part's 8 x 256 bits. A query bound is 'Q', version, key id and a
- * left part only. Comparing needs no key: the first block whose left parts
- * differ is where the plaintexts first differ, and one hash there (the low
- * bit of AES-128 keyed by the nonce, applied to the PRF value) unmasks
- * the answer bit.
+ * version 4, 430 bytes) is 'O', version, key id (4 bytes), left part (8
+ * blocks of 16-byte PRF value + permuted byte), 16-byte nonce, the right
+ * part's 8 x 256 bits, then a 16-byte MAC that only the key holder can
+ * check (the server ignores it). A query bound is 'Q', version, key id and
+ * a left part only. Comparing needs no key: the first block whose left
+ * parts differ is where the plaintexts first differ, and one hash there
+ * (the low bit of AES-128 keyed by the nonce, applied to the PRF value)
+ * unmasks the answer bit.
  *
  * Input is checked (ore_in, ore_recv): the form and the lengths. A
  * comparison that a genuine pair never gives is an error, not an order:
- * two values that order each other differently in the two directions.
+ * two values that order each other differently in the two directions, or
+ * two whose last left blocks are equal (the last block is the PRF of the
+ * whole plaintext, so it names it) while their left parts are not.
  * Columns keep bounds out with CHECK (ore_is_value(col)).
  *
- * The last left block is the PRF of the whole plaintext, so it names the
- * plaintext: equal last blocks are equal values, and each call site
- * (FmgrInfo) keeps a memo of answers keyed by both sides' last blocks. An
- * index range scan over many rows of one k, or a sequential scan of a
- * skewed column, then costs two 17-byte compares per row instead of an AES
- * key schedule. What the server learns is unchanged: it could always tell
- * equal values apart by their left parts. A memo hit skips the
- * two-direction check and a value whose earlier blocks were forged to
- * disagree with its last one is not caught here; the client's decryption
- * (synthetic nonce bound to row and identity) is what rejects forgeries.
+ * Each call site (FmgrInfo) keeps a memo of answers keyed by both sides'
+ * whole left parts. An index range scan over many rows of one k, or a
+ * sequential scan of a skewed column, then costs two 136-byte compares per
+ * row instead of an AES key schedule. What the server learns is unchanged:
+ * it could always tell equal values apart by their left parts.
+ *
+ * What no check here can catch: a writer to the column can build a value
+ * from public data (left blocks of stored values mixed, right bits set
+ * from the other values' left parts and its own nonce, so that both
+ * directions of every comparison agree). Such a value may order
+ * inconsistently (a < b < forged < a), so that an index scan and a
+ * sequential scan return different rows; amcheck does not see it, since
+ * every comparison it repeats gives the same answer. The client detects it
+ * when it reads the value (its MAC), not before.
  */
 #include "postgres.h"
 
@@ -47,7 +54,8 @@ PG_MODULE_MAGIC;
 #define ORE_ROW 32
 #define ORE_RIGHT (ORE_NONCE + ORE_BLOCKS * ORE_ROW)
 #define ORE_FULL (ORE_LEFT + ORE_RIGHT)
-#define ORE_VERSION 3
+#define ORE_MAC 16
+#define ORE_VERSION 4
 
 typedef struct
 {
@@ -72,7 +80,7 @@ ore_parse(bytea *b, OreParts *p)
 	if (n < ORE_HEADER || d[1] != ORE_VERSION)
 		ore_bad("value or bound", n);
 	p->key_id = ((uint32) d[2] << 24) | ((uint32) d[3] << 16) | ((uint32) d[4] << 8) | d[5];
-	if (d[0] == 'O' && n == ORE_HEADER + ORE_FULL)
+	if (d[0] == 'O' && n == ORE_HEADER + ORE_FULL + ORE_MAC)
 	{
 		p->left = d + ORE_HEADER;
 		p->right = d + ORE_HEADER + ORE_LEFT;
@@ -125,9 +133,8 @@ ore_compare_at(int i, const unsigned char *left, const unsigned char *right)
 #define ORE_MEMO_SLOTS 256
 #define ORE_LAST(p) ((p)->left + ORE_LEFT - ORE_LEFT_BLOCK)
 
-/* A memo entry: a pair's answer, keyed by the last left block of each side
- * (the PRF of the whole plaintext, so it names the plaintext) and whether
- * each side was a stored value or a query bound. */
+/* A memo entry: a pair's answer, keyed by the whole left part of each
+ * side and whether each side was a stored value or a query bound. */
 typedef struct
 {
 	bool		used;
@@ -135,8 +142,8 @@ typedef struct
 	bool		y_value;
 	int8		result;
 	uint32		key_id;
-	unsigned char x_last[ORE_LEFT_BLOCK];
-	unsigned char y_last[ORE_LEFT_BLOCK];
+	unsigned char x_left[ORE_LEFT];
+	unsigned char y_left[ORE_LEFT];
 } OreMemoEntry;
 
 /* ore_memo_slot: the slot of a pair in its call site's memo (allocated in
@@ -159,8 +166,16 @@ ore_memo_holds(const OreMemoEntry *m, const OreParts *x, const OreParts *y)
 {
 	return m->used && m->key_id == x->key_id &&
 		m->x_value == (x->right != NULL) && m->y_value == (y->right != NULL) &&
-		memcmp(m->x_last, ORE_LAST(x), ORE_LEFT_BLOCK) == 0 &&
-		memcmp(m->y_last, ORE_LAST(y), ORE_LEFT_BLOCK) == 0;
+		memcmp(m->x_left, x->left, ORE_LEFT) == 0 &&
+		memcmp(m->y_left, y->left, ORE_LEFT) == 0;
+}
+
+static void
+ore_inconsistent(const char *hint)
+{
+	ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+					errmsg("inconsistent ore values: a forged or damaged ciphertext"),
+					errhint("%s", hint)));
 }
 
 static int
@@ -178,9 +193,16 @@ ore_compare(bytea *a, bytea *b, FmgrInfo *flinfo)
 		ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
 						errmsg("ore values under different keys (%u, %u)", x.key_id, y.key_id),
 						errhint("Prepare the table again after rotating the column encryption keyset.")));
-	/* The last block is the PRF of the whole plaintext: equal plaintexts. */
+	/*
+	 * The last block is the PRF of the whole plaintext: equal last blocks
+	 * are equal plaintexts, whose left parts are equal throughout.
+	 */
 	if (memcmp(ORE_LAST(&x), ORE_LAST(&y), ORE_LEFT_BLOCK) == 0)
+	{
+		if (memcmp(x.left, y.left, ORE_LEFT - ORE_LEFT_BLOCK) != 0)
+			ore_inconsistent("Equal last blocks with different left parts.");
 		return 0;
+	}
 	memo = ore_memo_slot(flinfo, &x, &y);
 	if (memo != NULL && ore_memo_holds(memo, &x, &y))
 		return memo->result;
@@ -199,9 +221,7 @@ ore_compare(bytea *a, bytea *b, FmgrInfo *flinfo)
 		ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
 						errmsg("two ore query bounds cannot be compared")));
 	if (r == 0)
-		ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
-						errmsg("inconsistent ore values: a forged or damaged ciphertext"),
-						errhint("The two directions of the comparison disagree.")));
+		ore_inconsistent("The two directions of the comparison disagree.");
 	if (memo != NULL)
 	{
 		memo->used = true;
@@ -209,8 +229,8 @@ ore_compare(bytea *a, bytea *b, FmgrInfo *flinfo)
 		memo->x_value = x.right != NULL;
 		memo->y_value = y.right != NULL;
 		memo->result = (int8) r;
-		memcpy(memo->x_last, ORE_LAST(&x), ORE_LEFT_BLOCK);
-		memcpy(memo->y_last, ORE_LAST(&y), ORE_LEFT_BLOCK);
+		memcpy(memo->x_left, x.left, ORE_LEFT);
+		memcpy(memo->y_left, y.left, ORE_LEFT);
 	}
 	return r;
 }

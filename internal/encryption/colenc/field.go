@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/encbench/encbench/internal/encryption/ore"
 )
 
 // Field is one column's encryption for one worker: the column's keys
@@ -41,12 +40,6 @@ func (f *Field) nonce() []byte {
 	return f.nonces[f.used-12 : f.used]
 }
 
-// oreWorker is an ore key's id and this worker's scratch space for it.
-type oreWorker struct {
-	id  uint32
-	enc *ore.Encrypter
-}
-
 // Field resolves col's keys for one worker.
 func (c *Cipher) Field(col Column) (*Field, error) {
 	f := &Field{c: c, col: col}
@@ -63,7 +56,7 @@ func (c *Cipher) Field(col Column) (*Field, error) {
 		var keys []*oreKey
 		if keys, err = c.oreKeysFor(col); err == nil {
 			for _, k := range keys {
-				f.ores = append(f.ores, oreWorker{id: k.id, enc: k.key.NewEncrypter()})
+				f.ores = append(f.ores, newOreWorker(k))
 			}
 		}
 	case Ashe:
@@ -114,9 +107,7 @@ func (f *Field) Append(dst, row []byte, v Value) ([]byte, error) {
 		if v.Kind != KindInt {
 			return nil, fmt.Errorf("encrypting %s.%s: the ore scheme takes integers only", f.col.Table, f.col.Name)
 		}
-		dst = slices.Grow(dst, OreValueLen)
-		o := f.ores[0]
-		return o.enc.Encrypt(oreHeader(dst, oreValueTag, o.id), v.I, row)
+		return f.appendOre(slices.Grow(dst, OreValueLen), row, v.I)
 	case Ashe:
 		return nil, fmt.Errorf("column %s.%s is ashe: use AsheEncrypt with the row id", f.col.Table, f.col.Name)
 	}
@@ -150,10 +141,7 @@ func (f *Field) Decrypt(row, ct []byte) (Value, error) {
 			}
 		}
 	case Ore:
-		if _, _, err := oreParts(ct); err != nil || len(ct) != OreValueLen {
-			return Value{}, notCiphertextOf(f.col)
-		}
-		return f.DecryptOreTail(row, ct[OreTailFrom:OreTailFrom+OreTailLen])
+		return f.DecryptOre(row, ct)
 	}
 	return Value{}, notCiphertextOf(f.col)
 }

@@ -2,46 +2,49 @@ package colenc
 
 import (
 	"crypto/hkdf"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 
 	"github.com/encbench/encbench/internal/encryption/ore"
 )
 
-// An ore column value (format version 3) is [oreValueTag][version][key
-// id, 4 bytes][ORE ciphertext: left part, synthetic nonce, right bits],
-// 414 bytes; a query bound is [oreTokenTag][version][key id][left part].
-// The left part ends with its identity block (a deterministic function of
-// the whole plaintext) and the nonce follows it, so a reader that needs
-// only the value selects those 33 bytes (OreTailFrom, OreTailLen): the
-// nonce is the value enciphered with a check of its row and identity
-// block (see package ore). The server's comparison (tools/pg-ore) reads
-// the same layout.
+// An ore column value (format version 4) is [oreValueTag][version][key
+// id, 4 bytes][ORE ciphertext: left part, synthetic nonce, right
+// bits][MAC, 16 bytes], 430 bytes; a query bound is [oreTokenTag][version]
+// [key id][left part]. The MAC is HMAC-SHA256 (truncated to 128 bits,
+// RFC 2104 and NIST SP 800-107 section 5.3) under the column's own MAC
+// key of everything before it and the row's key: a reader that checks it
+// detects any change to any byte of the value, or a value moved to
+// another row, before it decrypts (the synthetic nonce alone covers only
+// the identity block). The server's comparison (tools/pg-ore) reads the
+// same layout and ignores the MAC, which it cannot check.
 const (
 	oreValueTag  = 'O'
 	oreTokenTag  = 'Q'
-	oreVersion   = 3
+	oreVersion   = 4
 	oreHeaderLen = 6
+	oreMACLen    = 16
+	// oreMACKeyLen is the HMAC key's length.
+	oreMACKeyLen = 32
 	// OreValueLen is a stored value's length.
-	OreValueLen = oreHeaderLen + ore.CiphertextLen
+	OreValueLen = oreHeaderLen + ore.CiphertextLen + oreMACLen
 	oreTokenLen = oreHeaderLen + ore.LeftLen
-	// OreTailFrom is the 0-based offset from which a stored value's
-	// identity block and nonce run (OreTailLen bytes): all a reader needs.
-	OreTailFrom = oreHeaderLen + ore.TailFrom
-	// OreTailLen is that run's length.
-	OreTailLen = ore.TailLen
-	// OreIdentityFrom and OreIdentityLen locate, in a stored value, the
-	// last block of the left part: unique per value, readable without the
-	// key. sbtest binds its other columns to it when id is ore.
-	OreIdentityFrom = OreTailFrom
+	// OreIdentityFrom and OreIdentityLen locate, in a stored value (0-based),
+	// the last block of the left part: unique per value, readable without
+	// the key. sbtest binds its other columns to it when id is ore.
+	OreIdentityFrom = oreHeaderLen + ore.TailFrom
 	OreIdentityLen  = ore.IdentityLen
 )
 
-// oreKey is one column's ORE key and the id of the det key it came from.
+// oreKey is one column's ORE key, its MAC key and the id of the det key
+// they came from.
 type oreKey struct {
 	key *ore.Key
+	mac []byte
 	id  uint32
 }
 
@@ -71,8 +74,8 @@ func (c *Cipher) oreKeysFor(col Column) ([]*oreKey, error) {
 	}
 	var keys []*oreKey
 	for i := range c.det {
-		seed := c.detSeal(i, make([]byte, 64), []byte("encbench-ore-key/v3\x00"+name))
-		raw, err := hkdf.Key(sha256.New, seed, nil, "encbench ore key v3", ore.KeyLen+4)
+		seed := c.detSeal(i, make([]byte, 64), []byte("encbench-ore-key/v4\x00"+name))
+		raw, err := hkdf.Key(sha256.New, seed, nil, "encbench ore key v4", ore.KeyLen+4+oreMACKeyLen)
 		if err != nil {
 			return nil, err
 		}
@@ -80,7 +83,7 @@ func (c *Cipher) oreKeysFor(col Column) ([]*oreKey, error) {
 		if err != nil {
 			return nil, err
 		}
-		keys = append(keys, &oreKey{key: k, id: binary.BigEndian.Uint32(raw[ore.KeyLen:])})
+		keys = append(keys, &oreKey{key: k, id: binary.BigEndian.Uint32(raw[ore.KeyLen:]), mac: raw[ore.KeyLen+4:]})
 	}
 	v, _ := c.derived.LoadOrStore(name, keys)
 	return v.([]*oreKey), nil
@@ -102,16 +105,50 @@ func (f *Field) Token(v int64) ([]byte, error) {
 	return o.enc.Left(oreHeader(make([]byte, 0, oreTokenLen), oreTokenTag, o.id), v), nil
 }
 
-// DecryptOreTail decrypts an ore value read from OreTailFrom on (identity
-// block and nonce). It checks that they were written for this column and
-// row and beside that identity block; whether the rest of the ORE part
-// orders the same plaintext is Check's question. A tail does not say
-// which key made it: after a rotation every key is tried, newest first.
-func (f *Field) DecryptOreTail(row, tail []byte) (Value, error) {
+// appendOre appends v's stored value, bound to row, under the primary key.
+func (f *Field) appendOre(dst, row []byte, v int64) ([]byte, error) {
+	o := &f.ores[0]
+	at := len(dst)
+	dst, err := o.enc.Encrypt(oreHeader(dst, oreValueTag, o.id), v, row)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, o.tag(dst[at:], row)...), nil
+}
+
+// tag is the MAC of a value's bytes before the MAC and of the row key, in
+// the worker's scratch space.
+func (o *oreWorker) tag(value, row []byte) []byte {
+	o.mac.Reset()
+	o.mac.Write(value[:OreValueLen-oreMACLen])
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(row)))
+	o.mac.Write(n[:])
+	o.mac.Write(row)
+	o.sum = o.mac.Sum(o.sum[:0])
+	return o.sum[:oreMACLen]
+}
+
+// DecryptOre checks and decrypts a stored ore value read whole: its form,
+// its MAC under the key its header names (every byte, and the row), then
+// the synthetic nonce, which gives the value.
+func (f *Field) DecryptOre(row, value []byte) (Value, error) {
 	if len(f.ores) == 0 {
 		return Value{}, fmt.Errorf("column %s.%s is not ore", f.col.Table, f.col.Name)
 	}
-	for _, o := range f.ores {
+	id, _, err := oreParts(value)
+	if err != nil || len(value) != OreValueLen {
+		return Value{}, notCiphertextOf(f.col)
+	}
+	for i := range f.ores {
+		o := &f.ores[i]
+		if o.id != id {
+			continue
+		}
+		if !hmac.Equal(o.tag(value, row), value[OreValueLen-oreMACLen:]) {
+			return Value{}, fmt.Errorf("decrypting %s.%s: the ore value was changed or moved since it was written (its MAC does not verify)", f.col.Table, f.col.Name)
+		}
+		tail := value[OreIdentityFrom : OreIdentityFrom+ore.TailLen]
 		if x, err := o.enc.Open(tail, row); err == nil {
 			return Int(x), nil
 		}
@@ -138,18 +175,22 @@ func (f *Field) Check(v int64, stored []byte) error {
 }
 
 // oreParts checks a stored value or bound's form and returns its key id
-// and its ORE ciphertext (a full one for a value, a left part for a bound).
+// and its ORE ciphertext (a full one for a value, without its MAC; a left
+// part for a bound).
 func oreParts(b []byte) (id uint32, body []byte, err error) {
-	bad := errors.New("not an encbench ore value or bound (format 3)")
+	bad := errors.New("not an encbench ore value or bound (format 4)")
 	if len(b) < oreHeaderLen || b[1] != oreVersion {
 		return 0, nil, bad
 	}
 	switch {
-	case b[0] == oreValueTag && len(b) == OreValueLen, b[0] == oreTokenTag && len(b) == oreTokenLen:
+	case b[0] == oreValueTag && len(b) == OreValueLen:
+		body = b[oreHeaderLen : OreValueLen-oreMACLen]
+	case b[0] == oreTokenTag && len(b) == oreTokenLen:
+		body = b[oreHeaderLen:]
 	default:
 		return 0, nil, bad
 	}
-	return binary.BigEndian.Uint32(b[2:6]), b[oreHeaderLen:], nil
+	return binary.BigEndian.Uint32(b[2:6]), body, nil
 }
 
 // OreCompare orders two stored values, or a stored value and a bound, as
@@ -190,11 +231,24 @@ func (c *Cipher) OreToken(col Column, v int64) ([]byte, error) {
 	return f.Token(v)
 }
 
-// DecryptOreTail is Field.DecryptOreTail for a one-off call.
-func (c *Cipher) DecryptOreTail(col Column, row, tail []byte) (Value, error) {
+// DecryptOre is Field.DecryptOre for a one-off call.
+func (c *Cipher) DecryptOre(col Column, row, value []byte) (Value, error) {
 	f, err := c.Field(col)
 	if err != nil {
 		return Value{}, err
 	}
-	return f.DecryptOreTail(row, tail)
+	return f.DecryptOre(row, value)
+}
+
+// newOreWorker is an ore key's per-worker state.
+func newOreWorker(k *oreKey) oreWorker {
+	return oreWorker{id: k.id, enc: k.key.NewEncrypter(), mac: hmac.New(sha256.New, k.mac)}
+}
+
+// oreWorker is an ore key's id and this worker's scratch space for it.
+type oreWorker struct {
+	id  uint32
+	enc *ore.Encrypter
+	mac hash.Hash
+	sum []byte
 }

@@ -1,11 +1,16 @@
 package colenc
 
 import (
+	"bytes"
+	"crypto/aes"
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/encbench/encbench/internal/encryption/ore"
 )
 
 var sbK = Column{Table: "sbtest1", Name: "k", Scheme: Ore}
@@ -59,9 +64,9 @@ func TestOreValuesOrderAndDecrypt(t *testing.T) {
 	}
 }
 
-// A reader that selects only the identity block and nonce gets the value back, bound to
-// the column like the whole stored value.
-func TestOreTailDecrypts(t *testing.T) {
+// A stored value decrypts read whole, bound to its column and row; a change
+// to any one of its bytes, or a move to another row, is detected.
+func TestOreValueAuthenticatedWhole(t *testing.T) {
 	_, c := newKeys(t)
 	row := []byte("row 7")
 	for _, v := range []int64{0, -5, 4711, math.MaxInt64} {
@@ -69,19 +74,104 @@ func TestOreTailDecrypts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tail := stored[OreTailFrom : OreTailFrom+OreTailLen]
-		if got, err := c.DecryptOreTail(sbK, row, tail); err != nil || got.I != v {
-			t.Fatalf("tail of %d: %v, %v", v, got, err)
+		if got, err := c.DecryptOre(sbK, row, stored); err != nil || got.I != v {
+			t.Fatalf("%d: %v, %v", v, got, err)
 		}
-		if _, err := c.DecryptOreTail(Column{Table: "sbtest2", Name: "k", Scheme: Ore}, row, tail); err == nil {
-			t.Fatal("a tail decrypted as another table's column")
+		if _, err := c.DecryptOre(Column{Table: "sbtest2", Name: "k", Scheme: Ore}, row, stored); err == nil {
+			t.Fatal("a value decrypted as another table's column")
 		}
-		if _, err := c.DecryptOreTail(sbK, row, stored[OreTailFrom-1:OreTailFrom-1+OreTailLen]); err == nil {
-			t.Fatal("a tail read from the wrong offset decrypted")
+		if _, err := c.DecryptOre(sbK, []byte("row 8"), stored); err == nil {
+			t.Fatal("a value moved to another row decrypted")
+		}
+		for i := range stored {
+			changed := append([]byte(nil), stored...)
+			changed[i] ^= 1 << (i % 8)
+			if got, err := c.DecryptOre(sbK, row, changed); err == nil {
+				t.Fatalf("%d with byte %d changed decrypted to %d", v, i, got.I)
+			}
 		}
 	}
-	if _, err := c.DecryptOreTail(Column{Table: "sbtest1", Name: "k", Scheme: Rnd}, row, nil); err == nil {
-		t.Fatal("DecryptOreTail took a rnd column")
+	if _, err := c.DecryptOre(Column{Table: "sbtest1", Name: "k", Scheme: Rnd}, row, nil); err == nil {
+		t.Fatal("DecryptOre took a rnd column")
+	}
+}
+
+// oreH is Lewi-Wu's hash H as the comparison computes it: the low bit of
+// AES-128, keyed by a value's nonce, of a left block's PRF value. All
+// public: what a writer to the column can compute.
+func oreH(t *testing.T, nonce, prf []byte) byte {
+	t.Helper()
+	h, err := aes.NewCipher(nonce)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [16]byte
+	h.Encrypt(out[:], prf)
+	return out[15] & 1
+}
+
+// TestOrePublicDataForgery builds, from stored values and public data
+// only, a value whose left part mixes two values' blocks and whose right
+// bits are set so that both directions of every comparison agree. It
+// compares without error against every stored value but the one whose
+// last block it copied (the equal-last-block check), so a server cannot
+// tell it from a genuine value, and the client's MAC check rejects it on
+// read.
+func TestOrePublicDataForgery(t *testing.T) {
+	_, c := newKeys(t)
+	const step = 1000003 // values that differ in their lower three blocks
+	stored := make([][]byte, 200)
+	for i := range stored {
+		stored[i], _ = c.Encrypt(sbK, []byte(strconv.Itoa(i)), Int(int64(i+1)*step))
+	}
+	x, y := stored[100], stored[7]
+	const mixed = 5 // x and y differ in block 5
+	leftAt := func(v []byte, i int) []byte { return v[oreHeaderLen+i*17 : oreHeaderLen+(i+1)*17] }
+	if bytes.Equal(leftAt(x, mixed), leftAt(y, mixed)) {
+		t.Fatal("the test's values share block 5")
+	}
+	forged := append([]byte(nil), x...)
+	copy(leftAt(forged, mixed), leftAt(y, mixed))
+	body := forged[oreHeaderLen : OreValueLen-oreMACLen]
+	nonce := body[ore.LeftLen : ore.LeftLen+ore.NonceLen]
+	bits := body[ore.LeftLen+ore.NonceLen:]
+	for _, g := range stored {
+		if bytes.Equal(g, x) {
+			continue
+		}
+		// What the forged left part says against g's right part ...
+		r, err := ore.Compare(body[:ore.LeftLen], g[oreHeaderLen:OreValueLen-oreMACLen])
+		if err != nil {
+			t.Fatal(err)
+		}
+		// ... and the bit of the forged right part that g's left part
+		// reads at their first differing block, set to agree with it.
+		i := 0
+		for i < 8 && bytes.Equal(leftAt(g, i), leftAt(forged, i)) {
+			i++
+		}
+		blk := leftAt(g, i)
+		slot := int(blk[16])
+		want := oreH(t, nonce, blk[:16])
+		if r < 0 { // g is greater: the back direction must say so
+			want ^= 1
+		}
+		bits[i*32+slot/8] = bits[i*32+slot/8]&^(1<<(slot%8)) | want<<(slot%8)
+	}
+	agree := 0
+	for _, g := range stored {
+		if _, err := OreCompare(forged, g); err == nil {
+			agree++
+		}
+	}
+	if agree < len(stored)-2 {
+		t.Fatalf("the forgery compared without error against %d of %d values: the test did not build what a server sees", agree, len(stored))
+	}
+	if _, err := OreCompare(forged, x); err == nil {
+		t.Error("a value sharing x's last block but not its left part compared with x")
+	}
+	if v, err := c.Decrypt(sbK, []byte("100"), forged); err == nil {
+		t.Fatalf("the forged value read back as %d", v.I)
 	}
 }
 
@@ -151,7 +241,7 @@ func TestAsheSumsTelescope(t *testing.T) {
 // check.
 func rotateRight(v []byte) []byte {
 	out := append([]byte(nil), v...)
-	for i := OreTailFrom + OreTailLen; i < len(out); i++ {
+	for i := OreIdentityFrom + ore.TailLen; i < len(out)-oreMACLen; i++ {
 		out[i] ^= 0xff
 	}
 	return out
@@ -197,19 +287,16 @@ func TestOreKeyIDsDifferPerColumn(t *testing.T) {
 // Finding 5: the nonce (which carries the value) is bound to its left
 // part's identity block and its row: a value spliced from ORE(1000) and
 // the nonce of 5, or moved to another row, does not decrypt (in full or
-// from OreTailFrom on).
+// read whole).
 func TestOreNonceBoundToOrePartAndRow(t *testing.T) {
 	_, c := newKeys(t)
 	row := []byte("row-7")
 	big, _ := c.Encrypt(sbK, row, Int(1000))
 	small, _ := c.Encrypt(sbK, row, Int(5))
-	nonceAt := OreTailFrom + OreIdentityLen
+	nonceAt := OreIdentityFrom + OreIdentityLen
 	spliced := append(append(append([]byte(nil), big[:nonceAt]...), small[nonceAt:nonceAt+16]...), big[nonceAt+16:]...)
 	if v, err := c.Decrypt(sbK, row, spliced); err == nil {
 		t.Errorf("spliced value decrypted to %d", v.I)
-	}
-	if v, err := c.DecryptOreTail(sbK, row, spliced[OreTailFrom:OreTailFrom+OreTailLen]); err == nil {
-		t.Errorf("spliced nonce decrypted to %d", v.I)
 	}
 	if _, err := c.Decrypt(sbK, []byte("row-8"), small); err == nil {
 		t.Error("a value moved to another row decrypted")
@@ -217,8 +304,8 @@ func TestOreNonceBoundToOrePartAndRow(t *testing.T) {
 	if v, err := c.Decrypt(sbK, row, small); err != nil || v.I != 5 {
 		t.Errorf("genuine value: %v %v", v, err)
 	}
-	if len(small) != OreValueLen || OreValueLen > 420 {
-		t.Errorf("stored value of %d bytes (OreValueLen %d), want at most 420", len(small), OreValueLen)
+	if len(small) != OreValueLen || OreValueLen > 430 {
+		t.Errorf("stored value of %d bytes (OreValueLen %d), want at most 430", len(small), OreValueLen)
 	}
 }
 

@@ -357,9 +357,13 @@ var ErrTwoLefts = errors.New("ore: two left parts cannot be compared; one side n
 // one must be full. It needs no key: this is what a server runs.
 //
 // Two full ciphertexts are compared in both directions, which must agree,
-// so a damaged or forged right part cannot make an order that depends on
-// which side is asked (what corrupts a btree index), short of a forgery
-// made against one particular value.
+// and two whose last left blocks (the PRF of the whole plaintext) are
+// equal must be equal throughout. That refuses damage and naive forgeries;
+// it cannot refuse a value a writer builds from public data (stored left
+// blocks mixed, right bits set from the other values' left parts and its
+// own nonce so that both directions agree): such a value may order
+// inconsistently (a < b < forged < a) and make index and sequential scans
+// disagree. Only the key holder detects it, by the value's MAC on read.
 func Compare(a, b []byte) (int, error) {
 	if !wellFormed(a) || !wellFormed(b) {
 		return 0, ErrMalformed
@@ -367,6 +371,11 @@ func Compare(a, b []byte) (int, error) {
 	i := firstDifference(a[:LeftLen], b[:LeftLen])
 	if i < 0 {
 		return 0, nil
+	}
+	// The last block is the PRF of the whole plaintext: equal last blocks
+	// with any other block different is no pair of genuine values.
+	if bytes.Equal(a[TailFrom:LeftLen], b[TailFrom:LeftLen]) {
+		return 0, ErrInconsistent
 	}
 	fullA, fullB := len(a) == CiphertextLen, len(b) == CiphertextLen
 	switch {

@@ -212,6 +212,25 @@ func TestForgedRightPartIsInconsistent(t *testing.T) {
 	}
 }
 
+// TestEqualLastBlockNeedsEqualLeftParts: a value whose last left block is
+// another's but whose earlier blocks are not is refused, whichever side
+// it is on and whatever its right part says (the last block names the
+// whole plaintext, so no genuine pair looks like this).
+func TestEqualLastBlockNeedsEqualLeftParts(t *testing.T) {
+	e := testKey(t).NewEncrypter()
+	a, b := mustEncrypt(t, e, 1<<40+7, "a"), mustEncrypt(t, e, 3<<40+7, "b")
+	forged := append([]byte(nil), a...)
+	copy(forged[:TailFrom], b[:TailFrom])
+	for _, pair := range [][2][]byte{{forged, a}, {a, forged}, {forged, a[:LeftLen]}, {a[:LeftLen], forged}} {
+		if c, err := Compare(pair[0], pair[1]); err != ErrInconsistent {
+			t.Fatalf("equal last blocks, different left parts: %d, %v", c, err)
+		}
+	}
+	if c, err := Compare(a, append([]byte(nil), a...)); err != nil || c != 0 {
+		t.Fatalf("a value against its copy: %d, %v", c, err)
+	}
+}
+
 // A key is bound to its ciphertexts: another key's left part does not order
 // against this key's right part (the comparison is then noise).
 func TestOtherKeyDoesNotOrder(t *testing.T) {

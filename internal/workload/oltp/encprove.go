@@ -130,7 +130,7 @@ func proveValueCopy(enc *rowEncoder, key []byte, row [][]byte) error {
 	if len(stored) != colenc.OreValueLen {
 		return fmt.Errorf("holds %d bytes, not an ore value's %d", len(stored), colenc.OreValueLen)
 	}
-	x, err := enc.value.DecryptOreTail(nil, stored[colenc.OreTailFrom:colenc.OreTailFrom+colenc.OreTailLen])
+	x, err := enc.value.DecryptOre(nil, stored)
 	if err != nil {
 		return err
 	}

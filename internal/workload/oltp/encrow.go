@@ -258,12 +258,6 @@ func (r *rowEncoder) intOf(i int, row, v []byte) (int64, error) {
 	return r.asInt(i, x, err)
 }
 
-// intOfOreTail reads an ore column's value from its identity block and
-// nonce (colenc.OreTailFrom, OreTailLen).
-func (r *rowEncoder) intOfOreTail(i int, row, tail []byte) (int64, error) {
-	x, err := r.fields[i].DecryptOreTail(row, tail)
-	return r.asInt(i, x, err)
-}
 
 func (r *rowEncoder) asInt(i int, x colenc.Value, err error) (int64, error) {
 	if err != nil {
@@ -317,11 +311,11 @@ func (r *rowEncoder) valueBounds(lo, hi int64) (a, b engine.Arg, err error) {
 // workers x 4 tables stay within tens of megabytes.
 const (
 	kOfMax     = 4096
-	valueCTMax = 1024 // 414-byte values
+	valueCTMax = 1024 // 430-byte values
 )
 
-// groupedK decrypts a k that a range sum grouped by: the ore copy's
-// identity block and nonce, or a det k. A hit is the same bytes that
+// groupedK decrypts a k that a range sum grouped by: the ore copy (read
+// whole: its MAC is checked) or a det k. A hit is the same bytes that
 // decrypted before, so it needs no second check.
 func (r *rowEncoder) groupedK(v []byte) (int64, error) {
 	if k, ok := r.kOf[string(v)]; ok {
@@ -331,7 +325,7 @@ func (r *rowEncoder) groupedK(v []byte) (int64, error) {
 	var err error
 	if r.value != nil {
 		var x colenc.Value
-		x, err = r.value.DecryptOreTail(nil, v)
+		x, err = r.value.DecryptOre(nil, v)
 		k, err = r.asInt(colK, x, err)
 	} else {
 		k, err = r.intOf(colK, nil, v)

@@ -32,8 +32,8 @@ type encTable struct {
 	runIsIDs                     bool
 	lockK, setK, incK, setC, del engine.Stmt
 	insert                       engine.Stmt
-	// sumK reads a k that read returned for a client-side sum: whole, or,
-	// for ore, only its identity block and nonce.
+	// sumK reads a k that read returned for a client-side sum, whole (an
+	// ore k's MAC is checked).
 	sumK func(row, v []byte) (int64, error)
 	// byValue: read returns (k, count) per distinct k (--k-sum-by-value).
 	byValue bool
@@ -186,17 +186,14 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 				if w.kValueCopy() {
 					g = kValueColumn
 					pred = " WHERE " + kValueColumn + " BETWEEN ? AND ?"
-					sel = "SELECT " + d.Substring(g, colenc.OreTailFrom+1, colenc.OreTailLen) + ", COUNT(*) FROM %[1]s"
+					sel = "SELECT " + g + ", COUNT(*) FROM %[1]s"
 				} else {
 					sel = "SELECT k, COUNT(*) FROM %[1]s"
 				}
 				from = pred + " GROUP BY " + g
 				tb.byValue = true
-			case e[colK] == colenc.Ore && wk.mode != inClient:
-				// the sum needs the value (identity block and nonce), not the 414-byte ORE value
-				sel = "SELECT %[2]s, " + d.Substring("k", colenc.OreTailFrom+1, colenc.OreTailLen) + " FROM %[1]s"
-				tb.sumK = func(row, v []byte) (int64, error) { return enc.intOfOreTail(colK, row, v) }
 			case wk.mode != inClient:
+				// k whole: an ore k's MAC is checked as it is decrypted
 				sel = "SELECT %[2]s, k FROM %[1]s"
 			}
 			tb.read = prep(sel+from, name, key, sbColumns[col], in)
