@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"fmt"
 	"slices"
-
 )
 
 // Field is one column's encryption for one worker: the column's keys

@@ -258,7 +258,6 @@ func (r *rowEncoder) intOf(i int, row, v []byte) (int64, error) {
 	return r.asInt(i, x, err)
 }
 
-
 func (r *rowEncoder) asInt(i int, x colenc.Value, err error) (int64, error) {
 	if err != nil {
 		return 0, err
