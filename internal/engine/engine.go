@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -277,6 +278,11 @@ func parseDSN(dsn string) (*url.URL, error) {
 		if misreadUserinfo(u) {
 			return nil, errs.Usage("cannot parse DSN %s: the part before '@' has a '/', '?' or '#', so it reads as a path, query or fragment; percent-encode them in the user and password (%%2F, %%3F, %%23)", RedactDSN(dsn))
 		}
+		// A '#' ends a URL's query: what follows (often the rest of a
+		// password=... value) would reach a driver outside any redaction.
+		if u.Fragment != "" || strings.Contains(dsn, "#") {
+			return nil, errs.Usage("cannot parse DSN %s: it has a '#', which ends the URL there; percent-encode it as %%23 in a password or option value", RedactDSN(dsn))
+		}
 		return u, nil
 	}
 	for _, e := range registered() {
@@ -465,10 +471,61 @@ func RedactDSN(dsn string) string {
 	return "(unreadable DSN, not shown)"
 }
 
-// ConnectError wraps a connection failure with a hint on how to fix it.
+// ConnectError wraps a connection failure with a hint on how to fix it;
+// the driver's message is scrubbed of the DSN's secrets (Scrub).
 func ConnectError(t Target, err error) error {
-	return fmt.Errorf("cannot connect to %s: %w (check that the server is running, the address and credentials, and --tls)", t.Redacted(), err)
+	return fmt.Errorf("cannot connect to %s: %w (check that the server is running, the address and credentials, and --tls)", t.Redacted(), Scrub(err, t.URL))
 }
+
+// Scrub returns err with every password and option value of u removed from
+// its message, for a driver error that may echo them; errors.Is and As
+// still see the driver's error beneath.
+func Scrub(err error, u *url.URL) error {
+	if err == nil || u == nil {
+		return err
+	}
+	var secrets []string
+	// As written, percent-encoded, and as %q would quote it.
+	add := func(v string) {
+		q := strconv.Quote(v)
+		secrets = append(secrets, v, url.QueryEscape(v), url.PathEscape(v), q[1:len(q)-1])
+	}
+	if u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			add(pw)
+		}
+	}
+	for k, vs := range u.Query() {
+		if shownParams[strings.ToLower(k)] {
+			continue
+		}
+		for _, v := range vs {
+			add(v)
+		}
+	}
+	// Longest first, so that no secret is left half-replaced by a shorter one.
+	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
+	msg := err.Error()
+	for _, s := range secrets {
+		// A value of one or two characters is no secret, and replacing
+		// it would garble the message.
+		if len(s) > 2 {
+			msg = strings.ReplaceAll(msg, s, "xxxxx")
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &scrubbed{msg: msg, err: err}
+}
+
+type scrubbed struct {
+	msg string
+	err error
+}
+
+func (s *scrubbed) Error() string { return s.msg }
+func (s *scrubbed) Unwrap() error { return s.err }
 
 // TableTDE is the server's view of one table's encryption at rest.
 type TableTDE struct {

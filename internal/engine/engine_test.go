@@ -1,9 +1,11 @@
 package engine_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/encbench/encbench/internal/engine"
 	_ "github.com/encbench/encbench/internal/engine/mongo"
@@ -221,5 +223,59 @@ func TestMongoURICannotOverrideTLSFlag(t *testing.T) {
 	tg, err = engine.ParseTarget(uri, engine.TLSOptions{})
 	if err != nil || tg.TLS.Mode != engine.TLSRequire {
 		t.Errorf("URI alone: %s %v", tg.TLS.Mode, err)
+	}
+}
+
+// MongoDB's option names match whatever their case, as the driver matches
+// them: TLSINSECURE=true is tlsInsecure=true, not an unknown option while
+// the driver runs TLS without checks.
+func TestMongoTLSOptionsMatchAnyCase(t *testing.T) {
+	for uri, want := range map[string]string{
+		"mongodb://127.0.0.1/db?TLS=true&TLSINSECURE=true":  engine.TLSRequire,
+		"mongodb://127.0.0.1/db?Tls=TRUE&TLSCAFILE=/ca.pem": engine.TLSVerifyFull,
+		"mongodb://127.0.0.1/db?SSL=false":                  engine.TLSDisable,
+	} {
+		tg, err := engine.ParseTarget(uri, engine.TLSOptions{})
+		if err != nil || tg.TLS.Mode != want {
+			t.Errorf("%s: %+v %v, want mode %s", uri, tg.TLS, err, want)
+			continue
+		}
+		for k := range tg.URL.Query() {
+			if strings.HasPrefix(strings.ToLower(k), "tls") || strings.EqualFold(k, "ssl") {
+				t.Errorf("%s: %s left in the URI for the driver", uri, k)
+			}
+		}
+	}
+	if _, err := engine.ParseTarget("mongodb://127.0.0.1/db?tls=true&TLS=false&tlsCAFile=/ca.pem", engine.TLSOptions{}); err == nil {
+		t.Error("tls=true and TLS=false together were accepted")
+	}
+}
+
+// The DSN forms that once leaked a secret print none, in the parse error
+// or in the driver's.
+func TestDSNSecretsNeverInErrors(t *testing.T) {
+	for _, dsn := range []string{
+		"postgres://bench@127.0.0.1:1/db?password=Zq9#Secret7",
+		"postgres://bench@127.0.0.1:1/db?password=Zq9Secret7&connect_timeout=1",
+		"mongodb://127.0.0.1:1/db?connectTimeoutMS=Zq9Secret7",
+		"mongodb://bench:Zq9Secret7@127.0.0.1:1/db?maxPoolSize=Zq9Secret7",
+		"mysql://bench@127.0.0.1:1/db?readTimeout=Zq9Secret7",
+	} {
+		msg := engine.RedactDSN(dsn)
+		tg, err := engine.ParseTarget(dsn, engine.TLSOptions{Mode: engine.TLSDisable})
+		if err != nil {
+			msg += " | " + err.Error()
+		} else {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			if c, err := tg.Engine.Connect(ctx, tg); err != nil {
+				msg += " | " + err.Error()
+			} else {
+				c.Close()
+			}
+			cancel()
+		}
+		if strings.Contains(msg, "Secret7") {
+			t.Errorf("%s shows its secret: %s", dsn, msg)
+		}
 	}
 }

@@ -1,9 +1,11 @@
 package engine_test
 
 import (
+	"context"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/encbench/encbench/internal/engine"
 )
@@ -38,7 +40,9 @@ func FuzzParseTarget(f *testing.F) {
 
 // FuzzPasswordNeverShown writes an alphanumeric password into each DSN
 // form encbench reads, around fuzzed parts, and checks that neither the
-// redacted form nor a parse error shows it. What the same DSN shows with
+// redacted form nor a parse error shows it, nor (for DSNs that name a
+// closed loopback port) a driver's connect error: a password cut by a
+// '#', or a MongoDB option value the driver echoes. What the same DSN shows with
 // another password of the same length is the baseline: text that appears
 // there too (a database name, the scheme) is not the password.
 func FuzzPasswordNeverShown(f *testing.F) {
@@ -46,6 +50,8 @@ func FuzzPasswordNeverShown(f *testing.F) {
 	f.Add(uint8(1), "bench", "pw12345x", "db1", "my db")
 	f.Add(uint8(2), "bench", "S3cr3tPw", "127.0.0.1:3306", "sbtest")
 	f.Add(uint8(3), "u", "0000000", "", "")
+	f.Add(uint8(4), "bench", "Zq9Secret", "", "tail")
+	f.Add(uint8(5), "bench", "Zq9Secret", "", "")
 	f.Fuzz(func(t *testing.T, form uint8, user, pw, host, db string) {
 		if len(pw) < 6 || strings.IndexFunc(pw, func(r rune) bool {
 			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
@@ -54,7 +60,8 @@ func FuzzPasswordNeverShown(f *testing.F) {
 		}
 		shown := func(pw string) string {
 			var dsn string
-			switch form % 4 {
+			connect := false
+			switch form % 6 {
 			case 0:
 				dsn = "postgres://" + user + ":" + pw + "@" + host + "/" + db
 			case 1:
@@ -63,12 +70,25 @@ func FuzzPasswordNeverShown(f *testing.F) {
 				dsn = user + ":" + pw + "@tcp(" + host + ")/" + db
 			case 3:
 				dsn = "mysql://" + url.UserPassword(user, pw).String() + "@" + host + "/" + db
+			case 4:
+				dsn, connect = "postgres://"+url.PathEscape(user)+"@127.0.0.1:1/db?connect_timeout=1&password="+pw+"#"+db, true
+			case 5:
+				dsn, connect = "mongodb://127.0.0.1:1/db?serverSelectionTimeoutMS=20&connectTimeoutMS="+pw+url.QueryEscape(db), true
 			}
 			out := engine.RedactDSN(dsn)
-			if tg, err := engine.ParseTarget(dsn, engine.TLSOptions{Mode: engine.TLSDisable}); err != nil {
-				out += "\x00" + err.Error()
-			} else {
-				out += "\x00" + tg.Redacted()
+			tg, err := engine.ParseTarget(dsn, engine.TLSOptions{Mode: engine.TLSDisable})
+			if err != nil {
+				return out + "\x00" + err.Error()
+			}
+			out += "\x00" + tg.Redacted()
+			if connect {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				defer cancel()
+				if c, err := tg.Engine.Connect(ctx, tg); err != nil {
+					out += "\x00" + err.Error()
+				} else {
+					c.Close()
+				}
 			}
 			return out
 		}

@@ -92,7 +92,7 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 	}
 	client, err := mongo.Connect(opts)
 	if err != nil {
-		return nil, errs.Usage("invalid MongoDB URI %s: %v", t.Redacted(), err)
+		return nil, errs.Usage("invalid MongoDB URI %s: %w", t.Redacted(), engine.Scrub(err, t.URL))
 	}
 	c := &conn{client: client, db: client.Database(database(t.URL)), probe: probe, tls: tc != nil}
 	if err := c.db.RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err(); err != nil {
@@ -263,19 +263,40 @@ func (c *conn) Count(ctx context.Context, name string) (int64, error) {
 }
 
 // TLSFromURI reads MongoDB's spelling: tls=true|false, tlsCAFile, tlsCertificateKeyFile
-// (certificate and key in one file), tlsInsecure.
+// (certificate and key in one file), tlsInsecure. Option names match
+// whatever their case, as the driver matches them (TLS=true is tls=true).
 func (Engine) TLSFromURI(q url.Values, tls engine.TLSOptions) engine.TLSOptions {
 	// Flags win: the URI's tlsInsecure cannot weaken an explicit --tls.
 	flagMode := tls.Mode != ""
-	fill := func(dst *string, key string) {
-		if *dst == "" {
-			*dst = q.Get(key)
+	// take removes every spelling of an option and returns its value; two
+	// different values are refused below, as an invalid mode.
+	take := func(name string) (string, bool) {
+		var v string
+		clash := false
+		for k, vs := range q {
+			if strings.EqualFold(k, name) {
+				for _, x := range vs {
+					clash = clash || v != "" && x != v
+					v = x
+				}
+				q.Del(k)
+			}
 		}
-		q.Del(key)
+		return v, clash
+	}
+	clashes := false
+	fill := func(dst *string, key string) {
+		v, clash := take(key)
+		clashes = clashes || clash
+		if *dst == "" {
+			*dst = v
+		}
 	}
 	for _, key := range []string{"tls", "ssl"} {
-		if v := q.Get(key); v != "" && tls.Mode == "" {
-			switch v {
+		v, clash := take(key)
+		clashes = clashes || clash
+		if v != "" && tls.Mode == "" {
+			switch strings.ToLower(v) {
 			case "true":
 				tls.Mode = engine.TLSVerifyFull
 			case "false":
@@ -284,19 +305,23 @@ func (Engine) TLSFromURI(q url.Values, tls engine.TLSOptions) engine.TLSOptions 
 				tls.Mode = key + "=" + v // rejected below with the valid modes
 			}
 		}
-		q.Del(key)
 	}
-	if q.Get("tlsInsecure") == "true" || q.Get("tlsAllowInvalidCertificates") == "true" {
+	insecure, clash1 := take("tlsInsecure")
+	allowInvalid, clash2 := take("tlsAllowInvalidCertificates")
+	clashes = clashes || clash1 || clash2
+	if strings.EqualFold(insecure, "true") || strings.EqualFold(allowInvalid, "true") {
 		if tls.Mode == engine.TLSVerifyFull && !flagMode {
 			tls.Mode = engine.TLSRequire
 		}
 	}
-	q.Del("tlsInsecure")
-	q.Del("tlsAllowInvalidCertificates")
 	fill(&tls.CAFile, "tlsCAFile")
-	if f := q.Get("tlsCertificateKeyFile"); f != "" && tls.CertFile == "" {
-		tls.CertFile, tls.KeyFile = f, f
+	var keyFile string
+	fill(&keyFile, "tlsCertificateKeyFile")
+	if keyFile != "" && tls.CertFile == "" {
+		tls.CertFile, tls.KeyFile = keyFile, keyFile
 	}
-	q.Del("tlsCertificateKeyFile")
+	if clashes && !flagMode {
+		tls.Mode = "(a TLS option given twice with different values)"
+	}
 	return tls
 }

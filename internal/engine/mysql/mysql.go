@@ -114,7 +114,7 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 	}
 	connector, err := gomysql.NewConnector(cfg)
 	if err != nil {
-		return nil, errs.Usage("invalid MySQL DSN %s: %v", t.Redacted(), err)
+		return nil, errs.Usage("invalid MySQL DSN %s: %w", t.Redacted(), engine.Scrub(err, t.URL))
 	}
 	dc, err := connector.Connect(ctx)
 	if err != nil {

@@ -70,7 +70,7 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 	u.RawQuery = q.Encode()
 	cfg, err := pgconn.ParseConfig(u.String())
 	if err != nil {
-		return nil, errs.Usage("invalid PostgreSQL DSN %s: %v", t.Redacted(), err)
+		return nil, errs.Usage("invalid PostgreSQL DSN %s: %w", t.Redacted(), engine.Scrub(err, t.URL))
 	}
 	tc, err := tlsconf.Client(t.TLS, cfg.Host, t.Probe)
 	if err != nil {
