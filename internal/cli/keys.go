@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -58,10 +59,22 @@ func newKeys() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			uses, err := colenc.RndUses(k.paths)
+			if err != nil {
+				return err
+			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "scheme\tkey id\tstatus\tprimary\ttype")
+			fmt.Fprintln(tw, "scheme\tkey id\tstatus\tprimary\tsealed\ttype")
 			for _, key := range keys {
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%v\t%s\n", key.Scheme, key.ID, key.Status, key.Primary, key.Type)
+				sealed := "-"
+				if key.Scheme == colenc.Rnd {
+					n := uses[strconv.FormatUint(uint64(key.ID), 10)]
+					sealed = strconv.FormatUint(n, 10)
+					if w := colenc.RndWarning(n); w != "" && key.Primary {
+						defer fmt.Fprintln(cmd.ErrOrStderr(), w)
+					}
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%v\t%s\t%s\n", key.Scheme, key.ID, key.Status, key.Primary, sealed, key.Type)
 			}
 			return tw.Flush()
 		},

@@ -63,12 +63,18 @@ func SyncDir(dir string) error {
 }
 
 // CheckPrivate refuses a secret file that others could read or replace:
-// group or world permissions on the file, an owner other than this user,
-// or a parent directory others may write to (without the sticky bit).
+// a symbolic link, group or world permissions on the file, an owner other
+// than this user, or a parent directory others may write to (without the
+// sticky bit).
 func CheckPrivate(path string) error {
-	st, err := os.Stat(path)
+	st, err := os.Lstat(path)
 	if err != nil {
 		return err
+	}
+	// A link's target could be swapped by whoever owns the link's
+	// directory or the target's; a key is read from its own path only.
+	if st.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link: give the key file's own path", path)
 	}
 	if st.Mode().Perm()&0o077 != 0 {
 		return fmt.Errorf("%s is readable or writable by others (mode %04o): chmod 600 %s", path, st.Mode().Perm(), path)

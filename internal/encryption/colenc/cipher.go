@@ -17,6 +17,7 @@ import (
 	"crypto/cipher"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tink-crypto/tink-go/v2/aead/aesgcm"
 	"github.com/tink-crypto/tink-go/v2/daead/aessiv"
@@ -40,6 +41,9 @@ type Cipher struct {
 	derived sync.Map
 	// dataSet binds ashe keys to one prepared data set (ForDataSet).
 	dataSet []byte
+	// rndSealed counts the primary rnd key's nonces drawn since the last
+	// RecordRndUses (shared by the ForDataSet copies of one keyset).
+	rndSealed *atomic.Uint64
 }
 
 type gcmKey struct {
@@ -63,7 +67,7 @@ func Open(p Paths) (*Cipher, error) {
 
 // fromHandles reads the enabled keys of both keysets, primary first.
 func fromHandles(ha, hd *keyset.Handle) (*Cipher, error) {
-	c := &Cipher{}
+	c := &Cipher{rndSealed: new(atomic.Uint64)}
 	err := eachEnabled(ha, func(k any, primary bool) error {
 		gk, ok := k.(*aesgcm.Key)
 		if !ok {

@@ -33,7 +33,7 @@ func (c *Cipher) ForDataSet(nonce []byte) (*Cipher, error) {
 	if len(nonce) != DataSetLen {
 		return nil, fmt.Errorf("a data set nonce has %d bytes, not %d", len(nonce), DataSetLen)
 	}
-	return &Cipher{rnd: c.rnd, det: c.det, dataSet: append([]byte(nil), nonce...)}, nil
+	return &Cipher{rnd: c.rnd, det: c.det, rndSealed: c.rndSealed, dataSet: append([]byte(nil), nonce...)}, nil
 }
 
 // DataSet is the nonce the cipher's ashe keys are bound to (nil if none).

@@ -77,3 +77,65 @@ func TestLedgerRefusesACounterSetBack(t *testing.T) {
 		t.Fatalf("ledger %s: %v %v", l.Path(), st, err)
 	}
 }
+
+// TestRndUsesCounted: the primary rnd key's seals are counted (64 nonces
+// at a time) into a private file beside the keyset, and a warning comes
+// from a quarter of NIST's 2^32 on.
+func TestRndUsesCounted(t *testing.T) {
+	p, c := newKeys(t)
+	f, err := c.Field(customerCity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1000 {
+		if _, err := f.Encrypt([]byte{byte(i)}, Text("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	total, err := c.RecordRndUses(p)
+	if err != nil || total < 1000 || total > 1000+64 {
+		t.Fatalf("recorded %d, %v; want 1000 to 1064", total, err)
+	}
+	if again, err := c.RecordRndUses(p); err != nil || again != total {
+		t.Fatalf("a second record without seals: %d, %v", again, err)
+	}
+	uses, err := RndUses(p)
+	if err != nil || len(uses) != 1 {
+		t.Fatalf("uses %v, %v", uses, err)
+	}
+	if st, err := os.Stat(p.Keyset + ".rnd-uses"); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("%v %v", st, err)
+	}
+	if RndWarning(RndWarnAt-1) != "" || !strings.Contains(RndWarning(RndWarnAt), "keys rotate") || RndWarnAt > RndLimit/2 {
+		t.Fatal("the warning does not come well before 2^32")
+	}
+}
+
+// TestKeyFilesRefuseSymlinksAndDefaultToAPrivateDir: a key file reached
+// through a symbolic link is refused, and the default master key lives in
+// the user's configuration directory (created 0700), not the working one.
+func TestKeyFilesRefuseSymlinksAndDefaultToAPrivateDir(t *testing.T) {
+	p, _ := newKeys(t)
+	link := filepath.Join(filepath.Dir(p.MasterKey), "link.json")
+	if err := os.Symlink(p.MasterKey, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(Paths{MasterKey: link, Keyset: p.Keyset}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("a master key through a link: %v", err)
+	}
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	def := DefaultMasterKey()
+	if def != filepath.Join(home, "config", "encbench", "master.json") {
+		t.Fatalf("default master key %q", def)
+	}
+	if _, err := Init(Paths{MasterKey: def}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(filepath.Dir(def)); err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("%s: %v %v", filepath.Dir(def), st, err)
+	}
+	if _, _, err := masterKey("", false); err == nil {
+		t.Fatal("an empty master key path was taken")
+	}
+}

@@ -34,6 +34,8 @@ func (f *Field) nonce() []byte {
 	if f.used == 0 || f.used == len(f.nonces) {
 		rand.Read(f.nonces[:]) // never fails (crypto/rand, Go 1.24+)
 		f.used = 0
+		// Counted as drawn, 64 at a time: at most 63 too many per Field.
+		f.c.rndSealed.Add(uint64(len(f.nonces) / 12))
 	}
 	f.used += 12
 	return f.nonces[f.used-12 : f.used]

@@ -64,6 +64,9 @@ func checkMode(path string) error {
 // masterKey loads the master key (a Tink AES-256-GCM keyset in cleartext,
 // protected by its file mode), creating it when create is set and it is missing.
 func masterKey(path string, create bool) (tink.AEAD, bool, error) {
+	if path == "" {
+		return nil, false, errs.Usage("no master key file: give --master-key-file or ENCBENCH_MASTER_KEY_FILE (there is no home directory to keep a default one in)")
+	}
 	created := false
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		if !create {

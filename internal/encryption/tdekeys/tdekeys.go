@@ -41,9 +41,12 @@ func Generate(path string) error {
 // Check refuses a key file that others can read, or that is not in
 // file_key_management's format with a 128, 192 or 256-bit key 1.
 func Check(path string) error {
-	st, err := os.Stat(path)
+	st, err := os.Lstat(path)
 	if err != nil {
 		return errs.Usage("cannot use TDE key file: %v", err)
+	}
+	if st.Mode()&os.ModeSymlink != 0 {
+		return errs.Usage("TDE key file %s is a symbolic link: give the key file's own path", path)
 	}
 	if st.Mode().Perm()&0o077 != 0 {
 		return errs.Usage("TDE key file %s is readable by group or others (mode %v): `chmod 600 %s`", path, st.Mode().Perm(), path)

@@ -54,3 +54,21 @@ func TestCheckRejects(t *testing.T) {
 		t.Error("a missing key file passed")
 	}
 }
+
+func TestCheckRefusesASymlink(t *testing.T) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "keyfile")
+	if err := Generate(key); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(key, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(link); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("a key file through a link: %v", err)
+	}
+	if err := Check(key); err != nil {
+		t.Fatal(err)
+	}
+}

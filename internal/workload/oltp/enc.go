@@ -146,7 +146,13 @@ func (w *Workload) prepareEnc(ctx context.Context, env workload.Env) error {
 		return err
 	}
 	// Written last: a run refuses tables whose prepare did not finish.
-	return w.writeEncConfig(ctx, admin, d, cipher, suffix)
+	if err := w.writeEncConfig(ctx, admin, d, cipher, suffix); err != nil {
+		return err
+	}
+	if cipher != nil {
+		return cipher.RecordRndUsesAndWarn(w.enc.keys, env.Log)
+	}
+	return nil
 }
 
 func (w *Workload) usesOre() bool {

@@ -66,6 +66,9 @@ type encWorker struct {
 	asheList []uint64
 	// replay: the next event repeats the last one's draws (a retry).
 	replay bool
+	// cipher is the data set's (nil for plaintext): Close records its
+	// rnd key's uses.
+	cipher *colenc.Cipher
 }
 
 // rowKeyExpr selects what identifies a row without decryption.
@@ -89,7 +92,7 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 		tid: id % threads, threads: threads,
 		cbuf: make([]byte, 0, len(cTemplate)), padbuf: make([]byte, 0, len(padTemplate)), asheIDs: asheIDs{conn: conn, ledger: colenc.LedgerFor(w.enc.keys)}}
 	if cipher != nil {
-		wk.asheIDs.dataSet = cipher.DataSet()
+		wk.asheIDs.dataSet, wk.cipher = cipher.DataSet(), cipher
 	}
 	p, carry := prev.(*encWorker)
 	if carry {
@@ -266,6 +269,12 @@ func (wk *encWorker) Close() error {
 			}
 			// A worker that takes over this one's list must not insert it twice.
 			tb.deleted = tb.deleted[:len(tb.deleted)-1]
+		}
+	}
+	if wk.cipher != nil {
+		if err := wk.cipher.RecordRndUsesAndWarn(wk.w.enc.keys, nil); err != nil {
+			_ = wk.conn.Close()
+			return err
 		}
 	}
 	return wk.conn.Close()

@@ -88,6 +88,11 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 	if err := w.load(ctx, env, cipher); err != nil {
 		return err
 	}
+	if cipher != nil {
+		if err := cipher.RecordRndUsesAndWarn(w.o.Keys, env.Log); err != nil {
+			return err
+		}
+	}
 	for _, t := range w.s.tables {
 		for i, cols := range t.indexes {
 			if err := admin.Exec(ctx, fmt.Sprintf("CREATE INDEX %s_i%d ON %s (%s)", t.name, i+1, t.name, cols)); err != nil {

@@ -164,7 +164,13 @@ func (w *Workload) checkConfig(ctx context.Context, c engine.Conn, cipher *colen
 	return nil
 }
 
-func (wk *worker) Close() error { return nil }
+// Close records the rnd key's uses (the connection is the runner's).
+func (wk *worker) Close() error {
+	if wk.w.cipher == nil {
+		return nil
+	}
+	return wk.w.cipher.RecordRndUsesAndWarn(wk.w.o.Keys, nil)
+}
 
 func (wk *worker) Notes() map[string]int64 { return wk.notes }
 
