@@ -26,7 +26,9 @@ func TestPasswordsNeverShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The sandbox trusts loopback, so these succeed with any password.
+	// The benchmark user's password is the secret for this test's runs.
+	pg.exec(t, "ALTER ROLE sbtest PASSWORD '"+secret+"'")
+	defer pg.exec(t, "ALTER ROLE sbtest PASSWORD '"+pg.info.Password+"'")
 	withPw := *u
 	withPw.User = url.UserPassword(u.User.Username(), secret)
 	kv := "host=" + u.Hostname() + " port=" + u.Port() + " user=" + u.User.Username() + " password=" + secret + " dbname=" + strings.TrimPrefix(u.Path, "/")
