@@ -27,7 +27,7 @@ func CheckArgs(args []string) error {
 		return orchestrator.CheckGenerator(s)
 	}
 	if err := cmd.ParseFlags(rest); err != nil {
-		return errs.Usage("%v", err)
+		return errs.Usage("%w", err)
 	}
 	if cmd.Args != nil {
 		return cmd.Args(cmd, cmd.Flags().Args())

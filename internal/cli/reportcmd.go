@@ -42,7 +42,7 @@ func addReportFlags(cmd *cobra.Command, o *report.Options) {
 // checkLang refuses an unknown language before any work starts.
 func checkLang(code string) error {
 	if _, err := locale.Get(code); err != nil {
-		return errs.Usage("--lang: %v", err)
+		return errs.Usage("--lang: %w", err)
 	}
 	return nil
 }

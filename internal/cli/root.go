@@ -36,7 +36,7 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	// Cobra reports an unknown subcommand as a plain error; it is bad usage.
 	if strings.HasPrefix(err.Error(), "unknown command") {
-		err = errs.Usage("%v", err)
+		err = errs.Usage("%w", err)
 	}
 	fmt.Fprintf(stderr, "encbench: %s\n", oneLine(err))
 	return errs.ExitCode(err)
@@ -66,7 +66,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetGlobalNormalizationFunc(underscoresToDashes)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return errs.Usage("%v (see --help)", err)
+		return errs.Usage("%w (see --help)", err)
 	})
 	for _, phase := range spec.Commands {
 		root.AddCommand(newPhase(phase))
@@ -89,7 +89,7 @@ func wrapArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 	return func(cmd *cobra.Command, args []string) error {
 		if err := check(cmd, args); err != nil {
-			return errs.Usage("%v (see %s --help)", err, cmd.CommandPath())
+			return errs.Usage("%w (see %s --help)", err, cmd.CommandPath())
 		}
 		return nil
 	}

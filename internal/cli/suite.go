@@ -133,7 +133,7 @@ func (f *suiteFlags) run(cmd *cobra.Command, nameOrFile string) error {
 	}
 	abs, err := filepath.Abs(f.out)
 	if err != nil {
-		return errs.Usage("bad --out %q: %v", f.out, err)
+		return errs.Usage("bad --out %q: %w", f.out, err)
 	}
 	if err := checkLang(f.report.Lang); err != nil {
 		return err

@@ -28,7 +28,7 @@ func Load(args []string) ([]*result.Result, error) {
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil {
-			return nil, errs.Usage("cannot read %s: %v", a, err)
+			return nil, errs.Usage("cannot read %s: %w", a, err)
 		}
 		if !st.IsDir() {
 			rs, err := read([]string{a})

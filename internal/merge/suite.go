@@ -24,7 +24,7 @@ func Suite(dirs []string, out string) (merged int, missing []string, err error) 
 	for i, d := range dirs {
 		data, err := os.ReadFile(filepath.Join(d, "plan.json"))
 		if err != nil {
-			return 0, nil, errs.Usage("%s is not a generator's suite directory (no plan.json): %v", d, err)
+			return 0, nil, errs.Usage("%s is not a generator's suite directory (no plan.json): %w", d, err)
 		}
 		var r suite.Record
 		if err := json.Unmarshal(data, &r); err != nil || r.Plan == nil {

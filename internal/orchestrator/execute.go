@@ -308,7 +308,7 @@ func (x *SuiteRun) prepare(ctx context.Context, ls *liveSetup) error {
 		prepared = append(prepared, fam.Name())
 		s, err := x.prepareSpec(ls, w.Name)
 		if err != nil {
-			return errs.Usage("preparing %s: %v", w.Name, err)
+			return errs.Usage("preparing %s: %w", w.Name, err)
 		}
 		fmt.Fprintf(log, "$ %s\n", s.Display())
 		if err := Prepare(ctx, s, x.Registry, log); err != nil {
@@ -328,7 +328,7 @@ func (x *SuiteRun) runCell(ctx context.Context, q *quietMachine, ls *liveSetup, 
 	defer log.Close()
 	s, err := x.cellSpec(ls, c)
 	if err != nil {
-		return nil, errs.Usage("cell %s: %v", c.ID, err)
+		return nil, errs.Usage("cell %s: %w", c.ID, err)
 	}
 	for _, d := range discarded {
 		fmt.Fprintf(log, "an earlier attempt was disturbed: %s\n", d)

@@ -300,7 +300,7 @@ func coldWarmup(members []*member, cold map[string]bool) []time.Duration {
 func (x *SuiteRun) connect(ctx context.Context, m *member) error {
 	s, err := x.cellSpec(x.setups[m.cell.Setup], m.cell)
 	if err != nil {
-		return errs.Usage("cell %s: %v", m.cell.ID, err)
+		return errs.Usage("cell %s: %w", m.cell.ID, err)
 	}
 	// One line per slice would drown the log: the summary follows.
 	s.Runner.ReportInterval = 0

@@ -63,7 +63,7 @@ func runnerConfig(s spec.Spec, t engine.Target, out io.Writer) (runner.Config, e
 	pid := s.Target.ServerPID
 	if s.Target.ServerProcess != "" && pid == 0 {
 		if pid, err = measure.FindProcess(s.Target.ServerProcess); err != nil {
-			return runner.Config{}, errs.Usage("--server-process: %v", err)
+			return runner.Config{}, errs.Usage("--server-process: %w", err)
 		}
 	}
 	return runner.Config{
@@ -365,7 +365,7 @@ func throughNetwork(t engine.Target, r spec.Runner) (engine.Target, *netem.Link,
 		return t, nil, nil
 	}
 	if err := o.Check(); err != nil {
-		return t, nil, errs.Usage("%v", err)
+		return t, nil, errs.Usage("%w", err)
 	}
 	if t.URL.Port() == "" || strings.HasPrefix(t.URL.Hostname(), "/") {
 		return t, nil, errs.Usage("--net-delay (and every --net-* option) needs a server reached over TCP with its port in the DSN (host:port), not %s", t.Redacted())

@@ -138,14 +138,14 @@ func (x *SuiteRun) Check() error {
 		return errs.Usage("client_cpus %q: give a CPU list below %d, auto or none", x.clientCPUs, n)
 	}
 	if err := x.Plan.Suite.CheckOptions(x.Registry); err != nil {
-		return errs.Usage("%v", err)
+		return errs.Usage("%w", err)
 	}
 	x.setups = map[string]*liveSetup{}
 	for _, su := range x.Plan.Setups {
 		t, _ := x.Plan.Suite.Target(su.Target)
 		v, err := x.Plan.Suite.VariantOf(su.Variant)
 		if err != nil {
-			return errs.Usage("setup %s: %v", su.ID, err)
+			return errs.Usage("setup %s: %w", su.ID, err)
 		}
 		ls := &liveSetup{Setup: su, target: t, variant: v, pid: t.ServerPID}
 		if su.Sandbox {
@@ -153,7 +153,7 @@ func (x *SuiteRun) Check() error {
 		} else {
 			ls.target.DSN = os.ExpandEnv(t.DSN)
 			if _, err := engine.ParseTarget(ls.target.DSN, engine.TLSOptions{}); err != nil {
-				return errs.Usage("target %s: %v", t.Name, err)
+				return errs.Usage("target %s: %w", t.Name, err)
 			}
 		}
 		x.setups[su.ID] = ls
@@ -169,7 +169,7 @@ func (x *SuiteRun) Check() error {
 	for _, c := range x.Plan.Cells {
 		s, err := x.cellSpec(x.setups[c.Setup], c)
 		if err != nil {
-			return errs.Usage("suite cell %s: %v", c.ID, err)
+			return errs.Usage("suite cell %s: %w", c.ID, err)
 		}
 		fam, _ := x.Registry.Lookup(s.Workload)
 		wl, err := fam.New(s.Workload, s.Options)
@@ -177,7 +177,7 @@ func (x *SuiteRun) Check() error {
 			err = wl.Validate(s.Threads)
 		}
 		if err != nil {
-			return errs.Usage("suite cell %s: %v", c.ID, err)
+			return errs.Usage("suite cell %s: %w", c.ID, err)
 		}
 	}
 	return nil

@@ -49,7 +49,7 @@ type SuiteOptions struct {
 func RunSuite(ctx context.Context, o SuiteOptions) error {
 	dir, err := filepath.Abs(o.Out)
 	if err != nil {
-		return errs.Usage("bad --out %q: %v", o.Out, err)
+		return errs.Usage("bad --out %q: %w", o.Out, err)
 	}
 	text, ov, err := openSuiteDir(dir, o)
 	if err != nil {
@@ -57,14 +57,14 @@ func RunSuite(ctx context.Context, o SuiteOptions) error {
 	}
 	s, err := suite.Parse(text)
 	if err != nil {
-		return errs.Usage("%s: %v", o.NameOrFile, err)
+		return errs.Usage("%s: %w", o.NameOrFile, err)
 	}
 	if err := s.MarkReadOnly(o.Registry); err != nil {
-		return errs.Usage("%s: %v", o.NameOrFile, err)
+		return errs.Usage("%s: %w", o.NameOrFile, err)
 	}
 	plan, err := suite.Expand(*s, ov, o.Supports)
 	if err != nil {
-		return errs.Usage("%v", err)
+		return errs.Usage("%w", err)
 	}
 	x := &SuiteRun{Plan: plan, Dir: dir, Stdout: o.Stdout, Stderr: o.Stderr, Command: o.Command,
 		Registry: o.Registry, NewProgress: o.NewProgress}
@@ -157,10 +157,10 @@ func openSuiteDir(dir string, o SuiteOptions) ([]byte, suite.Overrides, error) {
 	// Expand once here so a bad override fails before anything is written.
 	s, err := suite.Parse(text)
 	if err != nil {
-		return nil, o.Overrides, errs.Usage("%s: %v", o.NameOrFile, err)
+		return nil, o.Overrides, errs.Usage("%s: %w", o.NameOrFile, err)
 	}
 	if _, err := suite.Expand(*s, o.Overrides, nil); err != nil {
-		return nil, o.Overrides, errs.Usage("%v", err)
+		return nil, o.Overrides, errs.Usage("%w", err)
 	}
 	for _, d := range []string{dir, filepath.Join(dir, CellsDir), filepath.Join(dir, LogsDir)} {
 		if err := os.MkdirAll(d, 0o755); err != nil {

@@ -79,7 +79,7 @@ func (x *SuiteRun) runGeneratorCell(ctx context.Context, c suite.Cell, gen strin
 	defer log.Close()
 	s, err := x.cellSpec(x.setups[c.Setup], c)
 	if err != nil {
-		return errs.Usage("cell %s: %v", c.ID, err)
+		return errs.Usage("cell %s: %w", c.ID, err)
 	}
 	s.Runner.Generator, s.Runner.StartAt = gen, at.UTC().Format(time.RFC3339Nano)
 	fmt.Fprintf(log, "$ %s\n\n", s.Display())

@@ -29,13 +29,13 @@ type Data struct {
 func Load(path string) (*Data, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, errs.Usage("cannot read %s: %v", path, err)
+		return nil, errs.Usage("cannot read %s: %w", path, err)
 	}
 	d := &Data{Dir: path}
 	if !st.IsDir() {
 		r, err := result.ReadFile(path)
 		if err != nil {
-			return nil, errs.Usage("%v", err)
+			return nil, errs.Usage("%w", err)
 		}
 		d.Dir = filepath.Dir(path)
 		d.Results = []*result.Result{r}

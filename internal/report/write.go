@@ -37,7 +37,7 @@ func Write(dir string, o Options) ([]string, error) {
 	}
 	l, err := locale.Get(o.Lang)
 	if err != nil {
-		return nil, errs.Usage("%v", err)
+		return nil, errs.Usage("%w", err)
 	}
 	var pdfPrinter string
 	if o.PDF {

@@ -60,54 +60,11 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 	if err != nil {
 		return nil, err
 	}
-	pool := "1G"
-	if o.BufferPool != "" {
-		n, _ := ParseSize(o.BufferPool)
-		pool = fmt.Sprintf("%dM", max(n>>20, 5))
-	}
 	sock := filepath.Join(run, "mysqld.sock")
 	logPath := filepath.Join(logDir, "mariadb.err")
-	// LOAD_FILE, LOAD DATA and SELECT ... INTO OUTFILE reach only this
-	// directory, and only for an account with the FILE privilege.
-	files := filepath.Join(o.Dir, "files")
-	if err := os.Mkdir(files, 0o700); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", files, err)
-	}
-	if err := chown(u, files); err != nil {
+	cnfPath, err := mariadbConfigure(o, data, sock, logPath, port, u, tls)
+	if err != nil {
 		return nil, err
-	}
-	cnf := []string{
-		"[mysqld]",
-		"datadir=" + data,
-		"socket=" + sock,
-		"pid-file=" + filepath.Join(run, "mysqld.pid"),
-		fmt.Sprintf("port=%d", port),
-		"bind-address=127.0.0.1",
-		"log-error=" + logPath,
-		"innodb_buffer_pool_size=" + pool,
-		"innodb_log_file_size=256M",
-		"max_connections=500",
-		"skip-name-resolve",
-		"performance_schema=OFF",
-		"skip-log-bin",
-		"max_prepared_stmt_count=100000",
-		"secure_file_priv=" + files,
-	}
-	if u != nil {
-		cnf = append(cnf, "user="+u.Username)
-	}
-	cnf = append(cnf, mariadbTLSConf(o, tls)...)
-	if o.tde() {
-		tde, err := mariadbTDE(o, u)
-		if err != nil {
-			return nil, err
-		}
-		cnf = append(cnf, tde...)
-	}
-	cnf = append(cnf, o.Settings...)
-	cnfPath := filepath.Join(o.Dir, "my.cnf")
-	if err := os.WriteFile(cnfPath, []byte(strings.Join(cnf, "\n")+"\n"), 0o644); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", cnfPath, err)
 	}
 	// The defaults file goes first, or Debian's /etc/mysql settings leak in.
 	args := []string{"--defaults-file=" + cnfPath, "--auth-root-authentication-method=normal", "--skip-test-db"}
@@ -178,6 +135,59 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 		Socket:        sock,
 		AdminDSN:      fmt.Sprintf("mysql://root:%s@localhost/?socket=%s", pw.admin, sock),
 	}, nil
+}
+
+// mariadbConfigure writes the sandbox's my.cnf: encbench's settings, the
+// variant's TLS and TDE ones, then the user's.
+func mariadbConfigure(o Options, data, sock, logPath string, port int, u *user.User, tls certs.Files) (string, error) {
+	pool := "1G"
+	if o.BufferPool != "" {
+		n, _ := ParseSize(o.BufferPool)
+		pool = fmt.Sprintf("%dM", max(n>>20, 5))
+	}
+	// LOAD_FILE, LOAD DATA and SELECT ... INTO OUTFILE reach only this
+	// directory, and only for an account with the FILE privilege.
+	files := filepath.Join(o.Dir, "files")
+	if err := os.Mkdir(files, 0o700); err != nil {
+		return "", fmt.Errorf("creating %s: %w", files, err)
+	}
+	if err := chown(u, files); err != nil {
+		return "", err
+	}
+	cnf := []string{
+		"[mysqld]",
+		"datadir=" + data,
+		"socket=" + sock,
+		"pid-file=" + filepath.Join(filepath.Dir(sock), "mysqld.pid"),
+		fmt.Sprintf("port=%d", port),
+		"bind-address=127.0.0.1",
+		"log-error=" + logPath,
+		"innodb_buffer_pool_size=" + pool,
+		"innodb_log_file_size=256M",
+		"max_connections=500",
+		"skip-name-resolve",
+		"performance_schema=OFF",
+		"skip-log-bin",
+		"max_prepared_stmt_count=100000",
+		"secure_file_priv=" + files,
+	}
+	if u != nil {
+		cnf = append(cnf, "user="+u.Username)
+	}
+	cnf = append(cnf, mariadbTLSConf(o, tls)...)
+	if o.tde() {
+		tde, err := mariadbTDE(o, u)
+		if err != nil {
+			return "", err
+		}
+		cnf = append(cnf, tde...)
+	}
+	cnf = append(cnf, o.Settings...)
+	cnfPath := filepath.Join(o.Dir, "my.cnf")
+	if err := os.WriteFile(cnfPath, []byte(strings.Join(cnf, "\n")+"\n"), 0o644); err != nil {
+		return "", fmt.Errorf("writing %s: %w", cnfPath, err)
+	}
+	return cnfPath, nil
 }
 
 // mariadbAccounts is the init file's SQL: root keeps only its socket
@@ -261,7 +271,7 @@ func mariadbTDE(o Options, u *user.User) ([]string, error) {
 	if o.TDEKeyFile != "" {
 		data, err := os.ReadFile(o.TDEKeyFile)
 		if err != nil {
-			return nil, errs.Usage("cannot read --tde-key-file: %v", err)
+			return nil, errs.Usage("cannot read --tde-key-file: %w", err)
 		}
 		if err := fsx.WriteFile(keyFile, data, 0o600); err != nil {
 			return nil, fmt.Errorf("copying the key file: %w", err)

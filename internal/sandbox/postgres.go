@@ -67,17 +67,66 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 	if err != nil {
 		return nil, err
 	}
-	// The superuser's password reaches initdb through a file only the
-	// server's user can read, removed once initdb has read it.
-	pwFile := filepath.Join(run, "initdb.pw")
-	if err := writeSecret(pwFile, pw.admin+"\n", u); err != nil {
+	if err := pgInit(bin, data, run, pw, u); err != nil {
 		return nil, err
 	}
-	err = runTool(u, filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "scram-sha-256", "--pwfile", pwFile, "-E", "UTF8", "--no-sync", "--no-instructions")
-	os.Remove(pwFile)
+	if err := pgConfigure(o, data, run, port, u, tls); err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(logDir, "postgresql.log")
+	argv := o.pinned(filepath.Join(bin, "postgres"), "-D", data)
+	cmd, logf, err := command(u, logPath, argv...)
 	if err != nil {
 		return nil, err
 	}
+	pid, exited, err := startServer(cmd, logf)
+	if err != nil {
+		return nil, err
+	}
+	admin := fmt.Sprintf("postgres://postgres:%s@/postgres?host=%s&port=%d&sslmode=disable", pw.admin, run, port)
+	if err := waitReady(ctx, exited, logPath, func(c context.Context) error { return p.ready(c, &Info{AdminDSN: admin}) }); err != nil {
+		_ = stop(pid, 10e9)
+		return nil, err
+	}
+	version, err := pgSetUp(ctx, admin, pw, o.StatStatements)
+	if err != nil {
+		_ = stop(pid, 10e9)
+		return nil, err
+	}
+	return &Info{
+		Start:         argv,
+		RunAs:         userName(u),
+		StartLog:      logPath,
+		DataDir:       data,
+		Engine:        "postgres",
+		Version:       "PostgreSQL " + version,
+		DSN:           fmt.Sprintf("postgres://sbtest:%s@127.0.0.1:%d/sbtest", pw.bench, port),
+		Password:      pw.bench,
+		User:          "sbtest",
+		AdminPassword: pw.admin,
+		PID:           pid,
+		Port:          port,
+		Dir:           o.Dir,
+		Socket:        run,
+		AdminDSN:      admin,
+	}, nil
+}
+
+// pgInit creates the cluster with the superuser's password, which
+// reaches initdb through a file only the server's user can read, removed
+// once initdb has read it.
+func pgInit(bin, data, run string, pw passwords, u *user.User) error {
+	pwFile := filepath.Join(run, "initdb.pw")
+	if err := writeSecret(pwFile, pw.admin+"\n", u); err != nil {
+		return err
+	}
+	defer os.Remove(pwFile)
+	return runTool(u, filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "scram-sha-256", "--pwfile", pwFile, "-E", "UTF8", "--no-sync", "--no-instructions")
+}
+
+// pgConfigure appends encbench's settings (then the user's) to
+// postgresql.conf and writes pg_hba.conf.
+func pgConfigure(o Options, data, run string, port int, u *user.User, tls certs.Files) error {
 	sharedBuffers := "512MB"
 	if o.BufferPool != "" {
 		n, _ := ParseSize(o.BufferPool)
@@ -112,7 +161,7 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 		conf = append(conf, name+" = "+pgQuote(value))
 	}
 	if err := appendFile(filepath.Join(data, "postgresql.conf"), "\n# encbench sandbox\n"+strings.Join(conf, "\n")+"\n"); err != nil {
-		return nil, err
+		return err
 	}
 	// Every connection, socket included, proves a password: another local
 	// user gets nothing without the sandbox's password.
@@ -123,34 +172,21 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 			"hostnossl all all 0.0.0.0/0 reject\nhostnossl all all ::/0 reject\n"
 	}
 	if err := os.WriteFile(filepath.Join(data, "pg_hba.conf"), []byte(hba), 0o600); err != nil {
-		return nil, fmt.Errorf("writing pg_hba.conf: %w", err)
+		return fmt.Errorf("writing pg_hba.conf: %w", err)
 	}
-	if err := chown(u, filepath.Join(data, "pg_hba.conf")); err != nil {
-		return nil, err
-	}
-	logPath := filepath.Join(logDir, "postgresql.log")
-	argv := o.pinned(filepath.Join(bin, "postgres"), "-D", data)
-	cmd, logf, err := command(u, logPath, argv...)
-	if err != nil {
-		return nil, err
-	}
-	pid, exited, err := startServer(cmd, logf)
-	if err != nil {
-		return nil, err
-	}
-	admin := fmt.Sprintf("postgres://postgres:%s@/postgres?host=%s&port=%d&sslmode=disable", pw.admin, run, port)
-	if err := waitReady(ctx, exited, logPath, func(c context.Context) error { return p.ready(c, &Info{AdminDSN: admin}) }); err != nil {
-		_ = stop(pid, 10e9)
-		return nil, err
-	}
+	return chown(u, filepath.Join(data, "pg_hba.conf"))
+}
+
+// pgSetUp creates the benchmark user and database (and pg_stat_statements
+// when asked) and returns the server's version. The benchmark user is no
+// superuser: it owns its database and reads the statistics views
+// (pg_stat_ssl of every backend), nothing more.
+func pgSetUp(ctx context.Context, admin string, pw passwords, statStatements bool) (string, error) {
 	conn, err := pgconn.Connect(ctx, admin)
 	if err != nil {
-		_ = stop(pid, 10e9)
-		return nil, fmt.Errorf("connecting to the new server: %w", err)
+		return "", fmt.Errorf("connecting to the new server: %w", err)
 	}
 	defer conn.Close(ctx)
-	// The benchmark user is no superuser: it owns its database and reads
-	// the statistics views (pg_stat_ssl of every backend), nothing more.
 	setup := []string{
 		"CREATE ROLE sbtest LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '" + pw.bench + "'",
 		"GRANT pg_read_all_stats TO sbtest",
@@ -158,39 +194,20 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 	}
 	for _, q := range setup {
 		if _, err := conn.Exec(ctx, q).ReadAll(); err != nil {
-			_ = stop(pid, 10e9)
-			return nil, fmt.Errorf("setting up the benchmark user (%s): %w", q, err)
+			return "", fmt.Errorf("setting up the benchmark user (%s): %w", strings.SplitN(q, " PASSWORD", 2)[0], err)
 		}
 	}
-	if o.StatStatements {
+	if statStatements {
 		db, err := pgconn.Connect(ctx, inDatabase(admin, benchDatabase))
 		if err == nil {
 			_, err = db.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements").ReadAll()
 			db.Close(ctx)
 		}
 		if err != nil {
-			_ = stop(pid, 10e9)
-			return nil, fmt.Errorf("creating pg_stat_statements: %w", err)
+			return "", fmt.Errorf("creating pg_stat_statements: %w", err)
 		}
 	}
-	version := conn.ParameterStatus("server_version")
-	return &Info{
-		Start:         argv,
-		RunAs:         userName(u),
-		StartLog:      logPath,
-		DataDir:       data,
-		Engine:        "postgres",
-		Version:       "PostgreSQL " + version,
-		DSN:           fmt.Sprintf("postgres://sbtest:%s@127.0.0.1:%d/sbtest", pw.bench, port),
-		Password:      pw.bench,
-		User:          "sbtest",
-		AdminPassword: pw.admin,
-		PID:           pid,
-		Port:          port,
-		Dir:           o.Dir,
-		Socket:        run,
-		AdminDSN:      admin,
-	}, nil
+	return conn.ParameterStatus("server_version"), nil
 }
 
 // benchDatabase is the database the sandbox creates for the workloads.

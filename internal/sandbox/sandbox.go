@@ -253,7 +253,7 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 	}
 	abs, err := filepath.Abs(o.Dir)
 	if err != nil {
-		return nil, errs.Usage("bad --dir %q: %v", o.Dir, err)
+		return nil, errs.Usage("bad --dir %q: %w", o.Dir, err)
 	}
 	o.Dir = abs
 	if info, err := Load(abs); err == nil && alive(info.PID) {
@@ -322,7 +322,7 @@ func Down(dir string) error {
 func Load(dir string) (*Info, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, errs.Usage("bad --dir %q: %v", dir, err)
+		return nil, errs.Usage("bad --dir %q: %w", dir, err)
 	}
 	data, err := os.ReadFile(filepath.Join(abs, stateFile))
 	if err != nil {

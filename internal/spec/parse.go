@@ -52,7 +52,7 @@ func Parse(cmd Command, args []string, reg *workload.Registry) (Spec, error) {
 	var named string
 	fs.StringVar(&named, "workload", "", "")
 	if err := fs.Parse(args); err != nil {
-		return Spec{}, errs.Usage("%v (see encbench %s %s --help)", err, cmd, name)
+		return Spec{}, errs.Usage("%w (see encbench %s %s --help)", err, cmd, name)
 	}
 	wl, err := fam.New(name, s.Options)
 	if err != nil {
@@ -87,7 +87,7 @@ func scan(cmd Command, args []string, reg *workload.Registry) (name string, help
 		if help {
 			return name, true, nil
 		}
-		return "", false, errs.Usage("%v (see encbench %s WORKLOAD --help)", err, cmd)
+		return "", false, errs.Usage("%w (see encbench %s WORKLOAD --help)", err, cmd)
 	}
 	pos := fs.Args()
 	switch {

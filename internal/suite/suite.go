@@ -252,7 +252,7 @@ func load(nameOrFile string) (*Suite, []byte, error) {
 	}
 	s, err := Parse(data)
 	if err != nil {
-		return nil, nil, errs.Usage("%s: %v", source, err)
+		return nil, nil, errs.Usage("%s: %w", source, err)
 	}
 	return s, data, nil
 }

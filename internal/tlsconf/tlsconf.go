@@ -58,7 +58,7 @@ func client(opts engine.TLSOptions, serverName string) (*tls.Config, error) {
 	if opts.CertFile != "" {
 		pair, err := tls.LoadX509KeyPair(opts.CertFile, opts.KeyFile)
 		if err != nil {
-			return nil, errs.Usage("cannot load client certificate %s / key %s: %v", opts.CertFile, opts.KeyFile, err)
+			return nil, errs.Usage("cannot load client certificate %s / key %s: %w", opts.CertFile, opts.KeyFile, err)
 		}
 		cfg.Certificates = []tls.Certificate{pair}
 	}
@@ -66,7 +66,7 @@ func client(opts engine.TLSOptions, serverName string) (*tls.Config, error) {
 	if opts.CAFile != "" {
 		pem, err := os.ReadFile(opts.CAFile)
 		if err != nil {
-			return nil, errs.Usage("cannot read --tls-ca file: %v", err)
+			return nil, errs.Usage("cannot read --tls-ca file: %w", err)
 		}
 		pool = x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {

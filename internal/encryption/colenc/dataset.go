@@ -98,6 +98,9 @@ func (l Ledger) Reserve(dataSet []byte, first, n, floor uint64) error {
 	if first+n < first {
 		return fmt.Errorf("ashe identifier counter %d overflows", first)
 	}
+	if marks[key] == first+n {
+		return nil
+	}
 	marks[key] = first + n
 	data, err := json.MarshalIndent(marks, "", "  ")
 	if err != nil {
@@ -107,19 +110,11 @@ func (l Ledger) Reserve(dataSet []byte, first, n, floor uint64) error {
 }
 
 // Check refuses a server counter below floor or below this client's mark
-// for the data set, without reserving anything: a run checks before it
-// starts.
+// for the data set, before a run uses any identifier; a counter above the
+// mark becomes the mark (what the server has handed out, the client will
+// not take again).
 func (l Ledger) Check(dataSet []byte, counter, floor uint64) error {
-	unlock, err := fsx.Lock(l.path + ".lock")
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	marks, err := l.read()
-	if err != nil {
-		return err
-	}
-	return l.behind(counter, max(marks[hex.EncodeToString(dataSet)], floor))
+	return l.Reserve(dataSet, counter, 0, floor)
 }
 
 func (l Ledger) behind(counter, need uint64) error {
@@ -134,7 +129,7 @@ func (l Ledger) read() (map[string]uint64, error) {
 	if err := fsx.CheckPrivate(l.path); errors.Is(err, fs.ErrNotExist) {
 		return marks, nil
 	} else if err != nil {
-		return nil, errs.Usage("%v", err)
+		return nil, errs.Usage("%w", err)
 	}
 	data, err := os.ReadFile(l.path)
 	if err != nil {

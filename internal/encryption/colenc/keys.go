@@ -56,7 +56,7 @@ func (p Paths) Resolved() Paths {
 // world permissions, a foreign owner, a directory others may write to.
 func checkMode(path string) error {
 	if err := fsx.CheckPrivate(path); err != nil {
-		return errs.Usage("%v", err)
+		return errs.Usage("%w", err)
 	}
 	return nil
 }
@@ -96,11 +96,11 @@ func masterKey(path string, create bool) (tink.AEAD, bool, error) {
 	}
 	h, err := insecurecleartextkeyset.Read(keyset.NewJSONReader(bytes.NewReader(data)))
 	if err != nil {
-		return nil, false, errs.Usage("%s is not an encbench master key (a Tink AES-256-GCM keyset): %v", path, err)
+		return nil, false, errs.Usage("%s is not an encbench master key (a Tink AES-256-GCM keyset): %w", path, err)
 	}
 	a, err := aead.New(h)
 	if err != nil {
-		return nil, false, errs.Usage("%s is not an AEAD master key: %v", path, err)
+		return nil, false, errs.Usage("%s is not an AEAD master key: %w", path, err)
 	}
 	return a, created, nil
 }
@@ -125,7 +125,7 @@ func encryptHandle(h *keyset.Handle, master tink.AEAD) (json.RawMessage, error) 
 func decryptHandle(raw json.RawMessage, master tink.AEAD, path string) (*keyset.Handle, error) {
 	h, err := keyset.ReadWithAssociatedData(keyset.NewJSONReader(bytes.NewReader(raw)), master, keysetAD)
 	if err != nil {
-		return nil, errs.Usage("cannot decrypt keyset %s with this master key: wrong master key or damaged keyset (%v)", path, err)
+		return nil, errs.Usage("cannot decrypt keyset %s with this master key: wrong master key or damaged keyset (%w)", path, err)
 	}
 	return h, nil
 }

@@ -2,7 +2,6 @@ package colenc
 
 import (
 	"bytes"
-	"crypto/aes"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/encbench/encbench/internal/encryption/ore"
+	"github.com/encbench/encbench/internal/encryption/ore/oretest"
 )
 
 var sbK = Column{Table: "sbtest1", Name: "k", Scheme: Ore}
@@ -96,20 +96,6 @@ func TestOreValueAuthenticatedWhole(t *testing.T) {
 	}
 }
 
-// oreH is Lewi-Wu's hash H as the comparison computes it: the low bit of
-// AES-128, keyed by a value's nonce, of a left block's PRF value. All
-// public: what a writer to the column can compute.
-func oreH(t *testing.T, nonce, prf []byte) byte {
-	t.Helper()
-	h, err := aes.NewCipher(nonce)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [16]byte
-	h.Encrypt(out[:], prf)
-	return out[15] & 1
-}
-
 // TestOrePublicDataForgery builds, from stored values and public data
 // only, a value whose left part mixes two values' blocks and whose right
 // bits are set so that both directions of every comparison agree. It
@@ -132,31 +118,12 @@ func TestOrePublicDataForgery(t *testing.T) {
 	}
 	forged := append([]byte(nil), x...)
 	copy(leftAt(forged, mixed), leftAt(y, mixed))
-	body := forged[oreHeaderLen : OreValueLen-oreMACLen]
-	nonce := body[ore.LeftLen : ore.LeftLen+ore.NonceLen]
-	bits := body[ore.LeftLen+ore.NonceLen:]
-	for _, g := range stored {
-		if bytes.Equal(g, x) {
-			continue
-		}
-		// What the forged left part says against g's right part ...
-		r, err := ore.Compare(body[:ore.LeftLen], g[oreHeaderLen:OreValueLen-oreMACLen])
-		if err != nil {
-			t.Fatal(err)
-		}
-		// ... and the bit of the forged right part that g's left part
-		// reads at their first differing block, set to agree with it.
-		i := 0
-		for i < 8 && bytes.Equal(leftAt(g, i), leftAt(forged, i)) {
-			i++
-		}
-		blk := leftAt(g, i)
-		slot := int(blk[16])
-		want := oreH(t, nonce, blk[:16])
-		if r < 0 { // g is greater: the back direction must say so
-			want ^= 1
-		}
-		bits[i*32+slot/8] = bits[i*32+slot/8]&^(1<<(slot%8)) | want<<(slot%8)
+	bodies := make([][]byte, len(stored))
+	for i, g := range stored {
+		bodies[i] = g[oreHeaderLen : OreValueLen-oreMACLen]
+	}
+	if err := oretest.Agree(forged[oreHeaderLen:OreValueLen-oreMACLen], bodies); err != nil {
+		t.Fatal(err)
 	}
 	agree := 0
 	for _, g := range stored {

@@ -75,7 +75,7 @@ func readRndUses(p Paths) (map[string]uint64, error) {
 	if err := fsx.CheckPrivate(path); errors.Is(err, fs.ErrNotExist) {
 		return uses, nil
 	} else if err != nil {
-		return nil, errs.Usage("%v", err)
+		return nil, errs.Usage("%w", err)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -43,7 +43,7 @@ func Generate(path string) error {
 func Check(path string) error {
 	st, err := os.Lstat(path)
 	if err != nil {
-		return errs.Usage("cannot use TDE key file: %v", err)
+		return errs.Usage("cannot use TDE key file: %w", err)
 	}
 	if st.Mode()&os.ModeSymlink != 0 {
 		return errs.Usage("TDE key file %s is a symbolic link: give the key file's own path", path)
@@ -53,7 +53,7 @@ func Check(path string) error {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return errs.Usage("cannot read TDE key file: %v", err)
+		return errs.Usage("cannot read TDE key file: %w", err)
 	}
 	ids := map[int]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(data))

@@ -197,7 +197,7 @@ func (w *Workload) writeEncConfig(ctx context.Context, c engine.Conn, d engine.D
 func (w *Workload) checkEncConfig(ctx context.Context, c engine.Conn) error {
 	spec, tables, size, check, _, rows, err := readEncConfig(ctx, c)
 	if err != nil {
-		return errs.Usage("no %s table of this version: run `encbench prepare %s` with the same --encrypt first (%v)", encConfigTable, w.name, err)
+		return errs.Usage("no %s table of this version: run `encbench prepare %s` with the same --encrypt first (%w)", encConfigTable, w.name, err)
 	}
 	switch {
 	case rows != 1:
@@ -248,7 +248,7 @@ func (w *Workload) dataCipher(ctx context.Context, c engine.Conn) (*colenc.Ciphe
 	_, _, _, _, sealed, rows, err := readEncConfig(ctx, c)
 	switch {
 	case err != nil:
-		return nil, errs.Usage("no %s table of this version: run `encbench prepare %s` with the same --encrypt first (%v)", encConfigTable, w.name, err)
+		return nil, errs.Usage("no %s table of this version: run `encbench prepare %s` with the same --encrypt first (%w)", encConfigTable, w.name, err)
 	case rows != 1:
 		return nil, fmt.Errorf("%s has %d rows, want 1: prepare again", encConfigTable, rows)
 	case len(sealed) == 0:

@@ -45,7 +45,7 @@ func parseEncrypt(s string) (encSpec, error) {
 		if hasScheme {
 			sc, err := colenc.ParseScheme(scheme)
 			if err != nil {
-				return e, errs.Usage("--encrypt %q: %v", s, err)
+				return e, errs.Usage("--encrypt %q: %w", s, err)
 			}
 			e[i] = sc
 		}

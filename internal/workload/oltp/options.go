@@ -202,7 +202,7 @@ func (w *Workload) Params() map[string]any {
 func (w *Workload) Validate(threads int) error {
 	o := w.opts
 	if err := o.Rand.Validate(); err != nil {
-		return errs.Usage("%v", err)
+		return errs.Usage("%w", err)
 	}
 	switch {
 	case o.Tables < 1:
