@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 )
 
 // writeSet writes three repetitions of one cell with the given TPS values.

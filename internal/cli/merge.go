@@ -9,7 +9,7 @@ import (
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/merge"
 	"github.com/encbench/encbench/internal/report"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 )
 
 func newMerge() *cobra.Command {

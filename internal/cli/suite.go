@@ -11,10 +11,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/encbench/encbench/internal/errs"
-	"github.com/encbench/encbench/internal/orchestrator"
 	"github.com/encbench/encbench/internal/report"
 	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/suite"
+	"github.com/encbench/encbench/internal/suiterun"
 	"github.com/encbench/encbench/internal/variant"
 	"github.com/encbench/encbench/internal/workload"
 )
@@ -145,11 +145,11 @@ func (f *suiteFlags) run(cmd *cobra.Command, nameOrFile string) error {
 		f.noReport = true // one generator's share is not the suite's result
 	}
 	out := cmd.OutOrStdout()
-	return orchestrator.RunSuite(cmd.Context(), orchestrator.SuiteOptions{
+	return suiterun.Run(cmd.Context(), suiterun.Options{
 		NameOrFile: nameOrFile, Out: f.out, Resume: f.resume, Overrides: f.overrides(cmd), NoReport: f.noReport, Report: f.report,
 		Command: commandLine(cmd, nameOrFile, abs), Registry: workload.Default(), Supports: sandboxSupports,
 		Stdout: out, Stderr: cmd.ErrOrStderr(),
-		NewProgress: func(total, done int) orchestrator.Progress { return newProgress(out, total, done) },
+		NewProgress: func(total, done int) suiterun.Progress { return newProgress(out, total, done) },
 		Generator:   f.generator, StartAt: f.startAt, PrepareOnly: f.prepareOnly,
 	})
 }

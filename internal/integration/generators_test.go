@@ -13,7 +13,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/schematest"
 )
 

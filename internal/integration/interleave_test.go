@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/encbench/encbench/internal/report"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/schematest"
 )
 

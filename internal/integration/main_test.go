@@ -17,7 +17,7 @@ import (
 
 	"github.com/encbench/encbench/internal/cli"
 	"github.com/encbench/encbench/internal/engine"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/sandbox"
 )
 

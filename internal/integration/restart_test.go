@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/encbench/encbench/internal/quiet"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/schematest"
 )

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 )
 
 func readResult(t *testing.T, path string) *result.Result {

@@ -18,7 +18,7 @@ import (
 
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/measure"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 )
 
 // Load reads the command line's generator results: files as given (each

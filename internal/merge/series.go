@@ -4,7 +4,7 @@ import (
 	"math"
 	"sort"
 
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 )
 
 // cpu keeps each generator's client CPU (in Generators) and adds them up;

@@ -9,7 +9,7 @@ import (
 
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/runner"
 	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/workload"
@@ -23,7 +23,7 @@ const maxClockOffset = time.Second
 // generatorPlan is generator Index of Count: its share of threads, events
 // and rate, and the ids of its workers among all generators' workers.
 type generatorPlan struct {
-	schedule
+	Schedule
 	Threads      int
 	IDOffset     int
 	TotalThreads int
@@ -38,17 +38,17 @@ func share(total, i, n int) int {
 	return s
 }
 
-// schedule is --generator I/N (I from 0, as a Kubernetes Indexed Job's
+// Schedule is --generator I/N (I from 0, as a Kubernetes Indexed Job's
 // completion index) and --start-at: which generator, and when all start.
-type schedule struct {
+type Schedule struct {
 	Index, Count int
 	StartAt      time.Time
 }
 
-// parseSchedule reads --generator and --start-at; nil without --generator.
+// ParseSchedule reads --generator and --start-at; nil without --generator.
 // threads, when > 0, is the --threads the generators share (a suite's
 // cells check their own).
-func parseSchedule(gen, startAt string, threads int) (*schedule, error) {
+func ParseSchedule(gen, startAt string, threads int) (*Schedule, error) {
 	if gen == "" {
 		if startAt != "" {
 			return nil, errs.Usage("--start-at needs --generator I/N")
@@ -64,7 +64,7 @@ func parseSchedule(gen, startAt string, threads int) (*schedule, error) {
 	if threads > 0 && threads < n {
 		return nil, errs.Usage("--threads %d is shared by %d generators: give at least one thread each", threads, n)
 	}
-	sc := &schedule{Index: i, Count: n}
+	sc := &Schedule{Index: i, Count: n}
 	example := time.Now().Add(time.Minute).UTC().Format(time.RFC3339)
 	if startAt == "" {
 		if n > 1 {
@@ -86,12 +86,12 @@ func parseSchedule(gen, startAt string, threads int) (*schedule, error) {
 // parseGenerator is the run's share as generator: its schedule and its
 // part of the threads; nil without --generator.
 func parseGenerator(r spec.Runner, threads int) (*generatorPlan, error) {
-	sc, err := parseSchedule(r.Generator, r.StartAt, threads)
+	sc, err := ParseSchedule(r.Generator, r.StartAt, threads)
 	if sc == nil || err != nil {
 		return nil, err
 	}
 	i, n := sc.Index, sc.Count
-	return &generatorPlan{schedule: *sc, Threads: share(threads, i, n), TotalThreads: threads,
+	return &generatorPlan{Schedule: *sc, Threads: share(threads, i, n), TotalThreads: threads,
 		IDOffset: i*(threads/n) + min(i, threads%n)}, nil
 }
 

@@ -84,7 +84,7 @@ func (s skewedClock) ServerTime(context.Context, engine.Conn) (time.Time, error)
 // Generators refuse a server whose clock is obviously not theirs, and
 // record the offset they measured.
 func TestClockCheck(t *testing.T) {
-	g := &generatorPlan{schedule: schedule{Index: 1, Count: 2, StartAt: time.Now().Add(time.Minute)}, Threads: 2}
+	g := &generatorPlan{Schedule: Schedule{Index: 1, Count: 2, StartAt: time.Now().Add(time.Minute)}, Threads: 2}
 	if _, err := g.checkClock(context.Background(), skewedClock{off: -3 * time.Second}, nil); err == nil || !strings.Contains(err.Error(), "synchronise") {
 		t.Errorf("a clock 3 s behind: %v", err)
 	}

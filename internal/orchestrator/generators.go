@@ -12,20 +12,20 @@ import (
 	"time"
 
 	"github.com/encbench/encbench/internal/merge"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/spec"
 )
 
-// startLead is how long generator processes get to start, connect and
+// StartLead is how long generator processes get to start, connect and
 // prove their variant before the common start.
-func startLead(threads int) time.Duration {
+func StartLead(threads int) time.Duration {
 	return 3*time.Second + time.Duration(threads)*20*time.Millisecond
 }
 
-// runGenerators measures s with n local encbench processes that share its
+// RunGenerators measures s with n local encbench processes that share its
 // threads and start together (--generator I/N --start-at), then merges
 // their results exactly; each process's output goes to log.
-func runGenerators(ctx context.Context, s spec.Spec, n int, dir string, log io.Writer) (*result.Result, error) {
+func RunGenerators(ctx context.Context, s spec.Spec, n int, dir string, log io.Writer) (*result.Result, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("finding the encbench binary for the generators: %w", err)
@@ -33,7 +33,7 @@ func runGenerators(ctx context.Context, s spec.Spec, n int, dir string, log io.W
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", dir, err)
 	}
-	start := time.Now().Add(startLead(s.Threads)).UTC().Format(time.RFC3339Nano)
+	start := time.Now().Add(StartLead(s.Threads)).UTC().Format(time.RFC3339Nano)
 	type proc struct {
 		cmd  *exec.Cmd
 		out  bytes.Buffer

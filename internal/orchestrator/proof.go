@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/encbench/encbench/internal/engine"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/workload"
 )

@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/procfs"
 
 	"github.com/encbench/encbench/internal/measure"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/runner"
 	"github.com/encbench/encbench/internal/version"
 )

@@ -16,7 +16,7 @@ import (
 	"github.com/encbench/encbench/internal/measure"
 	"github.com/encbench/encbench/internal/netem"
 	"github.com/encbench/encbench/internal/report"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/runner"
 	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/variant"
@@ -90,30 +90,30 @@ func runnerConfig(s spec.Spec, t engine.Target, out io.Writer) (runner.Config, e
 // A result comes back with an error too when the run measured something
 // but failed or was interrupted.
 func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*result.Result, error) {
-	lr, err := openRun(ctx, s, reg, o)
+	lr, err := Open(ctx, s, reg, o)
 	if err != nil {
 		return nil, err
 	}
-	defer lr.close()
+	defer lr.Close()
 	if lr.cfg.Warmup > 0 {
-		fmt.Fprintf(o.Stdout, "Warming up for %d seconds...\n", lr.s.Runner.Warmup)
+		fmt.Fprintf(o.Stdout, "Warming up for %d seconds...\n", lr.spec().Runner.Warmup)
 	}
 	started := time.Now()
-	out, runErr := runner.Run(ctx, lr.workers, lr.wl, lr.cfg)
+	out, runErr := runner.Run(ctx, lr.workers, lr.rs.Workload, lr.cfg)
 	if out == nil || out.Hist == nil || out.Elapsed == 0 {
 		if runErr == nil {
 			runErr = fmt.Errorf("run produced no measurements")
 		}
 		return nil, runErr
 	}
-	res := lr.result(out, runErr == nil, started)
+	res := lr.Result(out, runErr == nil, started)
 	fmt.Fprintln(o.Stdout)
 	report.Summary(o.Stdout, res)
-	if lr.s.JSON != "" {
-		if err := result.WriteFile(lr.s.JSON, res); err != nil {
+	if path := lr.spec().JSON; path != "" {
+		if err := result.WriteFile(path, res); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(o.Stderr, "encbench: result written to %s\n", lr.s.JSON)
+		fmt.Fprintf(o.Stderr, "encbench: result written to %s\n", path)
 	}
 	if runErr != nil {
 		return res, fmt.Errorf("run failed: %w", runErr)
@@ -124,14 +124,14 @@ func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*r
 	return res, nil
 }
 
-// liveRun is a run's spec resolved, its server's layers proven and its
+// Live is a run's spec resolved, its server's layers proven and its
 // admin connection open: what measuring needs, and what the result says
-// about the server and the variant.
-type liveRun struct {
-	s        spec.Spec
+// about the server and the variant. Run measures one straight through; a
+// suite's executor opens several and gives their workers turns
+// (Session).
+type Live struct {
 	command  string
 	rs       *Resolved
-	wl       workload.Workload
 	caps     workload.Capabilities
 	cfg      runner.Config
 	workers  engine.Target
@@ -147,23 +147,32 @@ type liveRun struct {
 	proof result.TLSProof
 }
 
-// openRun resolves the spec and proves what can be proven before any
-// worker connects; its runner config checks the workers' sessions.
-func openRun(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (lr *liveRun, err error) {
+// spec is the run's spec as resolved (a sandbox's server pid filled in).
+func (lr *Live) spec() spec.Spec { return lr.rs.Spec }
+
+// Session connects the run's workers and checks their sessions, for a
+// controller that runs them in turns (runner.Session.StartSliced).
+func (lr *Live) Session(ctx context.Context) (*runner.Session, error) {
+	return runner.Open(ctx, lr.workers, lr.rs.Workload, lr.cfg)
+}
+
+// Open resolves the spec and proves what can be proven before any worker
+// connects; its runner config checks the workers' sessions.
+func Open(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (lr *Live, err error) {
 	// The command as given: Resolve fills in what a sandbox knows (its
 	// server's pid), which a reproduction must not repeat.
-	lr = &liveRun{command: s.Display()}
+	lr = &Live{command: s.Display()}
 	if lr.rs, err = Resolve(s, reg, o.Stderr); err != nil {
 		return nil, err
 	}
-	lr.s = lr.rs.Spec
+	s = lr.rs.Spec
 	t, wl := lr.rs.Target, lr.rs.Workload
-	lr.wl, lr.caps = wl, wl.Capabilities()
-	if lr.cfg, err = runnerConfig(lr.s, t, o.Stdout); err != nil {
+	lr.caps = wl.Capabilities()
+	if lr.cfg, err = runnerConfig(s, t, o.Stdout); err != nil {
 		return nil, err
 	}
 	lr.cfg.OnInterval = o.OnInterval
-	gen, err := parseGenerator(lr.s.Runner, lr.s.Threads)
+	gen, err := parseGenerator(s.Runner, s.Threads)
 	if err != nil {
 		return nil, err
 	}
@@ -172,12 +181,12 @@ func openRun(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output)
 		gen.partition(wl)
 	}
 	// Before anything connects: a path that cannot be emulated is a usage error.
-	if lr.workers, lr.link, err = throughNetwork(t, lr.s.Runner); err != nil {
+	if lr.workers, lr.link, err = throughNetwork(t, s.Runner); err != nil {
 		return nil, err
 	}
 	defer func() {
 		if err != nil {
-			lr.close()
+			lr.Close()
 		}
 	}()
 	if lr.admin, err = t.Engine.Connect(ctx, t); err != nil {
@@ -205,7 +214,7 @@ func openRun(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output)
 		return checkTLS(t, lr.proof)
 	}
 	fmt.Fprintf(o.Stdout, "encbench: %s on %s (%s), %d threads, TLS %s\n\n", wl.Name(), lr.info.Version, t.Redacted(), lr.cfg.Threads, t.TLS.Mode)
-	if lr.s.Explain {
+	if s.Explain {
 		if err := explainFirst(ctx, t, wl, lr.cfg.Threads, o.Stdout); err != nil {
 			return lr, err
 		}
@@ -221,7 +230,8 @@ func openRun(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output)
 	return lr, nil
 }
 
-func (lr *liveRun) close() {
+// Close ends the run's admin connection and emulated network.
+func (lr *Live) Close() {
 	if lr.admin != nil {
 		lr.admin.Close()
 	}
@@ -230,10 +240,10 @@ func (lr *liveRun) close() {
 	}
 }
 
-// result is the result document of what the run measured; verified says
+// Result is the result document of what the run measured; verified says
 // the run ended without an error.
-func (lr *liveRun) result(out *runner.Outcome, verified bool, started time.Time) *result.Result {
-	t, wl, caps := lr.rs.Target, lr.wl, lr.caps
+func (lr *Live) Result(out *runner.Outcome, verified bool, started time.Time) *result.Result {
+	t, wl, caps, s := lr.rs.Target, lr.rs.Workload, lr.caps, lr.spec()
 	res := assemble(out, lr.cfg, started)
 	res.Target = t.Redacted()
 	res.Command = lr.command
@@ -242,13 +252,13 @@ func (lr *liveRun) result(out *runner.Outcome, verified bool, started time.Time)
 	for _, p := range caps.Parts {
 		res.Workload.Parts = append(res.Workload.Parts, result.Part{Name: p.Name, Label: p.Label, Role: p.Role})
 	}
-	if lr.s.Runner.ReconnectPerTxn {
+	if s.Runner.ReconnectPerTxn {
 		res.Workload.Params["reconnect_per_txn"] = true
 	}
-	res.Repetition = lr.s.Runner.Repetition
+	res.Repetition = s.Runner.Repetition
 	name := variant.Observed(t.TLS.Mode != engine.TLSDisable, lr.rs.TDE, colencName(lr.colProof))
-	if lr.s.VariantName != "" {
-		name = lr.s.VariantName
+	if s.VariantName != "" {
+		name = s.VariantName
 	}
 	res.Variant = result.Variant{Name: name, TLS: t.TLS.Mode, TDE: lr.rs.TDE, Colenc: colencName(lr.colProof),
 		Verified: result.Verification{OK: verified, TLS: lr.proof, TDE: lr.tdeProof, Colenc: lr.colProof}}

@@ -2,11 +2,10 @@ package report
 
 import (
 	"errors"
-	"maps"
 	"slices"
 	"sort"
 
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/stats"
 )
 
@@ -165,29 +164,19 @@ func added(b, c *Cell, bs, cs []*result.Result, value func(*result.Result) (floa
 // baseline and the variant run back to back) over the repetitions both
 // have, at least two, each once; otherwise it returns nil.
 func pairs(b, c *Cell) (bs, cs []*result.Result) {
-	byRep := func(x *Cell) map[int]*result.Result {
-		m := map[int]*result.Result{}
-		for _, r := range x.Results {
-			if _, dup := m[r.Repetition]; dup {
-				return nil
-			}
-			m[r.Repetition] = r
-		}
-		return m
-	}
-	mb, mc := byRep(b), byRep(c)
-	if mb == nil || mc == nil {
-		return nil, nil
-	}
-	for _, rep := range slices.Sorted(maps.Keys(mc)) {
-		if r, ok := mb[rep]; ok {
-			bs, cs = append(bs, r), append(cs, mc[rep])
-		}
-	}
-	if len(bs) < 2 {
-		return nil, nil
+	ib, ic := stats.PairRepetitions(repetitions(b), repetitions(c))
+	for k := range ib {
+		bs, cs = append(bs, b.Results[ib[k]]), append(cs, c.Results[ic[k]])
 	}
 	return bs, cs
+}
+
+func repetitions(c *Cell) []int {
+	out := make([]int, len(c.Results))
+	for i, r := range c.Results {
+		out[i] = r.Repetition
+	}
+	return out
 }
 
 // tpsPairs are two paired result lists' TPS; nil when they do not pair.

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/encbench/encbench/internal/errs"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/suite"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/encbench/encbench/internal/locale"
 	"github.com/encbench/encbench/internal/quiet"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/stats"
 	"github.com/encbench/encbench/internal/suite"
 	"github.com/encbench/encbench/internal/variant"

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/encbench/encbench/internal/locale"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/stats"
 )
 

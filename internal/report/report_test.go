@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/schematest"
 	"github.com/encbench/encbench/internal/stats"

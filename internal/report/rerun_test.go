@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/encbench/encbench/internal/quiet"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/suite"
 )
 

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 )
 
 // Summary writes sysbench 1.0.20's final statistics layout, with encbench's

@@ -350,24 +350,15 @@ func (r *run) execute(ctx context.Context) (*Outcome, error) {
 	}
 	measuring := cfg.Warmup <= 0
 	var start time.Time
-	var cpu0 time.Duration
-	var srv0 time.Duration
+	cpu := newCPUMeter(cfg.ServerPID, false)
+	var mark cpuMark
 	var procs0 []int
-	srvOK := false
-	var mach0 measure.MachineSample
-	machineOK := false
 	startMeasuring := func() {
 		r.collect(nil) // drop warmup
 		start = time.Now()
-		cpu0 = measure.ProcessCPU()
-		if m, err := measure.MachineCPU(); err == nil {
-			mach0, machineOK = m, true
-		}
-		if cfg.ServerPID > 0 {
-			if v, err := measure.TreeCPU(cfg.ServerPID); err == nil {
-				srv0, srvOK = v, true
-				procs0 = serverProcs(cfg.ServerPID)
-			}
+		mark = cpu.start()
+		if mark.serverOK {
+			procs0 = serverProcs(cfg.ServerPID)
 		}
 		for _, s := range r.slots {
 			s.st.mu.Lock()
@@ -389,18 +380,7 @@ func (r *run) execute(ctx context.Context) (*Outcome, error) {
 		wg.Add(1)
 		go func() { defer wg.Done(); r.schedule(begin) }()
 	}
-	workersDone := make(chan struct{})
-	var wwg sync.WaitGroup
-	for i, s := range r.slots {
-		wwg.Add(1)
-		s.started = true
-		go func() {
-			defer wwg.Done()
-			defer s.done.Store(true)
-			r.work(i, s)
-		}()
-	}
-	go func() { wwg.Wait(); close(workersDone) }()
+	workersDone := r.startWorkers()
 	var warmupEnd <-chan time.Time
 	if !measuring {
 		wt := time.NewTimer(cfg.Warmup)
@@ -479,36 +459,22 @@ loop:
 		r.interval(out, iv, end.Sub(start), end.Sub(lastTick))
 	}
 	out.Elapsed = end.Sub(start)
-	out.ClientCPU = measure.ProcessCPU() - cpu0
-	var srvEnd time.Duration
-	srvEndOK := false
-	if srvOK {
-		v, err := measure.TreeCPU(cfg.ServerPID)
-		srvEnd, srvEndOK = v, err == nil
-	}
-	if m, err := measure.MachineCPU(); err == nil && machineOK {
-		if busy, steal, secs, ok := m.Since(mach0); ok {
-			out.MachineUtil, out.StealPct = &busy, &steal
-			if srvEndOK {
-				f := max(0, time.Duration(secs*float64(time.Second))-out.ClientCPU-(srvEnd-srv0))
-				out.ForeignCPU = &f
-			}
-		}
-	}
-	if srvOK {
+	client, server := cpu.stop(mark)
+	out.ClientCPU = client
+	cpu.fill(out)
+	if mark.serverOK {
 		// The workers' connections are still open, so their backends are
 		// counted. Backends that came and went (a connection per event)
 		// are charged to the server once reaped: wait for that, so they
 		// count for this run and not the next.
-		if slices.Equal(procs0, serverProcs(cfg.ServerPID)) && srvEndOK {
-			d := srvEnd - srv0
-			out.ServerCPU = &d
-		} else {
+		if server < 0 || !slices.Equal(procs0, serverProcs(cfg.ServerPID)) {
 			time.Sleep(500 * time.Millisecond)
-			if v, err := measure.TreeCPU(cfg.ServerPID); err == nil {
-				d := v - srv0
-				out.ServerCPU = &d
+			if v, ok := cpu.serverCPU(); ok {
+				server = v - mark.server
 			}
+		}
+		if server >= 0 {
+			out.ServerCPU = &server
 		}
 	}
 	r.harvest(out, false)
@@ -516,6 +482,24 @@ loop:
 		return out, *p
 	}
 	return out, nil
+}
+
+// startWorkers starts a goroutine per worker slot; the channel closes
+// once every worker has returned.
+func (r *run) startWorkers() <-chan struct{} {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, s := range r.slots {
+		wg.Add(1)
+		s.started = true
+		go func() {
+			defer wg.Done()
+			defer s.done.Store(true)
+			r.work(i, s)
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+	return done
 }
 
 // harvest adds every worker's totals to out: its events, busy time and
@@ -546,7 +530,7 @@ func (r *run) harvest(out *Outcome, between bool) {
 	}
 }
 
-func isClosed(ch chan struct{}) bool {
+func isClosed(ch <-chan struct{}) bool {
 	select {
 	case <-ch:
 		return true

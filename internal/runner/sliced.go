@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -131,16 +130,11 @@ func (g *gate) shut(bound time.Duration) (time.Time, error) {
 type Sliced struct {
 	r           *run
 	g           *gate
-	wg          sync.WaitGroup
-	workersDone chan struct{}
+	workersDone <-chan struct{}
 	acc         *Outcome
-	foreign     time.Duration
-	machineOK   bool
-	busy, total float64
-	steal       float64
-	// server is the server's process tree, found when the slices start
-	// (its connections' processes exist by then); nil: read it whole.
-	server *measure.ProcTree
+	// cpu reads the server's process tree as found when the slices start
+	// (its connections' processes exist by then).
+	cpu *cpuMeter
 }
 
 // Slice is what one slice measured. Elapsed runs until the last event in
@@ -166,20 +160,8 @@ func (s *Session) StartSliced() *Sliced {
 	r := s.newRun()
 	r.gate = newGate()
 	r.measuring.Store(true)
-	x := &Sliced{r: r, g: r.gate, workersDone: make(chan struct{}), acc: &Outcome{Hist: measure.NewHistogram()}}
-	if pid := r.cfg.ServerPID; pid > 0 {
-		x.server, _ = measure.NewProcTree(pid)
-	}
-	for i, sl := range r.slots {
-		x.wg.Add(1)
-		sl.started = true
-		go func() {
-			defer x.wg.Done()
-			defer sl.done.Store(true)
-			r.work(i, sl)
-		}()
-	}
-	go func() { x.wg.Wait(); close(x.workersDone) }()
+	x := &Sliced{r: r, g: r.gate, acc: &Outcome{Hist: measure.NewHistogram()}, cpu: newCPUMeter(r.cfg.ServerPID, true)}
+	x.workersDone = r.startWorkers()
 	return x
 }
 
@@ -188,12 +170,7 @@ func (s *Session) StartSliced() *Sliced {
 // run: its error comes back.
 func (x *Sliced) Slice(ctx context.Context, d time.Duration) (Slice, error) {
 	cfg := x.r.cfg
-	// Reading /proc costs encbench CPU: the server's and the machine's
-	// counters are read outside the client's window, the machine's
-	// nearest to it.
-	srv0, srvErr := x.serverCPU()
-	mach0, machErr := measure.MachineCPU()
-	cpu0 := measure.ProcessCPU()
+	mark := x.cpu.start()
 	start := time.Now()
 	x.g.openUp()
 	t := time.NewTimer(d)
@@ -206,24 +183,8 @@ func (x *Sliced) Slice(ctx context.Context, d time.Duration) (Slice, error) {
 	}
 	closed, shutErr := x.g.shut(cfg.ReconnectTimeout)
 	end := time.Now()
-	sl := Slice{Elapsed: end.Sub(start), Window: closed.Sub(start), ClientCPU: measure.ProcessCPU() - cpu0, ServerCPU: -1}
-	m, machErr1 := measure.MachineCPU()
-	srv1, srvErr1 := x.serverCPU()
-	if srvErr == nil && srvErr1 == nil && cfg.ServerPID > 0 {
-		sl.ServerCPU = srv1 - srv0
-	}
-	if machErr1 == nil && machErr == nil {
-		x.machineOK = true
-		x.busy += m.Busy - mach0.Busy
-		x.total += m.Total - mach0.Total
-		x.steal += m.Steal - mach0.Steal
-		// Signed: the counters tick at 10 ms, so a short slice's
-		// remainder is mostly rounding, which cancels over a block only
-		// if no slice's is cut off at zero.
-		if sl.ServerCPU >= 0 {
-			x.foreign += time.Duration((m.Busy-mach0.Busy)*float64(time.Second)) - sl.ClientCPU - sl.ServerCPU
-		}
-	}
+	sl := Slice{Elapsed: end.Sub(start), Window: closed.Sub(start)}
+	sl.ClientCPU, sl.ServerCPU = x.cpu.stop(mark)
 	iv := x.r.collect(x.acc)
 	sl.Txns = iv.txns
 	sl.Work = float64(iv.txns) - iv.overhang
@@ -250,32 +211,14 @@ func (x *Sliced) Slice(ctx context.Context, d time.Duration) (Slice, error) {
 	return sl, shutErr
 }
 
-func (x *Sliced) serverCPU() (time.Duration, error) {
-	if x.server != nil {
-		return x.server.CPU()
-	}
-	if pid := x.r.cfg.ServerPID; pid > 0 {
-		return measure.TreeCPU(pid)
-	}
-	return 0, nil
-}
-
 // Take returns everything measured since the last Take (or the start) and
 // starts a new one: a controller takes once per block, and once after
 // warm-up slices to drop them.
 func (x *Sliced) Take() *Outcome {
 	o := x.acc
-	if x.machineOK && x.total > 0 {
-		busy, steal := 100*x.busy/x.total, 100*x.steal/x.total
-		o.MachineUtil, o.StealPct = &busy, &steal
-		if o.ServerCPU != nil {
-			f := max(0, x.foreign)
-			o.ForeignCPU = &f
-		}
-	}
+	x.cpu.fill(o)
 	x.r.harvest(o, true)
 	x.acc = &Outcome{Hist: measure.NewHistogram()}
-	x.foreign, x.busy, x.total, x.steal, x.machineOK = 0, 0, 0, 0, false
 	return o
 }
 

@@ -119,9 +119,11 @@ func TestSliceCountsWorkInsideTheWindow(t *testing.T) {
 	if sl.Txns != 8 || sl.Window < 50*time.Millisecond || sl.Window > 60*time.Millisecond || sl.Elapsed < 90*time.Millisecond {
 		t.Fatalf("slice: %d txns, window %v, elapsed %v; want 8 txns, a 50 ms window and a 90 ms drain's end", sl.Txns, sl.Window, sl.Elapsed)
 	}
-	// 4 x (1 + 5/45) = 4.44, less as events overrun their 45 ms.
-	if sl.Work < 4.0 || sl.Work > 4.5 {
-		t.Errorf("work %.2f transactions inside the window, want about 4.44", sl.Work)
+	// 4 x (1 + 5/45) = 4.44 for a 50 ms window: less as events overrun
+	// their 45 ms, more as a late timer widens the window.
+	most := 4 * (1 + float64(sl.Window-45*time.Millisecond)/float64(45*time.Millisecond))
+	if sl.Work < 4.0 || sl.Work > most+0.01 {
+		t.Errorf("work %.2f transactions inside a %v window, want 4 to %.2f", sl.Work, sl.Window, most)
 	}
 	o := x.Take()
 	if o.Window != sl.Window || o.Work != sl.Work || o.Txns != 8 || len(o.Intervals) != 1 {

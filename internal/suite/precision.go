@@ -8,37 +8,6 @@ import (
 	"time"
 )
 
-// Disturbance is when a repetition counts as disturbed and runs again, at
-// most Reruns times per cell: foreign CPU (machine busy time that was
-// neither encbench nor the measured server) or hypervisor steal above
-// these shares of the machine's CPU time, or a stall: a reporting
-// interval (an interleaved turn) under StallPct of its run's median one.
-type Disturbance struct {
-	ForeignPct float64 `yaml:"foreign_pct" json:"foreign_pct"`
-	StealPct   float64 `yaml:"steal_pct" json:"steal_pct"`
-	StallPct   float64 `yaml:"stall_pct" json:"stall_pct"`
-	Reruns     int     `yaml:"reruns" json:"reruns"`
-}
-
-// DefaultDisturbance: 10% of a 2-core machine is a fifth of the server's
-// CPU; 5% steal is more than a quiet VM shows; a turn at under a quarter of
-// its run's median lost most of it to a standstill, where the dips of load
-// seen on a 2-core VM go to 0.6-0.8 (and the standstills seen there hit
-// two servers in the same block at once, with no foreign CPU or steal).
-var defaultDisturbance = Disturbance{ForeignPct: 10, StealPct: 5, StallPct: 25, Reruns: 2}
-
-// Disturb is the suite's disturbance rule, its defaults filled in.
-func (s Suite) Disturb() Disturbance {
-	if s.Disturbance == nil {
-		return defaultDisturbance
-	}
-	d := *s.Disturbance
-	if d.StallPct == 0 {
-		d.StallPct = defaultDisturbance.StallPct
-	}
-	return d
-}
-
 // SliceDuration is how long each variant of an interleaved block runs at
 // a time; 0: blocks are not interleaved.
 func (s Suite) SliceDuration() time.Duration {

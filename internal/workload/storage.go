@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/encbench/encbench/internal/engine"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 )
 
 // TableStorage reads each table's rows and sizes with the dialect's size

@@ -1,4 +1,4 @@
-package orchestrator
+package suiterun
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/suite"
 )
 
@@ -30,7 +30,7 @@ func TestRerunRule(t *testing.T) {
 	// Disturbed, disturbed, quiet: the third run is kept, two discarded.
 	runs := []*result.Result{withCPU(30, 0), withCPU(0, 9), withCPU(2, 1)}
 	var seen [][]string
-	res, reruns, err := untilUndisturbed(rule, func(discarded []string) (*result.Result, error) {
+	res, reruns, err := rule.RepeatOne(func(discarded []string) (*result.Result, error) {
 		seen = append(seen, discarded)
 		return runs[len(seen)-1], nil
 	})
@@ -42,21 +42,21 @@ func TestRerunRule(t *testing.T) {
 	}
 	// Disturbed every time: at most Reruns more runs, the last one kept.
 	n := 0
-	res, reruns, _ = untilUndisturbed(rule, func([]string) (*result.Result, error) { n++; return withCPU(50, 0), nil })
+	res, reruns, _ = rule.RepeatOne(func([]string) (*result.Result, error) { n++; return withCPU(50, 0), nil })
 	if n != 3 || reruns != 2 || res == nil {
 		t.Fatalf("always disturbed: %d runs, %d reruns; want 3 runs, 2 reruns", n, reruns)
 	}
 	// Quiet at once, or failing: one run.
 	n = 0
-	if _, reruns, _ = untilUndisturbed(rule, func([]string) (*result.Result, error) { n++; return withCPU(10, 5), nil }); n != 1 || reruns != 0 {
+	if _, reruns, _ = rule.RepeatOne(func([]string) (*result.Result, error) { n++; return withCPU(10, 5), nil }); n != 1 || reruns != 0 {
 		t.Fatalf("a run at the limits ran %d times", n)
 	}
 	n = 0
-	if _, _, err = untilUndisturbed(rule, func([]string) (*result.Result, error) { n++; return withCPU(50, 0), errors.New("boom") }); n != 1 || err == nil {
+	if _, _, err = rule.RepeatOne(func([]string) (*result.Result, error) { n++; return withCPU(50, 0), errors.New("boom") }); n != 1 || err == nil {
 		t.Fatalf("a failed run was retried (%d runs) or its error lost (%v)", n, err)
 	}
 	// No CPU figures (a remote server): nothing to judge, not disturbed.
-	if why := disturbed(&result.Result{}, rule); why != "" {
+	if why := rule.Why(&result.Result{}); why != "" {
 		t.Fatalf("a run without CPU figures was judged disturbed: %s", why)
 	}
 }
@@ -75,7 +75,7 @@ func TestStallRule(t *testing.T) {
 		{[]float64{0, 0, 0, 0}, false},           // nothing ran at all: a failure, not a stall
 		{[]float64{3000, 2900, 211, 3100}, true}, // seen: mariadb-tls write_only 8 threads
 	} {
-		why := disturbed(withTurns("tls", c.tps...), rule)
+		why := rule.Why(withTurns("tls", c.tps...))
 		if (why != "") != c.stall {
 			t.Errorf("turns %v: disturbed %q, want stall %v", c.tps, why, c.stall)
 		}
@@ -88,7 +88,7 @@ func TestStallRule(t *testing.T) {
 	quiet := []*result.Result{withTurns("plain", 400, 400, 400), withTurns("tls", 300, 300, 300)}
 	stalled := []*result.Result{withTurns("plain", 400, 400, 400), withTurns("tls", 300, 3, 300)}
 	var seen [][]string
-	rs, reruns, err := blockUntilUndisturbed(rule, func(discarded []string) ([]*result.Result, error) {
+	rs, reruns, err := rule.Repeat(func(discarded []string) ([]*result.Result, error) {
 		seen = append(seen, discarded)
 		if len(seen) == 1 {
 			return stalled, nil

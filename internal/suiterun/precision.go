@@ -1,4 +1,4 @@
-package orchestrator
+package suiterun
 
 import (
 	"cmp"
@@ -9,8 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/encbench/encbench/internal/report"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/stats"
 	"github.com/encbench/encbench/internal/suite"
 )
 
@@ -29,7 +28,7 @@ type want struct {
 // needMore lists the groups whose widest loss interval (any variant
 // against the baseline, A/A included) is still wider than the suite's
 // precision target and that may have another block.
-func (x *SuiteRun) needMore() []want {
+func (x *Executor) needMore() []want {
 	if x.Plan.Suite.Precision <= 0 {
 		return nil
 	}
@@ -37,7 +36,7 @@ func (x *SuiteRun) needMore() []want {
 }
 
 // needMoreOf is needMore for the groups of one phase.
-func (x *SuiteRun) needMoreOf(inPhase func(suite.Group) bool) []want {
+func (x *Executor) needMoreOf(inPhase func(suite.Group) bool) []want {
 	return slices.DeleteFunc(x.needMore(), func(w want) bool { return !inPhase(w.group) })
 }
 
@@ -94,7 +93,7 @@ func pick(ws []want, fits func(want) bool) (want, bool) {
 // far), and the time that leaves is shared by this phase and the later
 // ones in proportion to their groups, so the reads cannot spend on
 // precision the time the writes need to run at all. 0: no budget.
-func (x *SuiteRun) phaseLimit(start time.Time, pending []suite.Cell, inPhase, later func(suite.Group) bool) time.Duration {
+func (x *Executor) phaseLimit(start time.Time, pending []suite.Cell, inPhase, later func(suite.Group) bool) time.Duration {
 	laterCells := 0
 	for _, c := range pending {
 		if later(c.Group()) {
@@ -135,28 +134,48 @@ func fits(elapsed time.Duration, n int, perCell, budget time.Duration) bool {
 }
 
 // HalfWidths is each variant's loss half-width so far, per group, from
-// the results on disk, computed as the report computes it.
-func (x *SuiteRun) HalfWidths() map[suite.Group]map[string]float64 {
-	var rs []*result.Result
+// the results on disk: paired per block as the report pairs them.
+func (x *Executor) HalfWidths() map[suite.Group]map[string]float64 {
+	type runs struct {
+		reps []int
+		tps  []float64
+	}
+	byGroup := map[suite.Group]map[string]*runs{}
 	for _, c := range x.Plan.Cells {
-		if r := x.resultOf(c); r != nil {
-			rs = append(rs, r)
-		}
-	}
-	out := map[suite.Group]map[string]float64{}
-	if len(rs) == 0 {
-		return out
-	}
-	var order report.Order
-	for _, c := range report.Aggregate(rs, x.Plan.Baseline, &order) {
-		if c.Baseline || c.Loss == nil || c.Rate > 0 {
+		r := x.resultOf(c)
+		if r == nil || c.LoadPct > 0 || c.Rate > 0 {
 			continue
 		}
-		g := suite.Group{Target: c.Target, Workload: c.Workload, Threads: c.Threads}
-		if out[g] == nil {
-			out[g] = map[string]float64{}
+		g := c.Group()
+		if byGroup[g] == nil {
+			byGroup[g] = map[string]*runs{}
 		}
-		out[g][c.Variant] = c.Loss.HalfWidth()
+		rs := byGroup[g][c.Variant]
+		if rs == nil {
+			rs = &runs{}
+			byGroup[g][c.Variant] = rs
+		}
+		rs.reps, rs.tps = append(rs.reps, r.Repetition), append(rs.tps, r.TPS)
+	}
+	out := map[suite.Group]map[string]float64{}
+	for g, variants := range byGroup {
+		base := variants[x.Plan.Baseline]
+		if base == nil {
+			continue
+		}
+		for v, rs := range variants {
+			if v == x.Plan.Baseline {
+				continue
+			}
+			l, err := stats.LossByRepetition(base.reps, base.tps, rs.reps, rs.tps)
+			if err != nil {
+				continue
+			}
+			if out[g] == nil {
+				out[g] = map[string]float64{}
+			}
+			out[g][v] = l.HalfWidth()
+		}
 	}
 	return out
 }
@@ -165,7 +184,7 @@ func (x *SuiteRun) HalfWidths() map[suite.Group]map[string]float64 {
 // phase that needs one (wanting), until every such group reaches the
 // precision target or has its most blocks, or no group's next block
 // would end within budget (the phase's limit).
-func (x *SuiteRun) extend(ctx context.Context, q *quietMachine, prog Progress, start time.Time, budget time.Duration, inPhase func(suite.Group) bool) {
+func (x *Executor) extend(ctx context.Context, q *quietMachine, prog Progress, start time.Time, budget time.Duration, inPhase func(suite.Group) bool) {
 	defer func() {
 		if x.BudgetSpent {
 			if err := WriteJSON(filepath.Join(x.Dir, PlanFile), x.Record()); err != nil {
@@ -195,7 +214,7 @@ func (x *SuiteRun) extend(ctx context.Context, q *quietMachine, prog Progress, s
 }
 
 // cellEstimate is the mean wall time of the cells measured so far.
-func (x *SuiteRun) cellEstimate() time.Duration {
+func (x *Executor) cellEstimate() time.Duration {
 	if len(x.cellTimes) == 0 {
 		st := x.Plan.Suite
 		return time.Duration(st.Time+st.Warmup+2) * time.Second
@@ -212,7 +231,7 @@ func (x *SuiteRun) cellEstimate() time.Duration {
 // the same rate for every variant. Groups that have their load blocks
 // (a resumed suite), do not fit in the budget or belong to another phase
 // are left out.
-func (x *SuiteRun) offerLoad(ctx context.Context, q *quietMachine, prog Progress, start time.Time, budget time.Duration, inPhase func(suite.Group) bool) {
+func (x *Executor) offerLoad(ctx context.Context, q *quietMachine, prog Progress, start time.Time, budget time.Duration, inPhase func(suite.Group) bool) {
 	st := x.Plan.Suite
 	if len(st.OfferedLoad) == 0 {
 		return
@@ -245,7 +264,7 @@ func (x *SuiteRun) offerLoad(ctx context.Context, q *quietMachine, prog Progress
 }
 
 // baselineTPS is the baseline's mean TPS per closed-loop group so far.
-func (x *SuiteRun) baselineTPS() map[suite.Group]float64 {
+func (x *Executor) baselineTPS() map[suite.Group]float64 {
 	sum, n := map[suite.Group]float64{}, map[suite.Group]int{}
 	for _, c := range x.Plan.Cells {
 		if c.Variant != x.Plan.Baseline || c.LoadPct > 0 {

@@ -1,8 +1,9 @@
-package orchestrator
+package suiterun
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/encbench/encbench/internal/orchestrator"
 	"io"
 	"maps"
 	"os"
@@ -16,7 +17,7 @@ import (
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/fsx"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/suite"
@@ -47,9 +48,9 @@ type Progress interface {
 	Close()
 }
 
-// SuiteRun executes a suite plan: sandboxes up, data prepared once per
+// Executor executes a suite plan: sandboxes up, data prepared once per
 // setup, cells in the plan's interleaved order, sandboxes down.
-type SuiteRun struct {
+type Executor struct {
 	Plan *suite.Plan
 	Dir  string
 	// Command is how the suite was started, for plan.json and the report.
@@ -114,7 +115,7 @@ func (ls *liveSetup) server() *liveSetup {
 // not required when setups sharing it connect with and without TLS, and
 // a version pinned on the server only when nothing shares it (sharers pin
 // their version in the client).
-func (x *SuiteRun) sandboxOptions(ls *liveSetup) sandbox.Options {
+func (x *Executor) sandboxOptions(ls *liveSetup) sandbox.Options {
 	st := x.Plan.Suite
 	v := variant.Variant{TLS: ls.variant.TLS || ls.offerTLS, TDE: ls.variant.TDE}
 	o := sandbox.Options{Engine: ls.Engine, Dir: ls.sandboxDir, BufferPool: st.BufferPool, Variant: v.String(),
@@ -130,11 +131,11 @@ func (x *SuiteRun) sandboxOptions(ls *liveSetup) sandbox.Options {
 
 // Check resolves every setup and builds every cell's spec before anything
 // starts, so a mistake in a suite file fails in the first second.
-func (x *SuiteRun) Check() error {
+func (x *Executor) Check() error {
 	n := runtime.NumCPU()
 	x.clientCPUs = suite.Placement(x.Plan.Suite.ClientCPUs, false, n)
 	x.serverCPUs = suite.Placement(x.Plan.Suite.ServerCPUs, true, n)
-	if _, err := ParseCPUList(x.clientCPUs); err != nil {
+	if _, err := orchestrator.ParseCPUList(x.clientCPUs); err != nil {
 		return errs.Usage("client_cpus %q: give a CPU list below %d, auto or none", x.clientCPUs, n)
 	}
 	if err := x.Plan.Suite.CheckOptions(x.Registry); err != nil {
@@ -185,7 +186,7 @@ func (x *SuiteRun) Check() error {
 
 // baseSpec is a phase of a workload on a setup's server with its
 // encryption layers and the suite's data set.
-func (x *SuiteRun) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.Spec, error) {
+func (x *Executor) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.Spec, error) {
 	fam, err := x.Registry.Lookup(name)
 	if err != nil {
 		return spec.Spec{}, err
@@ -225,7 +226,7 @@ func (x *SuiteRun) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.
 // applyColumns sets the workload's column encryption for the variant,
 // through the option the workload declares, with keys kept in the suite
 // directory (created 0600 by the first prepare).
-func (x *SuiteRun) applyColumns(s *spec.Spec, ls *liveSetup) error {
+func (x *Executor) applyColumns(s *spec.Spec, ls *liveSetup) error {
 	v := ls.variant
 	if !v.Encrypts() {
 		return nil
@@ -257,7 +258,7 @@ func (x *SuiteRun) applyColumns(s *spec.Spec, ls *liveSetup) error {
 	return nil
 }
 
-func (x *SuiteRun) prepareSpec(ls *liveSetup, name string) (spec.Spec, error) {
+func (x *Executor) prepareSpec(ls *liveSetup, name string) (spec.Spec, error) {
 	s, err := x.baseSpec(spec.Prepare, ls, name)
 	if err != nil {
 		return s, err
@@ -271,7 +272,7 @@ func (x *SuiteRun) prepareSpec(ls *liveSetup, name string) (spec.Spec, error) {
 	return s, nil
 }
 
-func (x *SuiteRun) cellSpec(ls *liveSetup, c suite.Cell) (spec.Spec, error) {
+func (x *Executor) cellSpec(ls *liveSetup, c suite.Cell) (spec.Spec, error) {
 	s, err := x.baseSpec(spec.Run, ls, c.Workload)
 	if err != nil {
 		return s, err
@@ -292,7 +293,7 @@ func (x *SuiteRun) cellSpec(ls *liveSetup, c suite.Cell) (spec.Spec, error) {
 	return s, nil
 }
 
-func (x *SuiteRun) sandboxLine(ls *liveSetup) string {
+func (x *Executor) sandboxLine(ls *liveSetup) string {
 	o := x.sandboxOptions(ls.server())
 	args := []string{"encbench", "sandbox", "up", "--engine", o.Engine, "--dir", o.Dir, "--variant", o.Variant}
 	if o.TLSVersion != "" {
@@ -324,7 +325,7 @@ func (x *SuiteRun) sandboxLine(ls *liveSetup) string {
 
 // Record is plan.json: the plan, how it was started and how to reproduce
 // each setup by hand.
-func (x *SuiteRun) Record() suite.Record {
+func (x *Executor) Record() suite.Record {
 	d := suite.Record{Plan: x.Plan, Command: x.Command,
 		CreatedAt: time.Now().UTC().Format(time.RFC3339), ClientCPUs: x.clientCPUs, ServerCPUs: x.serverCPUs,
 		Reproduce: map[string]string{}, BudgetSpent: x.BudgetSpent, Noise: x.noise}
@@ -356,17 +357,17 @@ func (x *SuiteRun) Record() suite.Record {
 	return d
 }
 
-func (x *SuiteRun) cellPath(c suite.Cell) string {
+func (x *Executor) cellPath(c suite.Cell) string {
 	return filepath.Join(x.Dir, CellsDir, c.ID+".json")
 }
 
 // done says whether a cell has a complete result already.
-func (x *SuiteRun) done(c suite.Cell) bool { return x.resultOf(c) != nil }
+func (x *Executor) done(c suite.Cell) bool { return x.resultOf(c) != nil }
 
 // resultOf is a cell's complete result, or nil: read from the suite
 // directory once, then kept, so the precision rule does not re-read every
 // finished cell after each block.
-func (x *SuiteRun) resultOf(c suite.Cell) *result.Result {
+func (x *Executor) resultOf(c suite.Cell) *result.Result {
 	if r, ok := x.results[c.ID]; ok {
 		return r
 	}
@@ -378,7 +379,7 @@ func (x *SuiteRun) resultOf(c suite.Cell) *result.Result {
 	return r
 }
 
-func (x *SuiteRun) keep(c suite.Cell, r *result.Result) {
+func (x *Executor) keep(c suite.Cell, r *result.Result) {
 	if x.results == nil {
 		x.results = map[string]*result.Result{}
 	}
@@ -393,3 +394,6 @@ func WriteJSON(path string, v any) error {
 	}
 	return fsx.WriteFile(path, append(data, '\n'), 0o644)
 }
+
+// ms is a duration in milliseconds, as results give them.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

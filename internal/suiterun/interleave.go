@@ -1,8 +1,9 @@
-package orchestrator
+package suiterun
 
 import (
 	"context"
 	"fmt"
+	"github.com/encbench/encbench/internal/orchestrator"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,34 +14,15 @@ import (
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/fsx"
 	"github.com/encbench/encbench/internal/report"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/runner"
 	"github.com/encbench/encbench/internal/suite"
 )
 
-// blockKey says which block a cell belongs to. A suite's block holds
-// every target's cells of a workload, thread count and repetition; they
-// interleave together (each is compared only with its own target's).
-func blockKey(c suite.Cell) string {
-	return fmt.Sprintf("%s|%d|%d|%d", c.WorkloadID(), c.Threads, c.Repetition, c.LoadPct)
-}
-
-// blocksOf splits cells, in plan order, into their blocks.
-func blocksOf(cells []suite.Cell) [][]suite.Cell {
-	var out [][]suite.Cell
-	for i, c := range cells {
-		if i == 0 || blockKey(c) != blockKey(cells[i-1]) {
-			out = append(out, nil)
-		}
-		out[len(out)-1] = append(out[len(out)-1], c)
-	}
-	return out
-}
-
 // interleaves says whether a block runs its variants in turns: the suite
 // asks for it, and every cell is closed loop in one process (a fixed rate
 // or several generators run cell by cell).
-func (x *SuiteRun) interleaves(block []suite.Cell) bool {
+func (x *Executor) interleaves(block []suite.Cell) bool {
 	if x.Plan.Suite.SliceDuration() <= 0 || len(block) < 2 {
 		return false
 	}
@@ -52,29 +34,9 @@ func (x *SuiteRun) interleaves(block []suite.Cell) bool {
 	return true
 }
 
-// wholeBlocks widens the pending cells of an interleaved suite to whole
-// blocks: a block's cells are measured together, so a resumed block runs
-// all of them again.
-func (x *SuiteRun) wholeBlocks(pending []suite.Cell) []suite.Cell {
-	if x.Plan.Suite.SliceDuration() <= 0 {
-		return pending
-	}
-	want := map[string]bool{}
-	for _, c := range pending {
-		want[blockKey(c)] = true
-	}
-	var out []suite.Cell
-	for _, c := range x.Plan.Cells {
-		if want[blockKey(c)] {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // runBlock measures an interleaved block, again while other work
 // disturbed it beyond the suite's rule.
-func (x *SuiteRun) runBlock(ctx context.Context, q *quietMachine, prog Progress, block []suite.Cell) {
+func (x *Executor) runBlock(ctx context.Context, q *quietMachine, prog Progress, block []suite.Cell) {
 	t0 := time.Now()
 	prog.CellStart(block[0])
 	var cells []suite.Cell
@@ -89,7 +51,7 @@ func (x *SuiteRun) runBlock(ctx context.Context, q *quietMachine, prog Progress,
 	if len(cells) == 0 {
 		return
 	}
-	rs, reruns, err := blockUntilUndisturbed(x.Plan.Suite.Disturb(), func(discarded []string) ([]*result.Result, error) {
+	rs, reruns, err := x.Plan.Suite.Disturb().Repeat(func(discarded []string) ([]*result.Result, error) {
 		return x.interleave(ctx, q, cells, prog.Live, discarded)
 	})
 	x.Reruns += reruns * len(cells)
@@ -117,7 +79,7 @@ type member struct {
 	cell   suite.Cell
 	server string
 	log    *os.File
-	lr     *liveRun
+	lr     *orchestrator.Live
 	sess   *runner.Session
 	sliced *runner.Sliced
 }
@@ -130,7 +92,7 @@ func (m *member) close() {
 		m.sess.Close()
 	}
 	if m.lr != nil {
-		m.lr.close()
+		m.lr.Close()
 	}
 	if m.log != nil {
 		m.log.Close()
@@ -142,7 +104,7 @@ func (m *member) close() {
 // the block's order rotated by one place every round, on a machine where
 // only its own server is thawed. A warm-up round goes first and is not
 // counted. Every cell's result covers its own slices only.
-func (x *SuiteRun) interleave(ctx context.Context, q *quietMachine, cells []suite.Cell, live func(float64), discarded []string) (rs []*result.Result, err error) {
+func (x *Executor) interleave(ctx context.Context, q *quietMachine, cells []suite.Cell, live func(float64), discarded []string) (rs []*result.Result, err error) {
 	st := x.Plan.Suite
 	slice := st.SliceDuration()
 	rounds := max(1, int(math.Round(float64(time.Duration(st.Time)*time.Second)/float64(slice))))
@@ -249,7 +211,7 @@ func (x *SuiteRun) interleave(ctx context.Context, q *quietMachine, cells []suit
 			continue
 		}
 		out.Sessions = m.sess.Sessions()
-		res := m.lr.result(out, runErr == nil, started)
+		res := m.lr.Result(out, runErr == nil, started)
 		res.Suite = &result.SuiteRef{Name: st.Name, Cell: m.cell.ID, Setup: m.cell.Setup, Target: m.cell.Target, Discarded: discarded,
 			Interleaved: &result.Interleaving{SliceMs: ms(slice), Rounds: rounds, Order: order, Position: i, WarmupRounds: warmup, ColdWarmupMs: ms(cold[i])}}
 		res.Workload.Label = m.cell.Label
@@ -297,7 +259,7 @@ func coldWarmup(members []*member, cold map[string]bool) []time.Duration {
 
 // connect readies a member: its spec resolved and layers proven, its
 // workers connected with their sessions checked.
-func (x *SuiteRun) connect(ctx context.Context, m *member) error {
+func (x *Executor) connect(ctx context.Context, m *member) error {
 	s, err := x.cellSpec(x.setups[m.cell.Setup], m.cell)
 	if err != nil {
 		return errs.Usage("cell %s: %w", m.cell.ID, err)
@@ -305,16 +267,16 @@ func (x *SuiteRun) connect(ctx context.Context, m *member) error {
 	// One line per slice would drown the log: the summary follows.
 	s.Runner.ReportInterval = 0
 	fmt.Fprintf(m.log, "$ %s\n(interleaved: this command's measurement, run in slices beside the block's other cells)\n\n", s.Display())
-	if m.lr, err = openRun(ctx, s, x.Registry, Output{Stdout: m.log, Stderr: m.log}); err != nil {
+	if m.lr, err = orchestrator.Open(ctx, s, x.Registry, orchestrator.Output{Stdout: m.log, Stderr: m.log}); err != nil {
 		return err
 	}
-	m.sess, err = runner.Open(ctx, m.lr.workers, m.lr.wl, m.lr.cfg)
+	m.sess, err = m.lr.Session(ctx)
 	return err
 }
 
 // writeCell writes a cell's result: complete, or kept as .partial.json to
 // run again on resume.
-func (x *SuiteRun) writeCell(c suite.Cell, res *result.Result) error {
+func (x *Executor) writeCell(c suite.Cell, res *result.Result) error {
 	path := x.cellPath(c)
 	if res.Partial {
 		path = strings.TrimSuffix(path, ".json") + ".partial.json"

@@ -1,9 +1,10 @@
-package orchestrator
+package suiterun
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/encbench/encbench/internal/orchestrator"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +13,7 @@ import (
 
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/fsx"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/runner"
 	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/suite"
@@ -21,7 +22,7 @@ import (
 // Execute runs every cell not finished yet, then, with a precision
 // target, more blocks of the groups that have not reached it, phase by
 // phase.
-func (x *SuiteRun) Execute(ctx context.Context) error {
+func (x *Executor) Execute(ctx context.Context) error {
 	start := time.Now()
 	var pending []suite.Cell
 	need := map[string]bool{}
@@ -107,8 +108,8 @@ func (x *SuiteRun) Execute(ctx context.Context) error {
 
 // runCells measures cells in order, each on a quiet machine; the blocks
 // of an interleaved suite run their cells in turns.
-func (x *SuiteRun) runCells(ctx context.Context, q *quietMachine, prog Progress, cells []suite.Cell) {
-	for _, block := range blocksOf(cells) {
+func (x *Executor) runCells(ctx context.Context, q *quietMachine, prog Progress, cells []suite.Cell) {
+	for _, block := range suite.Blocks(cells) {
 		if ctx.Err() != nil || x.noRoom != nil {
 			return
 		}
@@ -124,7 +125,7 @@ func (x *SuiteRun) runCells(ctx context.Context, q *quietMachine, prog Progress,
 }
 
 // runEach measures cells one after the other.
-func (x *SuiteRun) runEach(ctx context.Context, q *quietMachine, prog Progress, cells []suite.Cell) {
+func (x *Executor) runEach(ctx context.Context, q *quietMachine, prog Progress, cells []suite.Cell) {
 	for _, c := range cells {
 		if ctx.Err() != nil || x.noRoom != nil {
 			return
@@ -154,49 +155,24 @@ func (x *SuiteRun) runEach(ctx context.Context, q *quietMachine, prog Progress, 
 
 // measureCell runs a cell on a quiet machine, and again when other work
 // disturbed it beyond the suite's rule.
-func (x *SuiteRun) measureCell(ctx context.Context, q *quietMachine, ls *liveSetup, c suite.Cell, live func(float64)) (*result.Result, error) {
-	res, reruns, err := untilUndisturbed(x.Plan.Suite.Disturb(), func(discarded []string) (*result.Result, error) {
+func (x *Executor) measureCell(ctx context.Context, q *quietMachine, ls *liveSetup, c suite.Cell, live func(float64)) (*result.Result, error) {
+	res, reruns, err := x.Plan.Suite.Disturb().RepeatOne(func(discarded []string) (*result.Result, error) {
 		return x.runCell(ctx, q, ls, c, live, discarded)
 	})
 	x.Reruns += reruns
 	return res, err
 }
 
-// untilUndisturbed runs a cell until a run is not disturbed beyond the
-// rule, at most rule.Reruns more times, and keeps the last run; each run
-// learns why the earlier ones were discarded.
-func untilUndisturbed(rule suite.Disturbance, run func(discarded []string) (*result.Result, error)) (*result.Result, int, error) {
-	rs, reruns, err := blockUntilUndisturbed(rule, func(discarded []string) ([]*result.Result, error) {
-		res, err := run(discarded)
-		return []*result.Result{res}, err
-	})
-	return rs[0], reruns, err
-}
-
-// blockUntilUndisturbed is untilUndisturbed for an interleaved block: one
-// disturbed cell runs the whole block again, since its cells were measured
-// together.
-func blockUntilUndisturbed(rule suite.Disturbance, run func(discarded []string) ([]*result.Result, error)) ([]*result.Result, int, error) {
-	var discarded []string
-	for {
-		rs, err := run(discarded)
-		if err != nil || len(discarded) >= rule.Reruns || slices.ContainsFunc(rs, func(r *result.Result) bool { return r == nil || r.Partial }) {
-			return rs, len(discarded), err
-		}
-		why := ""
-		for _, r := range rs {
-			if why = disturbed(r, rule); why != "" {
-				break
-			}
-		}
-		if why == "" {
-			return rs, len(discarded), nil
-		}
-		discarded = append(discarded, why)
+// wholeBlocks widens the pending cells of an interleaved suite to whole
+// blocks (a suite that runs cell by cell resumes cell by cell).
+func (x *Executor) wholeBlocks(pending []suite.Cell) []suite.Cell {
+	if x.Plan.Suite.SliceDuration() <= 0 {
+		return pending
 	}
+	return x.Plan.WholeBlocks(pending)
 }
 
-func (x *SuiteRun) interrupted(ctx context.Context, err error) error {
+func (x *Executor) interrupted(ctx context.Context, err error) error {
 	if ctx.Err() == nil {
 		return err
 	}
@@ -206,7 +182,7 @@ func (x *SuiteRun) interrupted(ctx context.Context, err error) error {
 
 // startSetups brings up every needed sandbox first, then prepares each
 // data set once: all variants stay up so cells can interleave.
-func (x *SuiteRun) startSetups(ctx context.Context, need map[string]bool) error {
+func (x *Executor) startSetups(ctx context.Context, need map[string]bool) error {
 	// A server is needed when any setup on it is.
 	for _, su := range x.Plan.Setups {
 		need[su.ServerID()] = need[su.ServerID()] || need[su.ID]
@@ -247,7 +223,7 @@ func firstLine(err error) string {
 	return msg
 }
 
-func (x *SuiteRun) startSandbox(ctx context.Context, ls *liveSetup) error {
+func (x *Executor) startSandbox(ctx context.Context, ls *liveSetup) error {
 	// A resumed suite starts from a fresh server: the old one was stopped.
 	if info, err := sandbox.Load(ls.sandboxDir); err == nil {
 		_ = sandbox.Down(info.Dir)
@@ -267,7 +243,7 @@ func (x *SuiteRun) startSandbox(ctx context.Context, ls *liveSetup) error {
 	return err
 }
 
-func (x *SuiteRun) stopSandboxes() {
+func (x *Executor) stopSandboxes() {
 	for _, su := range x.Plan.Setups {
 		ls := x.setups[su.ID]
 		if !ls.Sandbox || ls.owner != nil {
@@ -287,7 +263,7 @@ func (x *SuiteRun) stopSandboxes() {
 }
 
 // prepare loads each workload family's data set once per setup.
-func (x *SuiteRun) prepare(ctx context.Context, ls *liveSetup) error {
+func (x *Executor) prepare(ctx context.Context, ls *liveSetup) error {
 	log, err := os.Create(filepath.Join(x.Dir, LogsDir, ls.ID+"-prepare.log"))
 	if err != nil {
 		return fmt.Errorf("creating prepare log: %w", err)
@@ -311,7 +287,7 @@ func (x *SuiteRun) prepare(ctx context.Context, ls *liveSetup) error {
 			return errs.Usage("preparing %s: %w", w.Name, err)
 		}
 		fmt.Fprintf(log, "$ %s\n", s.Display())
-		if err := Prepare(ctx, s, x.Registry, log); err != nil {
+		if err := orchestrator.Prepare(ctx, s, x.Registry, log); err != nil {
 			return fmt.Errorf("prepare %s: %w", w.Name, err)
 		}
 	}
@@ -320,7 +296,7 @@ func (x *SuiteRun) prepare(ctx context.Context, ls *liveSetup) error {
 
 // runCell measures one cell and writes its result; an interrupted cell is
 // kept as .partial.json and runs again on resume.
-func (x *SuiteRun) runCell(ctx context.Context, q *quietMachine, ls *liveSetup, c suite.Cell, live func(float64), discarded []string) (*result.Result, error) {
+func (x *Executor) runCell(ctx context.Context, q *quietMachine, ls *liveSetup, c suite.Cell, live func(float64), discarded []string) (*result.Result, error) {
 	log, err := os.Create(filepath.Join(x.Dir, LogsDir, c.ID+".log"))
 	if err != nil {
 		return nil, fmt.Errorf("creating cell log: %w", err)
@@ -338,10 +314,10 @@ func (x *SuiteRun) runCell(ctx context.Context, q *quietMachine, ls *liveSetup, 
 	}
 	var res *result.Result
 	if n := ls.target.Generators; n > 1 {
-		res, err = runGenerators(ctx, s, n, filepath.Join(x.Dir, GeneratorsDir, c.ID), log)
+		res, err = orchestrator.RunGenerators(ctx, s, n, filepath.Join(x.Dir, GeneratorsDir, c.ID), log)
 	} else {
 		fmt.Fprintf(log, "$ %s\n\n", s.Display())
-		res, err = Run(ctx, s, x.Registry, Output{Stdout: log, Stderr: log, OnInterval: func(iv runner.Interval) { live(iv.TPS) }})
+		res, err = orchestrator.Run(ctx, s, x.Registry, orchestrator.Output{Stdout: log, Stderr: log, OnInterval: func(iv runner.Interval) { live(iv.TPS) }})
 	}
 	if err != nil {
 		fmt.Fprintf(log, "\nencbench: %v\n", err)

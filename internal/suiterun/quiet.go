@@ -1,4 +1,4 @@
-package orchestrator
+package suiterun
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 
 	"github.com/encbench/encbench/internal/measure"
 	"github.com/encbench/encbench/internal/quiet"
-	result "github.com/encbench/encbench/internal/resultdoc"
 	"github.com/encbench/encbench/internal/suite"
 )
 
@@ -125,22 +124,6 @@ func (q *quietMachine) thawAll() {
 	}
 }
 
-// disturbed says why a result was disturbed beyond the rule (a Discard
-// reason), or "".
-func disturbed(r *result.Result, rule suite.Disturbance) string {
-	c := r.CPU
-	if c.ForeignUtilPct != nil && *c.ForeignUtilPct > rule.ForeignPct {
-		return result.Discard(r.Variant.Name, result.CauseForeign, fmt.Sprintf("%.1f%% of the machine (limit %.0f%%)", *c.ForeignUtilPct, rule.ForeignPct))
-	}
-	if c.StealPct != nil && *c.StealPct > rule.StealPct {
-		return result.Discard(r.Variant.Name, result.CauseSteal, fmt.Sprintf("%.1f%% of the machine (limit %.0f%%)", *c.StealPct, rule.StealPct))
-	}
-	if detail, ok := r.Stall(rule.StallPct); ok {
-		return result.Discard(r.Variant.Name, result.CauseStall, detail)
-	}
-	return ""
-}
-
 // beforeBlock readies the machine for an interleaved block on servers:
 // the server that ran last settles, the block's servers are thawed and
 // every other sandbox is frozen.
@@ -240,7 +223,7 @@ const noiseCheck = 6 * time.Second
 // the first block: the servers settle, every sandbox is frozen, and a
 // spin loop on each CPU counts its work per slice (per second when cells
 // are not interleaved). The report shows it as the floor of the noise.
-func (x *SuiteRun) checkNoise(ctx context.Context, q *quietMachine) error {
+func (x *Executor) checkNoise(ctx context.Context, q *quietMachine) error {
 	pids := slices.Collect(maps.Values(q.pids))
 	if _, _, err := quiet.SettleAll(ctx, pids, q.maxSettle); err != nil {
 		return err

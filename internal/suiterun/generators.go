@@ -1,26 +1,27 @@
-package orchestrator
+package suiterun
 
 import (
 	"context"
 	"fmt"
+	"github.com/encbench/encbench/internal/orchestrator"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/encbench/encbench/internal/errs"
-	result "github.com/encbench/encbench/internal/resultdoc"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/suite"
 )
 
 // cellSlot is how long each cell of a generator suite gets: its warmup and
 // time, the generators' start-up lead, and slack for the proofs after it.
-func (x *SuiteRun) cellSlot() time.Duration {
+func (x *Executor) cellSlot() time.Duration {
 	st := x.Plan.Suite
 	threads := 1
 	for _, c := range x.Plan.Cells {
 		threads = max(threads, c.Threads)
 	}
-	return time.Duration(st.Warmup+st.Time)*time.Second + startLead(threads) + 5*time.Second
+	return time.Duration(st.Warmup+st.Time)*time.Second + orchestrator.StartLead(threads) + 5*time.Second
 }
 
 // ExecuteAsGenerator runs the suite's fixed plan (its repetitions; no
@@ -29,8 +30,8 @@ func (x *SuiteRun) cellSlot() time.Duration {
 // every generator, and this one writes its share of each cell to
 // generators/CELL/generator-I.json. encbench merge --suite-out adds the
 // generators' directories up into one suite directory for the report.
-func (x *SuiteRun) ExecuteAsGenerator(ctx context.Context, gen, startAt string) error {
-	g, err := parseSchedule(gen, startAt, 0)
+func (x *Executor) ExecuteAsGenerator(ctx context.Context, gen, startAt string) error {
+	g, err := orchestrator.ParseSchedule(gen, startAt, 0)
 	if err != nil {
 		return err
 	}
@@ -50,7 +51,7 @@ func (x *SuiteRun) ExecuteAsGenerator(ctx context.Context, gen, startAt string) 
 			return x.interrupted(ctx, ctx.Err())
 		}
 		at := g.StartAt.Add(time.Duration(k) * slot)
-		if lead := time.Until(at) - startLead(c.Threads); lead > 0 {
+		if lead := time.Until(at) - orchestrator.StartLead(c.Threads); lead > 0 {
 			select {
 			case <-time.After(lead):
 			case <-ctx.Done():
@@ -71,7 +72,7 @@ func (x *SuiteRun) ExecuteAsGenerator(ctx context.Context, gen, startAt string) 
 	return nil
 }
 
-func (x *SuiteRun) runGeneratorCell(ctx context.Context, c suite.Cell, gen string, at time.Time) error {
+func (x *Executor) runGeneratorCell(ctx context.Context, c suite.Cell, gen string, at time.Time) error {
 	log, err := os.Create(filepath.Join(x.Dir, LogsDir, c.ID+".log"))
 	if err != nil {
 		return fmt.Errorf("creating cell log: %w", err)
@@ -83,7 +84,7 @@ func (x *SuiteRun) runGeneratorCell(ctx context.Context, c suite.Cell, gen strin
 	}
 	s.Runner.Generator, s.Runner.StartAt = gen, at.UTC().Format(time.RFC3339Nano)
 	fmt.Fprintf(log, "$ %s\n\n", s.Display())
-	res, err := Run(ctx, s, x.Registry, Output{Stdout: log, Stderr: log})
+	res, err := orchestrator.Run(ctx, s, x.Registry, orchestrator.Output{Stdout: log, Stderr: log})
 	if err != nil {
 		fmt.Fprintf(log, "\nencbench: %v\n", err)
 		return err
@@ -99,7 +100,7 @@ func (x *SuiteRun) runGeneratorCell(ctx context.Context, c suite.Cell, gen strin
 
 // PrepareOnly loads every target's data (once, before generators run the
 // suite against it) and stops.
-func (x *SuiteRun) PrepareOnly(ctx context.Context) error {
+func (x *Executor) PrepareOnly(ctx context.Context) error {
 	need := map[string]bool{}
 	for _, su := range x.Plan.Setups {
 		need[su.ID] = true

@@ -1,4 +1,4 @@
-package orchestrator
+package suiterun
 
 import (
 	"context"
@@ -19,8 +19,8 @@ import (
 	"github.com/encbench/encbench/internal/workload"
 )
 
-// SuiteOptions are what `encbench suite run` was given.
-type SuiteOptions struct {
+// Options are what `encbench suite run` was given.
+type Options struct {
 	NameOrFile string
 	// Out is the suite directory: new, or an interrupted suite's with Resume.
 	Out       string
@@ -44,9 +44,9 @@ type SuiteOptions struct {
 	PrepareOnly bool
 }
 
-// RunSuite runs a suite into its directory (or resumes it there), then
+// Run runs a suite into its directory (or resumes it there), then
 // writes the report.
-func RunSuite(ctx context.Context, o SuiteOptions) error {
+func Run(ctx context.Context, o Options) error {
 	dir, err := filepath.Abs(o.Out)
 	if err != nil {
 		return errs.Usage("bad --out %q: %w", o.Out, err)
@@ -66,7 +66,7 @@ func RunSuite(ctx context.Context, o SuiteOptions) error {
 	if err != nil {
 		return errs.Usage("%w", err)
 	}
-	x := &SuiteRun{Plan: plan, Dir: dir, Stdout: o.Stdout, Stderr: o.Stderr, Command: o.Command,
+	x := &Executor{Plan: plan, Dir: dir, Stdout: o.Stdout, Stderr: o.Stderr, Command: o.Command,
 		Registry: o.Registry, NewProgress: o.NewProgress}
 	if o.Resume {
 		// The report shows how the suite was started, not how it resumed.
@@ -108,7 +108,7 @@ func RunSuite(ctx context.Context, o SuiteOptions) error {
 
 // openSuiteDir returns the suite text and overrides: given, for a new
 // suite (and stored in dir), or stored in dir, when resuming.
-func openSuiteDir(dir string, o SuiteOptions) ([]byte, suite.Overrides, error) {
+func openSuiteDir(dir string, o Options) ([]byte, suite.Overrides, error) {
 	if o.Resume {
 		text, err := os.ReadFile(filepath.Join(dir, SuiteFile))
 		if err != nil {

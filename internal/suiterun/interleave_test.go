@@ -1,4 +1,4 @@
-package orchestrator
+package suiterun
 
 import (
 	"slices"
@@ -21,7 +21,7 @@ offered_load: [50]
 data: {tables: 1, table-size: 100}
 `
 
-func interleavedPlan(t *testing.T, seed uint64) *SuiteRun {
+func interleavedPlan(t *testing.T, seed uint64) *Executor {
 	t.Helper()
 	o := suite.NoOverrides()
 	o.Seed = seed
@@ -32,7 +32,7 @@ func interleavedPlan(t *testing.T, seed uint64) *SuiteRun {
 // repetition: they interleave together, in the plan's (seeded) order.
 func TestBlocksOfAnInterleavedPlan(t *testing.T) {
 	x := interleavedPlan(t, 42)
-	blocks := blocksOf(x.Plan.Cells)
+	blocks := suite.Blocks(x.Plan.Cells)
 	// 2 workloads x 2 thread counts x 2 repetitions.
 	if len(blocks) != 8 {
 		t.Fatalf("%d blocks, want 8", len(blocks))
@@ -44,8 +44,8 @@ func TestBlocksOfAnInterleavedPlan(t *testing.T) {
 		targets := map[string]int{}
 		for _, c := range b {
 			targets[c.Target]++
-			if blockKey(c) != blockKey(b[0]) {
-				t.Fatalf("block mixes %s and %s", blockKey(c), blockKey(b[0]))
+			if c.Block() != b[0].Block() {
+				t.Fatalf("block mixes %v and %v", c.Block(), b[0].Block())
 			}
 		}
 		if targets["postgres"] != 3 || targets["mariadb"] != 3 {
@@ -54,10 +54,10 @@ func TestBlocksOfAnInterleavedPlan(t *testing.T) {
 	}
 	// The order within a block comes from the seed: the same seed gives
 	// the same order, and some other seed a different one.
-	same := blocksOf(interleavedPlan(t, 42).Plan.Cells)
+	same := suite.Blocks(interleavedPlan(t, 42).Plan.Cells)
 	differs := false
 	for seed := uint64(1); seed < 6 && !differs; seed++ {
-		other := blocksOf(interleavedPlan(t, seed).Plan.Cells)
+		other := suite.Blocks(interleavedPlan(t, seed).Plan.Cells)
 		differs = !slices.Equal(ids(other[0]), ids(blocks[0]))
 	}
 	if !slices.Equal(ids(same[0]), ids(blocks[0])) || !differs {
@@ -77,7 +77,7 @@ func ids(cs []suite.Cell) []string {
 // without slice never interleaves.
 func TestWhatInterleaves(t *testing.T) {
 	x := interleavedPlan(t, 0)
-	b := blocksOf(x.Plan.Cells)[0]
+	b := suite.Blocks(x.Plan.Cells)[0]
 	if x.interleaves(b[:1]) {
 		t.Error("a block of one cell interleaves")
 	}
@@ -98,7 +98,7 @@ func TestWhatInterleaves(t *testing.T) {
 // finished: its cells are measured together.
 func TestWholeBlocksOnResume(t *testing.T) {
 	x := interleavedPlan(t, 7)
-	blocks := blocksOf(x.Plan.Cells)
+	blocks := suite.Blocks(x.Plan.Cells)
 	pending := []suite.Cell{blocks[1][2], blocks[3][0], blocks[3][5]}
 	got := x.wholeBlocks(pending)
 	want := append(slices.Clone(blocks[1]), blocks[3]...)
