@@ -56,38 +56,7 @@ func assemble(o *runner.Outcome, cfg runner.Config, started time.Time) *result.R
 	if enc, err := result.EncodeHistogram(o.Hist); err == nil {
 		r.Histogram = enc
 	}
-	cores := runtime.NumCPU()
-	r.CPU = result.CPU{ClientS: round(o.ClientCPU.Seconds(), 3), MachineCores: cores, ServerPID: cfg.ServerPID, ClientCPUs: cfg.ClientCPUs}
-	if secs > 0 {
-		r.CPU.ClientUtilPct = round(100*o.ClientCPU.Seconds()/secs/float64(cores), 2)
-	}
-	if o.Txns > 0 {
-		r.CPU.ClientSPerTxn = o.ClientCPU.Seconds() / float64(o.Txns)
-	}
-	if o.ServerCPU != nil {
-		s := round(o.ServerCPU.Seconds(), 3)
-		r.CPU.ServerS = &s
-		if secs > 0 {
-			u := round(100*s/secs/float64(cores), 2)
-			r.CPU.ServerUtilPct = &u
-		}
-		if o.Txns > 0 {
-			per := s / float64(o.Txns)
-			r.CPU.ServerSPerTxn = &per
-		}
-	}
-	if o.MachineUtil != nil {
-		u := round(*o.MachineUtil, 2)
-		r.CPU.MachineUtilPct = &u
-	}
-	if o.StealPct != nil {
-		u := round(*o.StealPct, 2)
-		r.CPU.StealPct = &u
-	}
-	if o.ForeignCPU != nil && secs > 0 {
-		u := round(100*o.ForeignCPU.Seconds()/secs/float64(cores), 2)
-		r.CPU.ForeignUtilPct = &u
-	}
+	r.CPU = cpuOf(o, cfg, secs)
 	for _, iv := range o.Intervals {
 		r.Intervals = append(r.Intervals, result.Interval{
 			TS: round(iv.At.Seconds(), 3), TPS: round(iv.TPS, 2), QPS: round(iv.QPS, 2),
@@ -109,6 +78,44 @@ func assemble(o *runner.Outcome, cfg runner.Config, started time.Time) *result.R
 	}
 	r.Notes = o.Notes
 	return r
+}
+
+// cpuOf is the run's CPU: encbench's, the server's and the machine's,
+// in seconds, per transaction and as shares of the machine.
+func cpuOf(o *runner.Outcome, cfg runner.Config, secs float64) result.CPU {
+	cores := runtime.NumCPU()
+	c := result.CPU{ClientS: round(o.ClientCPU.Seconds(), 3), MachineCores: cores, ServerPID: cfg.ServerPID, ClientCPUs: cfg.ClientCPUs}
+	if secs > 0 {
+		c.ClientUtilPct = round(100*o.ClientCPU.Seconds()/secs/float64(cores), 2)
+	}
+	if o.Txns > 0 {
+		c.ClientSPerTxn = o.ClientCPU.Seconds() / float64(o.Txns)
+	}
+	if o.ServerCPU != nil {
+		s := round(o.ServerCPU.Seconds(), 3)
+		c.ServerS = &s
+		if secs > 0 {
+			u := round(100*s/secs/float64(cores), 2)
+			c.ServerUtilPct = &u
+		}
+		if o.Txns > 0 {
+			per := s / float64(o.Txns)
+			c.ServerSPerTxn = &per
+		}
+	}
+	if o.MachineUtil != nil {
+		u := round(*o.MachineUtil, 2)
+		c.MachineUtilPct = &u
+	}
+	if o.StealPct != nil {
+		u := round(*o.StealPct, 2)
+		c.StealPct = &u
+	}
+	if o.ForeignCPU != nil && secs > 0 {
+		u := round(100*o.ForeignCPU.Seconds()/secs/float64(cores), 2)
+		c.ForeignUtilPct = &u
+	}
+	return c
 }
 
 func fairness(o *runner.Outcome) result.Fairness {

@@ -4,6 +4,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -344,57 +345,34 @@ func (r *run) execute(ctx context.Context) (*Outcome, error) {
 	cfg := r.cfg
 	r.remaining.Store(cfg.Events)
 	out := &Outcome{Hist: measure.NewHistogram()}
-	tick := cfg.ReportInterval
-	if tick <= 0 {
-		tick = time.Second
-	}
+	tick := cmp.Or(max(cfg.ReportInterval, 0), time.Second)
 	measuring := cfg.Warmup <= 0
 	var start time.Time
 	cpu := newCPUMeter(cfg.ServerPID, false)
 	var mark cpuMark
 	var procs0 []int
 	startMeasuring := func() {
-		r.collect(nil) // drop warmup
-		start = time.Now()
-		mark = cpu.start()
-		if mark.serverOK {
-			procs0 = serverProcs(cfg.ServerPID)
-		}
-		for _, s := range r.slots {
-			s.st.mu.Lock()
-			s.st.events, s.st.busy = 0, 0
-			s.st.mu.Unlock()
-		}
+		start, mark, procs0 = r.startMeasuring(cpu)
 		measuring = true
-		r.measuring.Store(true)
 	}
 	if measuring {
 		startMeasuring()
 	}
 	var wg sync.WaitGroup
-	begin := time.Now()
-	r.begin = begin
+	r.begin = time.Now()
 	if cfg.Rate > 0 {
-		r.sched = make(chan time.Time, 1<<16)
-		r.halted = make(chan struct{})
-		wg.Add(1)
-		go func() { defer wg.Done(); r.schedule(begin) }()
+		r.startSchedule(&wg)
 	}
 	workersDone := r.startWorkers()
-	var warmupEnd <-chan time.Time
+	var warmupEnd, deadline <-chan time.Time
 	if !measuring {
-		wt := time.NewTimer(cfg.Warmup)
-		defer wt.Stop()
-		warmupEnd = wt.C
+		warmupEnd = after(cfg.Warmup)
+	}
+	if cfg.Time > 0 {
+		deadline = after(cfg.Warmup + cfg.Time)
 	}
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
-	var deadline <-chan time.Time
-	if cfg.Time > 0 {
-		tm := time.NewTimer(cfg.Warmup + cfg.Time)
-		defer tm.Stop()
-		deadline = tm.C
-	}
 	lastTick := time.Now()
 loop:
 	for {
@@ -419,6 +397,69 @@ loop:
 			lastTick = now
 		}
 	}
+	r.end(workersDone)
+	wg.Wait()
+	if !measuring {
+		startMeasuring()
+	}
+	end := time.Now()
+	iv := r.collect(out)
+	// A sliver of an interval after the last tick would show a rate from a
+	// handful of events; its events still count in the totals.
+	if end.Sub(lastTick) > tick/10 || len(out.Intervals) == 0 {
+		r.interval(out, iv, end.Sub(start), end.Sub(lastTick))
+	}
+	out.Elapsed = end.Sub(start)
+	r.cpuOfRun(out, cpu, mark, procs0)
+	r.harvest(out, false)
+	if p := r.failure.Load(); p != nil {
+		return out, *p
+	}
+	return out, nil
+}
+
+// startMeasuring drops the warm-up's events and starts the measured
+// window: its time, CPU mark and the server's processes.
+func (r *run) startMeasuring(cpu *cpuMeter) (time.Time, cpuMark, []int) {
+	r.collect(nil)
+	start := time.Now()
+	mark := cpu.start()
+	var procs []int
+	if mark.serverOK {
+		procs = serverProcs(r.cfg.ServerPID)
+	}
+	r.resetWorkerStats()
+	r.measuring.Store(true)
+	return start, mark, procs
+}
+
+// after fires once, d from now (a timer left to fire: the run's timers
+// are few and end with it).
+func after(d time.Duration) <-chan time.Time { return time.NewTimer(d).C }
+
+// resetWorkerStats starts the workers' event counts and busy time anew
+// (the warm-up's are dropped).
+func (r *run) resetWorkerStats() {
+	for _, s := range r.slots {
+		s.st.mu.Lock()
+		s.st.events, s.st.busy = 0, 0
+		s.st.mu.Unlock()
+	}
+}
+
+// startSchedule starts --rate's scheduler of intended start times; wg
+// waits for it.
+func (r *run) startSchedule(wg *sync.WaitGroup) {
+	r.sched = make(chan time.Time, 1<<16)
+	r.halted = make(chan struct{})
+	wg.Add(1)
+	go func() { defer wg.Done(); r.schedule(r.begin) }()
+}
+
+// end stops the workers and waits for them: a worker blocked on a server
+// that stopped answering must not hold the run forever, so past
+// --reconnect-timeout the run ends without it, as a failure.
+func (r *run) end(workersDone <-chan struct{}) {
 	r.stop.Store(true)
 	if r.sched != nil {
 		close(r.halted)
@@ -432,9 +473,7 @@ loop:
 			}
 		}()
 	}
-	// A worker blocked on a server that stopped answering must not hold
-	// the run forever: past the bound, the run ends without it.
-	grace := time.NewTimer(cfg.ReconnectTimeout)
+	grace := time.NewTimer(r.cfg.ReconnectTimeout)
 	select {
 	case <-workersDone:
 		grace.Stop()
@@ -445,43 +484,31 @@ loop:
 				stuck++
 			}
 		}
-		r.fail(fmt.Errorf("%d of %d workers were still waiting for the server %v after the run's end (--reconnect-timeout): the server stopped answering", stuck, len(r.slots), cfg.ReconnectTimeout))
+		r.fail(fmt.Errorf("%d of %d workers were still waiting for the server %v after the run's end (--reconnect-timeout): the server stopped answering", stuck, len(r.slots), r.cfg.ReconnectTimeout))
 	}
-	wg.Wait()
-	if !measuring {
-		startMeasuring()
-	}
-	end := time.Now()
-	iv := r.collect(out)
-	// A sliver of an interval after the last tick would show a rate from a
-	// handful of events; its events still count in the totals.
-	if end.Sub(lastTick) > tick/10 || len(out.Intervals) == 0 {
-		r.interval(out, iv, end.Sub(start), end.Sub(lastTick))
-	}
-	out.Elapsed = end.Sub(start)
+}
+
+// cpuOfRun ends the run's CPU window begun at mark.
+func (r *run) cpuOfRun(out *Outcome, cpu *cpuMeter, mark cpuMark, procs0 []int) {
 	client, server := cpu.stop(mark)
 	out.ClientCPU = client
 	cpu.fill(out)
-	if mark.serverOK {
-		// The workers' connections are still open, so their backends are
-		// counted. Backends that came and went (a connection per event)
-		// are charged to the server once reaped: wait for that, so they
-		// count for this run and not the next.
-		if server < 0 || !slices.Equal(procs0, serverProcs(cfg.ServerPID)) {
-			time.Sleep(500 * time.Millisecond)
-			if v, ok := cpu.serverCPU(); ok {
-				server = v - mark.server
-			}
-		}
-		if server >= 0 {
-			out.ServerCPU = &server
+	if !mark.serverOK {
+		return
+	}
+	// The workers' connections are still open, so their backends are
+	// counted. Backends that came and went (a connection per event) are
+	// charged to the server once reaped: wait for that, so they count for
+	// this run and not the next.
+	if server < 0 || !slices.Equal(procs0, serverProcs(r.cfg.ServerPID)) {
+		time.Sleep(500 * time.Millisecond)
+		if v, ok := cpu.serverCPU(); ok {
+			server = v - mark.server
 		}
 	}
-	r.harvest(out, false)
-	if p := r.failure.Load(); p != nil {
-		return out, *p
+	if server >= 0 {
+		out.ServerCPU = &server
 	}
-	return out, nil
 }
 
 // startWorkers starts a goroutine per worker slot; the channel closes
@@ -579,6 +606,11 @@ func (r *run) work(id int, s *slot) {
 			return
 		}
 	}
+	r.loop(id, s)
+}
+
+// loop runs events until the run stops.
+func (r *run) loop(id int, s *slot) {
 	var c workload.Counters
 	first := true
 	lastYield := time.Now()
@@ -646,28 +678,7 @@ func (r *run) work(id int, s *slot) {
 			r.gate.leave()
 			continue
 		}
-		st := &s.st
-		st.mu.Lock()
-		if committed {
-			measure.Record(st.hist, lat)
-			for i, d := range c.Items {
-				// A zero part did not happen in this event.
-				if i < len(st.items) && d > 0 {
-					measure.Record(st.items[i], d)
-				}
-			}
-			st.txns++
-			st.overhang += r.gate.overhang(end, lat)
-			st.events++
-			st.busy += lat
-		}
-		st.c.Reads += c.Reads
-		st.c.Writes += c.Writes
-		st.c.Others += c.Others
-		if t.errs|t.reconn != 0 { // every other count comes with one of these
-			st.tally.add(t)
-		}
-		st.mu.Unlock()
+		s.st.record(committed, lat, r.gate.overhang(end, lat), &c, &t)
 		// Left only once recorded: a drained gate has every event counted.
 		r.gate.leave()
 		if err != nil {
@@ -675,6 +686,33 @@ func (r *run) work(id int, s *slot) {
 			return
 		}
 	}
+}
+
+// record adds one event to the worker's stats: its latency and parts when
+// it committed (with the share of it a closing gate left outside the
+// turn), its statements and its errors.
+func (st *stats) record(committed bool, lat time.Duration, overhang float64, c *workload.Counters, t *tally) {
+	st.mu.Lock()
+	if committed {
+		measure.Record(st.hist, lat)
+		for i, d := range c.Items {
+			// A zero part did not happen in this event.
+			if i < len(st.items) && d > 0 {
+				measure.Record(st.items[i], d)
+			}
+		}
+		st.txns++
+		st.overhang += overhang
+		st.events++
+		st.busy += lat
+	}
+	st.c.Reads += c.Reads
+	st.c.Writes += c.Writes
+	st.c.Others += c.Others
+	if t.errs|t.reconn != 0 { // every other count comes with one of these
+		st.tally.add(*t)
+	}
+	st.mu.Unlock()
 }
 
 // pause sleeps for d (keying and think time) in steps, so a stop is not

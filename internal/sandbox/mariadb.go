@@ -97,23 +97,7 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 	if err != nil {
 		return nil, err
 	}
-	admin := &Info{Socket: sock, AdminPassword: pw.admin}
-	if err := waitReady(ctx, exited, logPath, func(c context.Context) error { return p.ready(c, admin) }); err != nil {
-		_ = stop(pid, 10e9)
-		return nil, err
-	}
-	connector, err := adminConnector(admin)
-	if err != nil {
-		_ = stop(pid, 10e9)
-		return nil, err
-	}
-	dc, err := connector.Connect(ctx)
-	if err != nil {
-		_ = stop(pid, 10e9)
-		return nil, fmt.Errorf("connecting to the new server: %w", err)
-	}
-	defer dc.Close()
-	version, err := serverVersion(ctx, dc)
+	version, err := p.adminVersion(ctx, exited, logPath, &Info{Socket: sock, AdminPassword: pw.admin})
 	if err != nil {
 		_ = stop(pid, 10e9)
 		return nil, err
@@ -135,6 +119,24 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 		Socket:        sock,
 		AdminDSN:      fmt.Sprintf("mysql://root:%s@localhost/?socket=%s", pw.admin, sock),
 	}, nil
+}
+
+// adminVersion waits until the new server accepts its admin connection,
+// then reads its version.
+func (p mariadbProvider) adminVersion(ctx context.Context, exited <-chan struct{}, logPath string, admin *Info) (string, error) {
+	if err := waitReady(ctx, exited, logPath, func(c context.Context) error { return p.ready(c, admin) }); err != nil {
+		return "", err
+	}
+	connector, err := adminConnector(admin)
+	if err != nil {
+		return "", err
+	}
+	dc, err := connector.Connect(ctx)
+	if err != nil {
+		return "", fmt.Errorf("connecting to the new server: %w", err)
+	}
+	defer dc.Close()
+	return serverVersion(ctx, dc)
 }
 
 // mariadbConfigure writes the sandbox's my.cnf: encbench's settings, the

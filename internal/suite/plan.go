@@ -238,20 +238,9 @@ func (s *Suite) apply(o Overrides) error {
 		s.ServerCPUs = *o.ServerCPUs
 	}
 	if len(o.Engines) > 0 {
-		var kept []Target
-		for _, t := range s.Targets {
-			if slices.Contains(o.Engines, t.Name) || (t.Engine != "" && slices.Contains(o.Engines, t.Engine)) {
-				kept = append(kept, t)
-			}
+		if err := s.keepTargets(o.Engines); err != nil {
+			return err
 		}
-		if len(kept) == 0 {
-			var names []string
-			for _, t := range s.Targets {
-				names = append(names, t.Name)
-			}
-			return fmt.Errorf("--engines %s matches no target of suite %s (it has %s)", strings.Join(o.Engines, ","), s.Name, strings.Join(names, ", "))
-		}
-		s.Targets = kept
 	}
 	switch {
 	case s.Time <= 0:
@@ -274,6 +263,25 @@ func (s *Suite) apply(o Overrides) error {
 			return fmt.Errorf("thread count %d: must be at least 1", th)
 		}
 	}
+	return nil
+}
+
+// keepTargets keeps the targets --engines names (by name or engine).
+func (s *Suite) keepTargets(engines []string) error {
+	var kept []Target
+	for _, t := range s.Targets {
+		if slices.Contains(engines, t.Name) || (t.Engine != "" && slices.Contains(engines, t.Engine)) {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) == 0 {
+		var names []string
+		for _, t := range s.Targets {
+			names = append(names, t.Name)
+		}
+		return fmt.Errorf("--engines %s matches no target of suite %s (it has %s)", strings.Join(engines, ","), s.Name, strings.Join(names, ", "))
+	}
+	s.Targets = kept
 	return nil
 }
 

@@ -335,6 +335,18 @@ func (s *Suite) check() error {
 			return fmt.Errorf("translations.%s has %d notes for the suite's %d: translate each note, in order", code, len(t.Notes), len(s.Notes))
 		}
 	}
+	if err := s.checkTargets(); err != nil {
+		return err
+	}
+	if err := s.checkVariants(); err != nil {
+		return err
+	}
+	return s.checkWorkloads()
+}
+
+// checkTargets names each target (its engine by default) and checks the
+// names are usable and unique.
+func (s *Suite) checkTargets() error {
 	seen := map[string]bool{}
 	for i := range s.Targets {
 		t := &s.Targets[i]
@@ -358,6 +370,10 @@ func (s *Suite) check() error {
 		}
 		seen[t.Name] = true
 	}
+	return nil
+}
+
+func (s *Suite) checkVariants() error {
 	for i, v := range s.Variants {
 		pv, err := variant.Parse(v)
 		if err != nil {
@@ -372,6 +388,12 @@ func (s *Suite) check() error {
 			}
 		}
 	}
+	return nil
+}
+
+// checkWorkloads: each named, listed once (by label), in the suite's
+// variants, with its data options under data:.
+func (s *Suite) checkWorkloads() error {
 	ids := map[string]bool{}
 	for _, w := range s.Workloads {
 		if w.Name == "" {

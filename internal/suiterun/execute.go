@@ -57,19 +57,8 @@ func (x *Executor) Execute(ctx context.Context) error {
 	if err := x.startSetups(ctx, need); err != nil {
 		return x.interrupted(ctx, err)
 	}
-	q := newQuietMachine()
+	q := x.quietMachine()
 	defer q.thawAll()
-	for _, su := range x.Plan.Setups {
-		ls := x.setups[su.ID]
-		if ls.owner != nil {
-			continue // the quiet machine knows servers by their owners
-		}
-		var quiesce func(context.Context) error
-		if info, err := sandbox.Load(ls.sandboxDir); ls.Sandbox && err == nil {
-			quiesce = func(ctx context.Context) error { return sandbox.Quiesce(ctx, info) }
-		}
-		q.add(su.ID, ls.pid, ls.Sandbox, quiesce)
-	}
 	if x.Plan.Suite.Precision > 0 {
 		if err := x.checkNoise(ctx, q); err != nil {
 			return x.interrupted(ctx, err)
@@ -96,6 +85,28 @@ func (x *Executor) Execute(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return x.interrupted(ctx, ctx.Err())
 	}
+	return x.outcome()
+}
+
+// quietMachine knows every server of the suite by its owning setup.
+func (x *Executor) quietMachine() *quietMachine {
+	q := newQuietMachine()
+	for _, su := range x.Plan.Setups {
+		ls := x.setups[su.ID]
+		if ls.owner != nil {
+			continue // the quiet machine knows servers by their owners
+		}
+		var quiesce func(context.Context) error
+		if info, err := sandbox.Load(ls.sandboxDir); ls.Sandbox && err == nil {
+			quiesce = func(ctx context.Context) error { return sandbox.Quiesce(ctx, info) }
+		}
+		q.add(su.ID, ls.pid, ls.Sandbox, quiesce)
+	}
+	return q
+}
+
+// outcome is how the suite ended: a full disk, failed cells, or nil.
+func (x *Executor) outcome() error {
 	if x.noRoom != nil {
 		return fmt.Errorf("%s: %d of %d cells finished, none written in part; make room there (or make it writable), then continue with `encbench suite run %s --out %s --resume`",
 			firstLine(x.noRoom), x.Finished, len(x.Plan.Cells), x.Plan.Suite.Name, x.Dir)

@@ -125,22 +125,9 @@ func (x *Executor) interleave(ctx context.Context, q *quietMachine, cells []suit
 			}
 		}
 	}()
-	var servers, order []string
-	threads := 0
-	for i, c := range cells {
-		m := &member{cell: c, server: x.setups[c.Setup].server().ID}
-		members[i] = m
-		if m.log, err = os.Create(filepath.Join(x.Dir, LogsDir, c.ID+".log")); err != nil {
-			return nil, fmt.Errorf("creating cell log: %w", err)
-		}
-		for _, d := range discarded {
-			fmt.Fprintf(m.log, "an earlier attempt at this block was disturbed: %s\n", d)
-		}
-		if !slices.Contains(servers, m.server) {
-			servers = append(servers, m.server)
-		}
-		order = append(order, c.Variant)
-		threads = max(threads, c.Threads)
+	servers, order, threads, err := x.newMembers(cells, members, discarded)
+	if err != nil {
+		return nil, err
 	}
 	if err := q.beforeBlock(ctx, servers, members[0].log); err != nil {
 		return nil, err
@@ -157,26 +144,59 @@ func (x *Executor) interleave(ctx context.Context, q *quietMachine, cells []suit
 	for _, m := range members {
 		m.sliced = m.sess.StartSliced()
 	}
-	n := len(members)
-	runRound := func(k int, slice time.Duration) error {
-		for i := range n {
-			m := members[(i+k)%n]
-			if err := q.turn(m.server, servers); err != nil {
-				return err
-			}
-			sl, err := m.sliced.Slice(ctx, slice)
-			if err != nil {
-				return fmt.Errorf("cell %s: %w", m.cell.ID, err)
-			}
-			live(float64(sl.Txns) / sl.Elapsed.Seconds())
-		}
-		return nil
-	}
+	runRound := func(k int, slice time.Duration) error { return round(ctx, q, members, servers, k, slice, live) }
 	for k := range warmup {
 		if err := runRound(k, warmSlice); err != nil {
 			return nil, err
 		}
 	}
+	cold, err := x.warmRestarted(ctx, q, members, servers)
+	if err != nil {
+		return nil, err
+	}
+	var runErr error
+	for k := range rounds {
+		if runErr = runRound(warmup+k, slice); runErr != nil {
+			break
+		}
+	}
+	rs, wrote, err := x.blockResults(members, &runErr, started, discarded, turn{slice: slice, rounds: rounds, warmup: warmup, order: order, cold: cold})
+	if err != nil {
+		return rs, err
+	}
+	if runErr != nil {
+		for _, m := range members {
+			fmt.Fprintf(m.log, "\nencbench: %v\n", runErr)
+		}
+		return rs, runErr
+	}
+	if err := q.afterBlock(ctx, servers, wrote, members[0].log); err != nil {
+		return rs, err
+	}
+	return rs, nil
+}
+
+// round gives every member a turn of d, in the block's order rotated by k
+// places, with only its own server thawed.
+func round(ctx context.Context, q *quietMachine, members []*member, servers []string, k int, d time.Duration, live func(float64)) error {
+	n := len(members)
+	for i := range n {
+		m := members[(i+k)%n]
+		if err := q.turn(m.server, servers); err != nil {
+			return err
+		}
+		sl, err := m.sliced.Slice(ctx, d)
+		if err != nil {
+			return fmt.Errorf("cell %s: %w", m.cell.ID, err)
+		}
+		live(float64(sl.Txns) / sl.Elapsed.Seconds())
+	}
+	return nil
+}
+
+// warmRestarted gives the block's restarted servers their warm-up turns
+// (coldWarmup), then drops every warm-up measured so far.
+func (x *Executor) warmRestarted(ctx context.Context, q *quietMachine, members []*member, servers []string) ([]time.Duration, error) {
 	cold := coldWarmup(members, x.cold)
 	for i, m := range members {
 		if cold[i] == 0 {
@@ -193,46 +213,68 @@ func (x *Executor) interleave(ctx context.Context, q *quietMachine, cells []suit
 		m.sliced.Take() // warm-up
 		delete(x.cold, m.server)
 	}
-	var runErr error
-	for k := range rounds {
-		if runErr = runRound(warmup+k, slice); runErr != nil {
-			break
+	return cold, nil
+}
+
+// newMembers opens each cell's log (saying why earlier attempts were
+// discarded) and returns the block's servers, its variants in order and
+// its most threads.
+func (x *Executor) newMembers(cells []suite.Cell, members []*member, discarded []string) (servers, order []string, threads int, err error) {
+	for i, c := range cells {
+		m := &member{cell: c, server: x.setups[c.Setup].server().ID}
+		members[i] = m
+		if m.log, err = os.Create(filepath.Join(x.Dir, LogsDir, c.ID+".log")); err != nil {
+			return nil, nil, 0, fmt.Errorf("creating cell log: %w", err)
 		}
+		for _, d := range discarded {
+			fmt.Fprintf(m.log, "an earlier attempt at this block was disturbed: %s\n", d)
+		}
+		if !slices.Contains(servers, m.server) {
+			servers = append(servers, m.server)
+		}
+		order = append(order, c.Variant)
+		threads = max(threads, c.Threads)
 	}
-	wrote := false
+	return servers, order, threads, nil
+}
+
+// turn is how a block was run in turns, for its results.
+type turn struct {
+	slice          time.Duration
+	rounds, warmup int
+	order          []string
+	cold           []time.Duration
+}
+
+// blockResults takes each member's measurement as its cell's result and
+// writes it; wrote says whether any cell wrote to its server. A worker's
+// failure at the end becomes the block's runErr if it had none.
+func (x *Executor) blockResults(members []*member, runErr *error, started time.Time, discarded []string, tn turn) (rs []*result.Result, wrote bool, err error) {
+	st := x.Plan.Suite
 	for i, m := range members {
 		out := m.sliced.Take()
 		stopErr := m.sliced.Stop()
 		m.sliced = nil
-		if runErr == nil {
-			runErr = stopErr
+		if *runErr == nil {
+			*runErr = stopErr
 		}
 		if out.Elapsed == 0 {
 			continue
 		}
 		out.Sessions = m.sess.Sessions()
-		res := m.lr.Result(out, runErr == nil, started)
+		res := m.lr.Result(out, *runErr == nil, started)
 		res.Suite = &result.SuiteRef{Name: st.Name, Cell: m.cell.ID, Setup: m.cell.Setup, Target: m.cell.Target, Discarded: discarded,
-			Interleaved: &result.Interleaving{SliceMs: ms(slice), Rounds: rounds, Order: order, Position: i, WarmupRounds: warmup, ColdWarmupMs: ms(cold[i])}}
+			Interleaved: &result.Interleaving{SliceMs: ms(tn.slice), Rounds: tn.rounds, Order: tn.order, Position: i, WarmupRounds: tn.warmup, ColdWarmupMs: ms(tn.cold[i])}}
 		res.Workload.Label = m.cell.Label
-		res.Partial = res.Partial || runErr != nil
+		res.Partial = res.Partial || *runErr != nil
 		wrote = wrote || res.Totals.Queries.Write > 0
 		report.Summary(m.log, res)
 		if err := x.writeCell(m.cell, res); err != nil {
-			return rs, err
+			return rs, wrote, err
 		}
 		rs = append(rs, res)
 	}
-	if runErr != nil {
-		for _, m := range members {
-			fmt.Fprintf(m.log, "\nencbench: %v\n", runErr)
-		}
-		return rs, runErr
-	}
-	if err := q.afterBlock(ctx, servers, wrote, members[0].log); err != nil {
-		return rs, err
-	}
-	return rs, nil
+	return rs, wrote, nil
 }
 
 // coldWarmup is each member's warm-up turn on a restarted server, whose

@@ -287,26 +287,7 @@ const encLoadBatch = 100
 
 func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d engine.Dialect, cipher *colenc.Cipher, src *randgen.Source, n int, suffix string, env workload.Env) error {
 	o, e := w.opts, w.enc.spec
-	var defs [4]string
-	for i, name := range sbColumns {
-		defs[i] = e.sqlType(i, d.OreType, d.BinaryType) + " NOT NULL"
-		if e[i] == colenc.Ore && d.OreType != "" && d.OreValueCheck != "" {
-			defs[i] += " " + fmt.Sprintf(d.OreValueCheck, name)
-		}
-	}
-	extra := ""
-	if e[colK] == colenc.Ashe {
-		extra = ",\n  " + asheIDColumn + " BIGINT NOT NULL"
-	}
-	if o.KSumCopy {
-		extra = ",\n  " + kSumColumn + " BIGINT NOT NULL,\n  " + kSumIDColumn + " BIGINT NOT NULL"
-	}
-	if w.kValueCopy() {
-		extra = ",\n  " + kValueColumn + " " + d.OreDetType + " NOT NULL " + fmt.Sprintf(d.OreValueCheck, kValueColumn)
-	}
-	ddl := fmt.Sprintf("CREATE TABLE sbtest%d(\n  id %s,\n  k %s,\n  c %s,\n  pad %s%s,\n  PRIMARY KEY (id)\n) %s",
-		n, defs[0], defs[1], defs[2], defs[3], extra, suffix)
-	if err := c.Exec(ctx, ddl); err != nil {
+	if err := c.Exec(ctx, w.encTableDDL(d, n, suffix)); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Log, "Inserting %d records into 'sbtest%d'\n", o.TableSize, n)
@@ -367,10 +348,41 @@ func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d engine.D
 			return err
 		}
 	}
-	if o.CreateSecondary {
+	return w.finishEncTable(ctx, c, d, n, env)
+}
+
+// encTableDDL is table n's CREATE TABLE with its columns' encrypted types
+// and the copies and identifiers the spec keeps.
+func (w *Workload) encTableDDL(d engine.Dialect, n int, suffix string) string {
+	e := w.enc.spec
+	var defs [4]string
+	for i, name := range sbColumns {
+		defs[i] = e.sqlType(i, d.OreType, d.BinaryType) + " NOT NULL"
+		if e[i] == colenc.Ore && d.OreType != "" && d.OreValueCheck != "" {
+			defs[i] += " " + fmt.Sprintf(d.OreValueCheck, name)
+		}
+	}
+	extra := ""
+	if e[colK] == colenc.Ashe {
+		extra = ",\n  " + asheIDColumn + " BIGINT NOT NULL"
+	}
+	if w.opts.KSumCopy {
+		extra = ",\n  " + kSumColumn + " BIGINT NOT NULL,\n  " + kSumIDColumn + " BIGINT NOT NULL"
+	}
+	if w.kValueCopy() {
+		extra = ",\n  " + kValueColumn + " " + d.OreDetType + " NOT NULL " + fmt.Sprintf(d.OreValueCheck, kValueColumn)
+	}
+	return fmt.Sprintf("CREATE TABLE sbtest%d(\n  id %s,\n  k %s,\n  c %s,\n  pad %s%s,\n  PRIMARY KEY (id)\n) %s",
+		n, defs[0], defs[1], defs[2], defs[3], extra, suffix)
+}
+
+// finishEncTable creates table n's secondary indexes and runs what the
+// server does after a load.
+func (w *Workload) finishEncTable(ctx context.Context, c engine.Conn, d engine.Dialect, n int, env workload.Env) error {
+	if w.opts.CreateSecondary {
 		fmt.Fprintf(env.Log, "Creating a secondary index on 'sbtest%d'...\n", n)
 		cols := "k"
-		if o.KSumCopy { // covering: a range sum reads the index only
+		if w.opts.KSumCopy { // covering: a range sum reads the index only
 			cols = "k, " + kSumColumn + ", " + kSumIDColumn
 		}
 		if err := c.Exec(ctx, fmt.Sprintf("CREATE INDEX k_%d ON sbtest%d(%s)", n, n, cols)); err != nil {

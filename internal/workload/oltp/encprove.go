@@ -70,51 +70,56 @@ func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*result.Col
 		if err != nil {
 			return nil, fmt.Errorf("proof of column encryption: %w", err)
 		}
-		err = st.Query(nil, func(v [][]byte) error {
-			id, err := enc.intOf(colID, nil, v[0])
-			if err != nil {
-				return fmt.Errorf("%s.id does not hold what --encrypt %s says: %w", tableName(t), e, err)
-			}
-			key := v[0]
-			if e[colID] != "" {
-				if key, err = enc.rowKey(v[0]); err != nil {
-					return err
-				}
-			}
-			for i := range sbColumns {
-				p.Checked++
-				if err := proveValue(enc, i, id, key, v); err != nil {
-					return fmt.Errorf("%s.%s does not hold what --encrypt %s says: %w", tableName(t), sbColumns[i], e, err)
-				}
-				if e[i] != "" {
-					p.Ciphertext++
-				}
-			}
-			if enc.value != nil {
-				p.Checked++
-				if err := proveValueCopy(enc, key, v); err != nil {
-					return fmt.Errorf("%s.%s does not hold k: %w", tableName(t), kValueColumn, err)
-				}
-				p.Ciphertext++
-			}
-			if enc.sum != nil {
-				p.Checked++
-				k, err := enc.intOf(colK, key, v[colK])
-				if err != nil {
-					return err
-				}
-				if sum, err := enc.asheK(v[5], v[4]); err != nil || sum != k {
-					return fmt.Errorf("%s.%s does not hold k (%d): %d, %v", tableName(t), kSumColumn, k, sum, err)
-				}
-				p.Ciphertext++
-			}
-			return nil
-		})
+		err = st.Query(nil, func(v [][]byte) error { return w.proveRow(p, enc, t, v) })
 		if err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
+}
+
+// proveRow checks one stored row of table t: every column holds what the
+// spec says (decrypting as its column and row), and the copies hold k.
+func (w *Workload) proveRow(p *result.ColencProof, enc *rowEncoder, t int, v [][]byte) error {
+	e := w.enc.spec
+	id, err := enc.intOf(colID, nil, v[0])
+	if err != nil {
+		return fmt.Errorf("%s.id does not hold what --encrypt %s says: %w", tableName(t), e, err)
+	}
+	key := v[0]
+	if e[colID] != "" {
+		if key, err = enc.rowKey(v[0]); err != nil {
+			return err
+		}
+	}
+	for i := range sbColumns {
+		p.Checked++
+		if err := proveValue(enc, i, id, key, v); err != nil {
+			return fmt.Errorf("%s.%s does not hold what --encrypt %s says: %w", tableName(t), sbColumns[i], e, err)
+		}
+		if e[i] != "" {
+			p.Ciphertext++
+		}
+	}
+	if enc.value != nil {
+		p.Checked++
+		if err := proveValueCopy(enc, key, v); err != nil {
+			return fmt.Errorf("%s.%s does not hold k: %w", tableName(t), kValueColumn, err)
+		}
+		p.Ciphertext++
+	}
+	if enc.sum != nil {
+		p.Checked++
+		k, err := enc.intOf(colK, key, v[colK])
+		if err != nil {
+			return err
+		}
+		if sum, err := enc.asheK(v[5], v[4]); err != nil || sum != k {
+			return fmt.Errorf("%s.%s does not hold k (%d): %d, %v", tableName(t), kSumColumn, k, sum, err)
+		}
+		p.Ciphertext++
+	}
+	return nil
 }
 
 // proveValueCopy: the copy decrypts (bound to no row) to the row's k, its

@@ -98,14 +98,7 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 	if carry {
 		wk.src = p.src
 	}
-	prep := func(format string, a ...any) engine.Stmt {
-		if err != nil {
-			return nil
-		}
-		var s engine.Stmt
-		s, err = conn.Prepare(ctx, fmt.Sprintf(format, a...))
-		return s
-	}
+	ps := &stmtPrep{ctx: ctx, conn: conn}
 	// Every variant alike, plain included, so only encryption differs.
 	if err := engine.SetSession(ctx, conn, d.BytesParams, "to take parameters as bytes"); err != nil {
 		return nil, err
@@ -145,83 +138,7 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 			return nil, encErr
 		}
 		tb := encTable{enc: enc, sumK: func(row, v []byte) (int64, error) { return enc.intOf(colK, row, v) }}
-		name := tableName(t)
-		switch w.name {
-		case "enc_point_select":
-			tb.read = prep(map[predicateMode]string{
-				onServer: "SELECT c FROM %[1]s WHERE id=?",
-				inClient: "SELECT id, c FROM %[1]s",
-			}[wk.mode], name)
-		case "enc_point_select_k":
-			tb.read = prep(map[predicateMode]string{
-				onServer: "SELECT %[2]s, c FROM %[1]s WHERE k=?",
-				inClient: "SELECT %[2]s, k, c FROM %[1]s",
-			}[wk.mode], name, key)
-		case "enc_range_sum", "enc_range_sum_k":
-			pred := map[predicateMode]string{onServer: " WHERE %[3]s BETWEEN ? AND ?", inList: " WHERE %[3]s IN (%[4]s)", inClient: ""}[wk.mode]
-			sel := "SELECT %[2]s, k, id FROM %[1]s"
-			from := pred
-			switch {
-			case e[colK] == "" && wk.mode != inClient:
-				sel = "SELECT SUM(k) FROM %[1]s"
-			case e[colK] == colenc.Ashe || w.opts.KSumCopy:
-				// One scan: the sum and the summed values' identifiers,
-				// which the client sorts into runs of consecutive ones.
-				id, v := asheIDColumn, "k"
-				if w.opts.KSumCopy {
-					id, v = kSumIDColumn, kSumColumn
-				}
-				sel = "SELECT SUM(" + v + "), " + d.ListAgg(id) + ", COUNT(*) FROM %[1]s"
-				// Loaded rows' identifiers follow id (an ashe k) or an ore
-				// k (its copy): a range on that column is one run of them.
-				switch {
-				case e[colK] == colenc.Ashe && col == colID:
-					tb.sumRun = prep("SELECT SUM("+v+"), COUNT(*), BIT_OR("+id+") FROM %[1]s"+pred, name, key, sbColumns[col], in)
-					tb.runIsIDs = true
-				case w.opts.KSumCopy && e[colK] == colenc.Ore && col == colK:
-					tb.sumRun = prep("SELECT SUM("+v+"), COUNT(*), MIN("+id+"), MAX("+id+") FROM %[1]s"+pred, name, key, sbColumns[col], in)
-				}
-			case w.opts.KSumByValue && col == colK && wk.mode != inClient:
-				// One row per distinct k in the range with its count: an
-				// index of one entry per value (the ore copy's, deduplicated;
-				// a det k's) answers it without visiting every row's k.
-				g := "k"
-				if w.kValueCopy() {
-					g = kValueColumn
-					pred = " WHERE " + kValueColumn + " BETWEEN ? AND ?"
-					sel = "SELECT " + g + ", COUNT(*) FROM %[1]s"
-				} else {
-					sel = "SELECT k, COUNT(*) FROM %[1]s"
-				}
-				from = pred + " GROUP BY " + g
-				tb.byValue = true
-			case wk.mode != inClient:
-				// k whole: an ore k's MAC is checked as it is decrypted
-				sel = "SELECT %[2]s, k FROM %[1]s"
-			}
-			tb.read = prep(sel+from, name, key, sbColumns[col], in)
-		case "enc_write_mix":
-			switch e[colK] {
-			case "":
-				tb.incK = prep("UPDATE %s SET k=k+1 WHERE id=?", name)
-			case colenc.Ashe:
-				// ashe adds on the server like plaintext does, 1 being AsheOne
-				tb.incK = prep("UPDATE %s SET k=k+%d WHERE id=?", name, colenc.AsheOne)
-			default:
-				tb.lockK = prep("SELECT k FROM %s WHERE id=? FOR UPDATE", name)
-				tb.setK = prep("UPDATE %s SET k=? WHERE id=?", name)
-				if w.opts.KSumCopy {
-					tb.setK = prep("UPDATE %s SET k=?, %s=%s+%d WHERE id=?", name, kSumColumn, kSumColumn, colenc.AsheOne)
-				}
-				if w.kValueCopy() {
-					tb.setK = prep("UPDATE %s SET k=?, %s=? WHERE id=?", name, kValueColumn)
-				}
-			}
-			tb.setC = prep("UPDATE %s SET c=? WHERE id=?", name)
-			tb.del = prep("DELETE FROM %s WHERE id=?", name)
-			tb.insert = prep("INSERT INTO %s (%s) VALUES (%s)", name, enc.columnList(),
-				strings.TrimSuffix(strings.Repeat("?, ", enc.width()), ", "))
-		}
+		wk.tableStatements(ps, &tb, tableName(t), key, in, d)
 		if carry {
 			// Rows the lost connection's worker deleted are still to put back.
 			tb.deleted = p.tables[t-1].deleted
@@ -230,13 +147,124 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 	}
 	// k=k+1 on a column the server cannot add to is a locked read-modify-write.
 	if w.name == "enc_write_mix" && e[colK] != "" && e[colK] != colenc.Ashe {
-		wk.begin, wk.commit = prep("%s", "BEGIN"), prep("%s", "COMMIT")
+		wk.begin, wk.commit = ps.prep("%s", "BEGIN"), ps.prep("%s", "COMMIT")
 	}
-	if err != nil {
-		return nil, err
+	if ps.err != nil {
+		return nil, ps.err
 	}
 	wk.args = make([]engine.Arg, 0, max(4, w.opts.RangeSize))
 	return wk, nil
+}
+
+// stmtPrep prepares statements on one connection until the first error,
+// which it keeps.
+type stmtPrep struct {
+	ctx  context.Context
+	conn engine.Conn
+	err  error
+}
+
+func (p *stmtPrep) prep(format string, a ...any) engine.Stmt {
+	if p.err != nil {
+		return nil
+	}
+	var s engine.Stmt
+	s, p.err = p.conn.Prepare(p.ctx, fmt.Sprintf(format, a...))
+	return s
+}
+
+// tableStatements prepares the workload's statements on one table (key:
+// what identifies a row without decryption; in: a range's IN list).
+func (wk *encWorker) tableStatements(ps *stmtPrep, tb *encTable, name, key, in string, d engine.Dialect) {
+	switch wk.w.name {
+	case "enc_point_select":
+		tb.read = ps.prep(map[predicateMode]string{
+			onServer: "SELECT c FROM %[1]s WHERE id=?",
+			inClient: "SELECT id, c FROM %[1]s",
+		}[wk.mode], name)
+	case "enc_point_select_k":
+		tb.read = ps.prep(map[predicateMode]string{
+			onServer: "SELECT %[2]s, c FROM %[1]s WHERE k=?",
+			inClient: "SELECT %[2]s, k, c FROM %[1]s",
+		}[wk.mode], name, key)
+	case "enc_range_sum", "enc_range_sum_k":
+		wk.rangeStatements(ps, tb, name, key, in, d)
+	case "enc_write_mix":
+		wk.writeStatements(ps, tb, name)
+	}
+}
+
+// rangeStatements prepares a range sum's read: the server's SUM, ashe
+// sums with their identifiers, sums by value, or the rows for the client.
+func (wk *encWorker) rangeStatements(ps *stmtPrep, tb *encTable, name, key, in string, d engine.Dialect) {
+	w, e, col := wk.w, wk.spec, wk.col
+	pred := map[predicateMode]string{onServer: " WHERE %[3]s BETWEEN ? AND ?", inList: " WHERE %[3]s IN (%[4]s)", inClient: ""}[wk.mode]
+	sel := "SELECT %[2]s, k, id FROM %[1]s"
+	from := pred
+	switch {
+	case e[colK] == "" && wk.mode != inClient:
+		sel = "SELECT SUM(k) FROM %[1]s"
+	case e[colK] == colenc.Ashe || w.opts.KSumCopy:
+		// One scan: the sum and the summed values' identifiers,
+		// which the client sorts into runs of consecutive ones.
+		id, v := asheIDColumn, "k"
+		if w.opts.KSumCopy {
+			id, v = kSumIDColumn, kSumColumn
+		}
+		sel = "SELECT SUM(" + v + "), " + d.ListAgg(id) + ", COUNT(*) FROM %[1]s"
+		// Loaded rows' identifiers follow id (an ashe k) or an ore
+		// k (its copy): a range on that column is one run of them.
+		switch {
+		case e[colK] == colenc.Ashe && col == colID:
+			tb.sumRun = ps.prep("SELECT SUM("+v+"), COUNT(*), BIT_OR("+id+") FROM %[1]s"+pred, name, key, sbColumns[col], in)
+			tb.runIsIDs = true
+		case w.opts.KSumCopy && e[colK] == colenc.Ore && col == colK:
+			tb.sumRun = ps.prep("SELECT SUM("+v+"), COUNT(*), MIN("+id+"), MAX("+id+") FROM %[1]s"+pred, name, key, sbColumns[col], in)
+		}
+	case w.opts.KSumByValue && col == colK && wk.mode != inClient:
+		// One row per distinct k in the range with its count: an
+		// index of one entry per value (the ore copy's, deduplicated;
+		// a det k's) answers it without visiting every row's k.
+		g := "k"
+		if w.kValueCopy() {
+			g = kValueColumn
+			pred = " WHERE " + kValueColumn + " BETWEEN ? AND ?"
+			sel = "SELECT " + g + ", COUNT(*) FROM %[1]s"
+		} else {
+			sel = "SELECT k, COUNT(*) FROM %[1]s"
+		}
+		from = pred + " GROUP BY " + g
+		tb.byValue = true
+	case wk.mode != inClient:
+		// k whole: an ore k's MAC is checked as it is decrypted
+		sel = "SELECT %[2]s, k FROM %[1]s"
+	}
+	tb.read = ps.prep(sel+from, name, key, sbColumns[col], in)
+}
+
+// writeStatements prepares the write mix's statements.
+func (wk *encWorker) writeStatements(ps *stmtPrep, tb *encTable, name string) {
+	w, e, enc := wk.w, wk.spec, tb.enc
+	switch e[colK] {
+	case "":
+		tb.incK = ps.prep("UPDATE %s SET k=k+1 WHERE id=?", name)
+	case colenc.Ashe:
+		// ashe adds on the server like plaintext does, 1 being AsheOne
+		tb.incK = ps.prep("UPDATE %s SET k=k+%d WHERE id=?", name, colenc.AsheOne)
+	default:
+		tb.lockK = ps.prep("SELECT k FROM %s WHERE id=? FOR UPDATE", name)
+		tb.setK = ps.prep("UPDATE %s SET k=? WHERE id=?", name)
+		if w.opts.KSumCopy {
+			tb.setK = ps.prep("UPDATE %s SET k=?, %s=%s+%d WHERE id=?", name, kSumColumn, kSumColumn, colenc.AsheOne)
+		}
+		if w.kValueCopy() {
+			tb.setK = ps.prep("UPDATE %s SET k=?, %s=? WHERE id=?", name, kValueColumn)
+		}
+	}
+	tb.setC = ps.prep("UPDATE %s SET c=? WHERE id=?", name)
+	tb.del = ps.prep("DELETE FROM %s WHERE id=?", name)
+	tb.insert = ps.prep("INSERT INTO %s (%s) VALUES (%s)", name, enc.columnList(),
+		strings.TrimSuffix(strings.Repeat("?, ", enc.width()), ", "))
 }
 
 func (wk *encWorker) Event(c *workload.Counters) error {

@@ -98,6 +98,64 @@ func (w *Workload) Check(ctx context.Context, env workload.Env) ([]workload.Chec
 	return append(res, stored), nil
 }
 
+// readOrders scans orders, new_order and order_line into st.
+func (w *Workload) readOrders(r *dec, scan func(table, sql string, row func([][]byte)) error, st *state) error {
+	s, k := w.s, r.k
+	if err := scan("orders", "SELECT o_w_id, o_d_id, o_id, o_c_id, o_carrier_id, o_ol_cnt FROM orders", func(v [][]byte) {
+		key := district{r.int(s.oWID, nil, v[0]), r.int(s.oDID, nil, v[1])}
+		o := r.int(s.oID, nil, v[2])
+		ord := &orderState{customer: r.int(s.oCID, nil, v[3]), carrierNull: v[4] == nil}
+		if !ord.carrierNull {
+			r.int(s.oCarrierID, k.key(key.w, key.d, o), v[4]) // decrypts, so a wrong row or key fails
+		}
+		ord.olCnt = r.int(s.oOlCnt, k.key(key.w, key.d, o), v[5])
+		st.orders[orderKey{key.w, key.d, o}] = ord
+		st.maxO[key] = max(st.maxO[key], o)
+		st.olCnt[key] += ord.olCnt
+		st.orderRows[key]++
+	}); err != nil {
+		return err
+	}
+	if err := scan("new_order", "SELECT no_w_id, no_d_id, no_o_id FROM new_order", func(v [][]byte) {
+		key := district{r.int(s.noWID, nil, v[0]), r.int(s.noDID, nil, v[1])}
+		o := r.int(s.noOID, nil, v[2])
+		if st.countNO[key] == 0 || o < st.minNO[key] {
+			st.minNO[key] = o
+		}
+		st.maxNO[key] = max(st.maxNO[key], o)
+		st.countNO[key]++
+		st.newOrders[orderKey{key.w, key.d, o}] = true
+	}); err != nil {
+		return err
+	}
+	missing := &orderState{}
+	if err := scan("order_line", "SELECT ol_w_id, ol_d_id, ol_o_id, ol_number, ol_delivery_d, ol_amount FROM order_line", func(v [][]byte) {
+		key := district{r.int(s.olWID, nil, v[0]), r.int(s.olDID, nil, v[1])}
+		o := r.int(s.olOID, nil, v[2])
+		n := r.int(s.olNumber, nil, v[3])
+		st.linesPerD[key]++
+		ord := st.orders[orderKey{key.w, key.d, o}]
+		if ord == nil {
+			ord = missing // a line without its order: 3.3.2.6 sees it
+		}
+		ord.lines++
+		amount := r.money(s.olAmount, k.key(key.w, key.d, o, n), v[5])
+		if v[4] == nil {
+			ord.undelivered++
+			return
+		}
+		r.time(s.olDeliveryD, k.key(key.w, key.d, o, n), v[4])
+		ord.delivered++
+		ord.deliveredAmount += amount
+	}); err != nil {
+		return err
+	}
+	if missing.lines > 0 {
+		st.orders[orderKey{-1, -1, -1}] = missing
+	}
+	return nil
+}
+
 // read scans the tables the conditions compare, decrypting each value
 // with its column and row.
 func (w *Workload) read(r *dec, scan func(table, sql string, row func([][]byte)) error) (*state, error) {
@@ -120,57 +178,8 @@ func (w *Workload) read(r *dec, scan func(table, sql string, row func([][]byte))
 	}); err != nil {
 		return nil, err
 	}
-	if err := scan("orders", "SELECT o_w_id, o_d_id, o_id, o_c_id, o_carrier_id, o_ol_cnt FROM orders", func(v [][]byte) {
-		key := district{r.int(s.oWID, nil, v[0]), r.int(s.oDID, nil, v[1])}
-		o := r.int(s.oID, nil, v[2])
-		ord := &orderState{customer: r.int(s.oCID, nil, v[3]), carrierNull: v[4] == nil}
-		if !ord.carrierNull {
-			r.int(s.oCarrierID, k.key(key.w, key.d, o), v[4]) // decrypts, so a wrong row or key fails
-		}
-		ord.olCnt = r.int(s.oOlCnt, k.key(key.w, key.d, o), v[5])
-		st.orders[orderKey{key.w, key.d, o}] = ord
-		st.maxO[key] = max(st.maxO[key], o)
-		st.olCnt[key] += ord.olCnt
-		st.orderRows[key]++
-	}); err != nil {
+	if err := w.readOrders(r, scan, st); err != nil {
 		return nil, err
-	}
-	if err := scan("new_order", "SELECT no_w_id, no_d_id, no_o_id FROM new_order", func(v [][]byte) {
-		key := district{r.int(s.noWID, nil, v[0]), r.int(s.noDID, nil, v[1])}
-		o := r.int(s.noOID, nil, v[2])
-		if st.countNO[key] == 0 || o < st.minNO[key] {
-			st.minNO[key] = o
-		}
-		st.maxNO[key] = max(st.maxNO[key], o)
-		st.countNO[key]++
-		st.newOrders[orderKey{key.w, key.d, o}] = true
-	}); err != nil {
-		return nil, err
-	}
-	missing := &orderState{}
-	if err := scan("order_line", "SELECT ol_w_id, ol_d_id, ol_o_id, ol_number, ol_delivery_d, ol_amount FROM order_line", func(v [][]byte) {
-		key := district{r.int(s.olWID, nil, v[0]), r.int(s.olDID, nil, v[1])}
-		o := r.int(s.olOID, nil, v[2])
-		n := r.int(s.olNumber, nil, v[3])
-		st.linesPerD[key]++
-		ord := st.orders[orderKey{key.w, key.d, o}]
-		if ord == nil {
-			ord = missing // a line without its order: 3.3.2.6 sees it
-		}
-		ord.lines++
-		amount := r.money(s.olAmount, k.key(key.w, key.d, o, n), v[5])
-		if v[4] == nil {
-			ord.undelivered++
-			return
-		}
-		r.time(s.olDeliveryD, k.key(key.w, key.d, o, n), v[4])
-		ord.delivered++
-		ord.deliveredAmount += amount
-	}); err != nil {
-		return nil, err
-	}
-	if missing.lines > 0 {
-		st.orders[orderKey{-1, -1, -1}] = missing
 	}
 	if err := scan("history", "SELECT h_c_w_id, h_c_d_id, h_c_id, h_w_id, h_d_id, h_amount FROM history", func(v [][]byte) {
 		cust := customerKey{r.int(s.hCWID, nil, v[0]), r.int(s.hCDID, nil, v[1]), r.int(s.hCID, nil, v[2])}
