@@ -22,7 +22,7 @@ workloads: [{name: oltp_point_select}, {name: oltp_read_write}, {name: oltp_writ
 threads: [1, 8]
 time: 1
 warmup: 0
-slice: $sl
+turn: $sl
 repetitions: 8
 data: {tables: 4, table-size: 10000}
 client_cpus: auto

@@ -17,13 +17,13 @@ func TestConnectWorkload(t *testing.T) {
 			mustRun(t, "prepare", "connect", "--sandbox", dir, "--connect-rows", "50")
 			r := runJSON(t, "connect", "--sandbox", dir, "--connect-rows", "50", "--connections", "40", "--tls-resumption")
 			for _, item := range []string{"connect", "first_query", "connect_first_query", "reused_query", "tls_handshake"} {
-				it, ok := r.Items[item]
+				it, ok := r.Parts[item]
 				if !ok || it.N != 40 || it.Mean <= 0 {
 					t.Errorf("item %s: %+v (present %v)", item, it, ok)
 				}
 			}
-			if r.Items["tls_handshake"].Mean > r.Items["connect"].Mean {
-				t.Errorf("handshake (%.3f ms) longer than the whole connect (%.3f ms)", r.Items["tls_handshake"].Mean, r.Items["connect"].Mean)
+			if r.Parts["tls_handshake"].Mean > r.Parts["connect"].Mean {
+				t.Errorf("handshake (%.3f ms) longer than the whole connect (%.3f ms)", r.Parts["tls_handshake"].Mean, r.Parts["connect"].Mean)
 			}
 			if r.Notes["tls_handshakes"] != 40 {
 				t.Errorf("notes: %v", r.Notes)
@@ -48,10 +48,10 @@ func TestConnectWorkload(t *testing.T) {
 			mustRun(t, "prepare", "connect", "--dsn", s.info.DSN, "--connect-rows", "20", "--force")
 			defer mustRun(t, "cleanup", "connect", "--dsn", s.info.DSN)
 			r := runJSON(t, "connect", "--dsn", s.info.DSN, "--connect-rows", "20", "--connections", "25", "--threads", "2")
-			if r.Totals.Transactions != 25 || r.Items["connect"].N != 25 {
-				t.Errorf("transactions %d, connect items %d", r.Totals.Transactions, r.Items["connect"].N)
+			if r.Totals.Transactions != 25 || r.Parts["connect"].N != 25 {
+				t.Errorf("transactions %d, connect items %d", r.Totals.Transactions, r.Parts["connect"].N)
 			}
-			if _, ok := r.Items["tls_handshake"]; ok || r.Notes["tls_handshakes"] != 0 {
+			if _, ok := r.Parts["tls_handshake"]; ok || r.Notes["tls_handshakes"] != 0 {
 				t.Errorf("a plain run recorded TLS handshakes: %v", r.Notes)
 			}
 		})

@@ -56,7 +56,7 @@ data: {tables: 1, table-size: 1000}
 		if len(r.Suite.Discarded) > 0 {
 			cold = 0
 		}
-		if il.SliceMs != 100 || il.Rounds != 10 || il.WarmupRounds != 1 || il.ColdWarmupMs != cold || len(il.Order) != 6 || il.Order[il.Position] != c.Variant {
+		if il.TurnMs != 100 || il.Rounds != 10 || il.WarmupRounds != 1 || il.ColdWarmupMs != cold || len(il.Order) != 6 || il.Order[il.Position] != c.Variant {
 			t.Errorf("cell %s: interleaving %+v", c.ID, il)
 		}
 		pids[c.Setup] = append(pids[c.Setup], r.CPU.ServerPID)

@@ -91,8 +91,8 @@ func TestMongoConnectWorkload(t *testing.T) {
 		dsn := "mongodb://" + mongoServer(t, nil) + "/encbench?tls=false"
 		mustRun(t, "prepare", "connect", "--dsn", dsn, "--connect-rows", "50")
 		r := runJSON(t, "connect", "--dsn", dsn, "--connect-rows", "50", "--connections", "30")
-		if r.Items["connect"].N != 30 || r.Items["reused_query"].N != 30 || r.Notes["tls_handshakes"] != 0 {
-			t.Fatalf("items %v notes %v", r.Items, r.Notes)
+		if r.Parts["connect"].N != 30 || r.Parts["reused_query"].N != 30 || r.Notes["tls_handshakes"] != 0 {
+			t.Fatalf("items %v notes %v", r.Parts, r.Notes)
 		}
 		if !strings.Contains(r.Engine.Version, "test server") || r.Engine.Kind != "mongodb" {
 			t.Errorf("result does not say it ran on the test server: %q", r.Engine.Version)
@@ -117,8 +117,8 @@ func TestMongoConnectWorkload(t *testing.T) {
 		dsn := fmt.Sprintf("mongodb://%s/encbench?tls=true&tlsCAFile=%s", addr, files.CA)
 		mustRun(t, "prepare", "connect", "--dsn", dsn, "--connect-rows", "50")
 		r := runJSON(t, "connect", "--dsn", dsn, "--connect-rows", "50", "--connections", "30", "--tls-version", "1.2")
-		if r.Items["tls_handshake"].N != 30 || r.Notes["tls_handshakes"] != 30 || r.Notes["tls_version TLS 1.2"] != 30 {
-			t.Fatalf("items %v notes %v", r.Items, r.Notes)
+		if r.Parts["tls_handshake"].N != 30 || r.Notes["tls_handshakes"] != 30 || r.Notes["tls_version TLS 1.2"] != 30 {
+			t.Fatalf("items %v notes %v", r.Parts, r.Notes)
 		}
 		if p := r.Variant.Verified.TLS; p.TLSConnections != 1 || p.Versions["TLS 1.2"] != 1 {
 			t.Errorf("TLS proof: %+v", p)
@@ -166,8 +166,8 @@ func ycsbA(t *testing.T, dsn string) {
 	t.Helper()
 	mustRun(t, "prepare", "ycsb_a", "--dsn", dsn, "--recordcount", "200", "--threads", "2")
 	r := runJSON(t, "ycsb_a", "--dsn", dsn, "--recordcount", "200", "--operationcount", "300", "--threads", "2")
-	if r.Totals.Transactions != 300 || r.Items["READ"].N+r.Items["UPDATE"].N != 300 || r.Items["UPDATE"].N == 0 {
-		t.Errorf("ycsb_a on MongoDB: %d operations, items %v", r.Totals.Transactions, r.Items)
+	if r.Totals.Transactions != 300 || r.Parts["READ"].N+r.Parts["UPDATE"].N != 300 || r.Parts["UPDATE"].N == 0 {
+		t.Errorf("ycsb_a on MongoDB: %d operations, items %v", r.Totals.Transactions, r.Parts)
 	}
 	mustRun(t, "cleanup", "ycsb_a", "--dsn", dsn)
 }

@@ -37,10 +37,10 @@ func TestEmulatedNetwork(t *testing.T) {
 			if !r.Variant.Verified.OK || r.Variant.Verified.TLS.TLSConnections == 0 {
 				t.Errorf("TLS through the proxy not proven: %+v", r.Variant.Verified)
 			}
-			if c := r.Items["connect"]; c.N != 20 || c.Mean < 2*2 {
+			if c := r.Parts["connect"]; c.N != 20 || c.Mean < 2*2 {
 				t.Errorf("connect through +2ms RTT: %+v (a TLS connection needs at least two round trips)", c)
 			}
-			if q := r.Items["reused_query"]; q.Mean < 2 {
+			if q := r.Parts["reused_query"]; q.Mean < 2 {
 				t.Errorf("a query on a reused connection through +2ms RTT took %.3f ms", q.Mean)
 			}
 		})

@@ -38,15 +38,15 @@ func TestTPCC(t *testing.T) {
 				}
 				r := runJSON(t, append([]string{"tpcc", "--threads", "4", "--time", "2"}, opts...)...)
 				for _, tx := range []string{"new_order", "payment", "order_status", "delivery", "stock_level"} {
-					if r.Items[tx].N == 0 {
-						t.Errorf("level %s: no %s transactions: %v", level, tx, r.Items)
+					if r.Parts[tx].N == 0 {
+						t.Errorf("level %s: no %s transactions: %v", level, tx, r.Parts)
 					}
 				}
 				if r.Rates["tpmC"] <= 0 {
 					t.Errorf("level %s: no tpmC", level)
 				}
 				// Every committed NewOrder left an order row; rolled-back ones did not.
-				if got, want := s.scalar(t, "SELECT COUNT(*) FROM orders")-30000, r.Items["new_order"].N-r.Notes["rollbacks_new_order"]; got != want {
+				if got, want := s.scalar(t, "SELECT COUNT(*) FROM orders")-30000, r.Parts["new_order"].N-r.Notes["rollbacks_new_order"]; got != want {
 					t.Errorf("level %s: %d new order rows, the run committed %d NewOrders", level, got, want)
 				}
 				p := r.Variant.Verified.Colenc

@@ -24,13 +24,13 @@ func TestYCSBOnSQL(t *testing.T) {
 				}
 				var n int64
 				for _, op := range want[wl] {
-					n += r.Items[op].N
+					n += r.Parts[op].N
 				}
-				if n != 400 || len(r.Items) != len(want[wl]) {
-					t.Errorf("%s: operations %v, want only %v", wl, r.Items, want[wl])
+				if n != 400 || len(r.Parts) != len(want[wl]) {
+					t.Errorf("%s: operations %v, want only %v", wl, r.Parts, want[wl])
 				}
-				if got := s.scalar(t, "SELECT COUNT(*) FROM usertable") - before; got != r.Items["INSERT"].N {
-					t.Errorf("%s: table grew by %d rows, the run inserted %d", wl, got, r.Items["INSERT"].N)
+				if got := s.scalar(t, "SELECT COUNT(*) FROM usertable") - before; got != r.Parts["INSERT"].N {
+					t.Errorf("%s: table grew by %d rows, the run inserted %d", wl, got, r.Parts["INSERT"].N)
 				}
 				if r.Workload.Params["requestdistribution"] == "" {
 					t.Errorf("%s: no request distribution recorded", wl)
@@ -39,7 +39,7 @@ func TestYCSBOnSQL(t *testing.T) {
 			// Reads hit a zipfian hot set; prove the proportions follow the flags.
 			r := runJSON(t, "ycsb_a", "--dsn", s.info.DSN, "--recordcount", "300", "--operationcount", "1000",
 				"--readproportion", "0.9", "--updateproportion", "0.1", "--requestdistribution", "uniform")
-			if reads := r.Items["READ"].N; reads < 850 || reads > 950 {
+			if reads := r.Parts["READ"].N; reads < 850 || reads > 950 {
 				t.Errorf("90%% reads asked, %d of 1000 done", reads)
 			}
 		})

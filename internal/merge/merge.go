@@ -88,7 +88,7 @@ func Results(rs []*result.Result) (*result.Result, error) {
 	m.Generators = nil
 	m.Threads, m.RateLimit, m.TPS, m.QPS, m.DurationS = 0, 0, 0, 0, 0
 	m.Totals = result.Totals{}
-	m.Notes, m.Rates, m.Items = nil, nil, nil
+	m.Notes, m.Rates, m.Parts = nil, nil, nil
 	hist := measure.NewHistogram()
 	tls := result.TLSProof{Source: rs[0].Variant.Verified.TLS.Source}
 	for _, r := range rs {
@@ -120,7 +120,7 @@ func Results(rs []*result.Result) (*result.Result, error) {
 	}
 	m.CPU = cpu(rs, m.Totals.Transactions, m.DurationS)
 	m.Intervals = intervals(rs)
-	m.Items = items(rs)
+	m.Parts = parts(rs)
 	m.Fairness = fairness(rs)
 	return &m, nil
 }

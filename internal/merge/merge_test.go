@@ -123,8 +123,8 @@ func TestMergePoolsFairnessAndParts(t *testing.T) {
 	// Threads of a: 10 and 20 events; of b: 30 and 40 (population sd 5 each).
 	a.Fairness = result.Fairness{EventsAvg: 15, EventsStddev: 5}
 	b.Fairness = result.Fairness{EventsAvg: 35, EventsStddev: 5}
-	a.Items = map[string]result.ItemLatency{"connect": {N: 10, Mean: 1, P99: 2}}
-	b.Items = map[string]result.ItemLatency{"connect": {N: 30, Mean: 3, P99: 5}}
+	a.Parts = map[string]result.PartLatency{"connect": {N: 10, Mean: 1, P99: 2}}
+	b.Parts = map[string]result.PartLatency{"connect": {N: 30, Mean: 3, P99: 5}}
 	m, err := Results([]*result.Result{a, b})
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +133,7 @@ func TestMergePoolsFairnessAndParts(t *testing.T) {
 	if m.Fairness.EventsAvg != 25 || m.Fairness.EventsStddev != 11.18 {
 		t.Errorf("pooled fairness %+v", m.Fairness)
 	}
-	if it := m.Items["connect"]; it.N != 40 || it.Mean != 2.5 || it.P99 != 5 {
+	if it := m.Parts["connect"]; it.N != 40 || it.Mean != 2.5 || it.P99 != 5 {
 		t.Errorf("merged part %+v", it)
 	}
 }

@@ -78,12 +78,12 @@ func intervals(rs []*result.Result) []result.Interval {
 // items merges the timed parts: counts and means exactly; percentiles are
 // not kept per generator as histograms, so they are the highest
 // generator's (upper bounds).
-func items(rs []*result.Result) map[string]result.ItemLatency {
-	var out map[string]result.ItemLatency
+func parts(rs []*result.Result) map[string]result.PartLatency {
+	var out map[string]result.PartLatency
 	for _, r := range rs {
-		for name, it := range r.Items {
+		for name, it := range r.Parts {
 			if out == nil {
-				out = map[string]result.ItemLatency{}
+				out = map[string]result.PartLatency{}
 			}
 			m := out[name]
 			if n := m.N + it.N; n > 0 {

@@ -46,7 +46,7 @@ func assemble(o *runner.Outcome, cfg runner.Config, started time.Time) *result.R
 		r.QPS = round(float64(q)/secs, 2)
 	}
 	// Interleaved turns: the work done while each turn's gate was open,
-	// not the drain after it (see runner.Slice).
+	// not the drain after it (see runner.Turn).
 	if w := o.Window.Seconds(); w > 0 && o.Txns > 0 {
 		r.TPS = round(o.Work/w, 2)
 		r.QPS = round(float64(q)*o.Work/float64(o.Txns)/w, 2)
@@ -65,14 +65,14 @@ func assemble(o *runner.Outcome, cfg runner.Config, started time.Time) *result.R
 		})
 	}
 	r.Fairness = fairness(o)
-	for name, h := range o.Items {
+	for name, h := range o.Parts {
 		if h.TotalCount() == 0 {
 			continue
 		}
-		if r.Items == nil {
-			r.Items = map[string]result.ItemLatency{}
+		if r.Parts == nil {
+			r.Parts = map[string]result.PartLatency{}
 		}
-		r.Items[name] = result.ItemLatency{N: h.TotalCount(), Mean: round(h.Mean()/1000, 4),
+		r.Parts[name] = result.PartLatency{N: h.TotalCount(), Mean: round(h.Mean()/1000, 4),
 			P50: measure.Ms(h.ValueAtQuantile(50)), P95: measure.Ms(h.ValueAtQuantile(95)),
 			P99: measure.Ms(h.ValueAtQuantile(99)), Max: measure.Ms(h.Max())}
 	}

@@ -151,7 +151,7 @@ type Live struct {
 func (lr *Live) spec() spec.Spec { return lr.rs.Spec }
 
 // Session connects the run's workers and checks their sessions, for a
-// controller that runs them in turns (runner.Session.StartSliced).
+// controller that runs them in turns (runner.Session.StartTurns).
 func (lr *Live) Session(ctx context.Context) (*runner.Session, error) {
 	return runner.Open(ctx, lr.workers, lr.rs.Workload, lr.cfg)
 }
@@ -264,7 +264,7 @@ func (lr *Live) Result(out *runner.Outcome, verified bool, started time.Time) *r
 		Verified: result.Verification{OK: verified, TLS: lr.proof, TDE: lr.tdeProof, Colenc: lr.colProof}}
 	if caps.Rates != nil {
 		counts := map[string]int64{}
-		for name, it := range res.Items {
+		for name, it := range res.Parts {
 			counts[name] = it.N
 		}
 		res.Rates = caps.Rates(counts, res.DurationS)

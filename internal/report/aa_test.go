@@ -12,20 +12,20 @@ import (
 // The A/A check counts as on the baseline's server only when every A/A
 // cell ran on the same server process as its baseline cell.
 func TestSharesServer(t *testing.T) {
-	cellOn := func(variant, workload string, pid int) *Cell {
+	cellOn := func(variant, workload string, pid int) *Row {
 		r := &result.Result{CPU: result.CPU{ServerPID: pid}}
-		return &Cell{Key: Key{Target: "pg", Workload: workload, Threads: 8, Variant: variant}, Results: []*result.Result{r}}
+		return &Row{Key: Key{Target: "pg", Workload: workload, Threads: 8, Variant: variant}, Results: []*result.Result{r}}
 	}
-	base := []*Cell{cellOn("plain", "a", 10), cellOn("plain", "b", 10)}
-	shared := []*Cell{cellOn("aa", "a", 10), cellOn("aa", "b", 10)}
+	base := []*Row{cellOn("plain", "a", 10), cellOn("plain", "b", 10)}
+	shared := []*Row{cellOn("aa", "a", 10), cellOn("aa", "b", 10)}
 	if !sharesServer(shared, append(base, shared...), "plain") {
 		t.Error("A/A on the baseline's server process not seen as shared")
 	}
-	own := []*Cell{cellOn("aa", "a", 10), cellOn("aa", "b", 11)}
+	own := []*Row{cellOn("aa", "a", 10), cellOn("aa", "b", 11)}
 	if sharesServer(own, append(base, own...), "plain") {
 		t.Error("A/A with a server of its own in one cell seen as shared")
 	}
-	unknown := []*Cell{cellOn("aa", "a", 0), cellOn("aa", "b", 0)}
+	unknown := []*Row{cellOn("aa", "a", 0), cellOn("aa", "b", 0)}
 	if sharesServer(unknown, append(base, unknown...), "plain") {
 		t.Error("A/A without a known server pid seen as shared")
 	}
@@ -39,8 +39,8 @@ func TestAAZeroTextWeighsMissesTogether(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cell := func(workload string, ratios ...float64) *Cell {
-		c := &Cell{Key: Key{Target: "pg", Workload: workload, Threads: 8, Variant: "aa"}}
+	cell := func(workload string, ratios ...float64) *Row {
+		c := &Row{Key: Key{Target: "pg", Workload: workload, Threads: 8, Variant: "aa"}}
 		for i, r := range ratios {
 			b := 1000 + 10*float64(i)
 			c.pairBase, c.pairTPS = append(c.pairBase, b), append(c.pairTPS, b*r)
@@ -52,7 +52,7 @@ func TestAAZeroTextWeighsMissesTogether(t *testing.T) {
 		c.Loss = &loss
 		return c
 	}
-	var cells []*Cell
+	var cells []*Row
 	for range 15 {
 		cells = append(cells, cell("calm", 1.01, 0.99, 1.00, 1.02, 0.98))
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/encbench/encbench/internal/stats"
 )
 
-// Key identifies a cell across its repetitions.
+// Key identifies a row: a variant of a target, workload and thread count, across its repetitions.
 type Key struct {
 	Target   string
 	Workload string
@@ -17,9 +17,10 @@ type Key struct {
 	Variant  string
 }
 
-// Cell is one key's repetitions summarised, with its loss against the
-// baseline variant of the same target, workload and threads.
-type Cell struct {
+// Row is one key's repetitions summarised (a row of the report's
+// tables), with its loss against the baseline variant of the same target,
+// workload and threads.
+type Row struct {
 	Key
 	Engine        string
 	EngineVersion string
@@ -53,30 +54,30 @@ type Cell struct {
 	Rate     float64
 	Verified bool
 	Baseline bool
-	// pairBase and pairTPS are the baseline's and this cell's TPS block
+	// pairBase and pairTPS are the baseline's and this row's TPS block
 	// by block, when their results pair up.
 	pairBase, pairTPS []float64
 }
 
-// errNoBaseline: the cell's baseline variant did not run.
+// errNoBaseline: the row's baseline variant did not run.
 var errNoBaseline = errors.New("no baseline run")
 
-// Aggregate groups results into cells and computes each variant's loss.
+// Aggregate groups results into rows and computes each variant's loss.
 // order lists workloads, variants and targets as the suite did; names it
 // does not know come after, in first-seen order.
-func Aggregate(results []*result.Result, baseline string, order *Order) []*Cell {
-	byKey := map[Key]*Cell{}
+func Aggregate(results []*result.Result, baseline string, order *Order) []*Row {
+	byKey := map[Key]*Row{}
 	for _, r := range results {
 		k := Key{Target: targetOf(r), Workload: workloadOf(r), Threads: r.Threads, Variant: r.Variant.Name}
 		c := byKey[k]
 		if c == nil {
-			c = &Cell{Key: k, Engine: r.Engine.Kind, EngineVersion: r.Engine.Version, Verified: true, Baseline: k.Variant == baseline, Rate: r.RateLimit}
+			c = &Row{Key: k, Engine: r.Engine.Kind, EngineVersion: r.Engine.Version, Verified: true, Baseline: k.Variant == baseline, Rate: r.RateLimit}
 			byKey[k] = c
 		}
 		c.Results = append(c.Results, r)
 		c.Verified = c.Verified && r.Variant.Verified.OK
 	}
-	cells := make([]*Cell, 0, len(byKey))
+	cells := make([]*Row, 0, len(byKey))
 	for _, c := range byKey {
 		summarise(c)
 		cells = append(cells, c)
@@ -128,7 +129,7 @@ func changePct(base, v float64) *float64 {
 
 // usAdded is the variant's CPU per transaction minus the baseline's, in
 // microseconds.
-func usAdded(b, c *Cell, bs, cs []*result.Result, perTxn func(*result.Result) (float64, bool)) *stats.Diff {
+func usAdded(b, c *Row, bs, cs []*result.Result, perTxn func(*result.Result) (float64, bool)) *stats.Diff {
 	return added(b, c, bs, cs, func(r *result.Result) (float64, bool) {
 		v, ok := perTxn(r)
 		return 1e6 * v, ok
@@ -137,7 +138,7 @@ func usAdded(b, c *Cell, bs, cs []*result.Result, perTxn func(*result.Result) (f
 
 // added is the variant's value of a measure minus the baseline's: within
 // blocks when the results pair up, else of the means.
-func added(b, c *Cell, bs, cs []*result.Result, value func(*result.Result) (float64, bool)) *stats.Diff {
+func added(b, c *Row, bs, cs []*result.Result, value func(*result.Result) (float64, bool)) *stats.Diff {
 	values := func(rs []*result.Result) []float64 {
 		out := make([]float64, 0, len(rs))
 		for _, r := range rs {
@@ -163,7 +164,7 @@ func added(b, c *Cell, bs, cs []*result.Result, value func(*result.Result) (floa
 // pairs matches the two cells' results by repetition (a block: the
 // baseline and the variant run back to back) over the repetitions both
 // have, at least two, each once; otherwise it returns nil.
-func pairs(b, c *Cell) (bs, cs []*result.Result) {
+func pairs(b, c *Row) (bs, cs []*result.Result) {
 	ib, ic := stats.PairRepetitions(repetitions(b), repetitions(c))
 	for k := range ib {
 		bs, cs = append(bs, b.Results[ib[k]]), append(cs, c.Results[ic[k]])
@@ -171,7 +172,7 @@ func pairs(b, c *Cell) (bs, cs []*result.Result) {
 	return bs, cs
 }
 
-func repetitions(c *Cell) []int {
+func repetitions(c *Row) []int {
 	out := make([]int, len(c.Results))
 	for i, r := range c.Results {
 		out[i] = r.Repetition
@@ -193,14 +194,14 @@ func tpsPairs(bs, cs []*result.Result) (xb, xc []float64) {
 
 // lossOf is the paired loss when the results pair up, else the loss of
 // the means.
-func lossOf(b, c *Cell) (stats.Loss, error) {
+func lossOf(b, c *Row) (stats.Loss, error) {
 	if c.pairBase != nil {
 		return stats.PairedLossPct(c.pairBase, c.pairTPS)
 	}
 	return stats.LossPct(tpsOf(b), tpsOf(c))
 }
 
-func tpsOf(c *Cell) []float64 {
+func tpsOf(c *Row) []float64 {
 	out := make([]float64, len(c.Results))
 	for i, r := range c.Results {
 		out[i] = r.TPS
@@ -208,7 +209,7 @@ func tpsOf(c *Cell) []float64 {
 	return out
 }
 
-func summarise(c *Cell) {
+func summarise(c *Row) {
 	var tps, avg, p95, cli, srv, util, mach []float64
 	for _, r := range c.Results {
 		tps = append(tps, r.TPS)
@@ -247,7 +248,7 @@ type Order struct {
 	Variants  []string
 }
 
-func (o *Order) learn(cells []*Cell) {
+func (o *Order) learn(cells []*Row) {
 	sort.Slice(cells, func(i, j int) bool { // first seen = earliest result
 		return cells[i].Results[0].StartedAt < cells[j].Results[0].StartedAt
 	})

@@ -46,7 +46,7 @@ func sectionCharts(l *locale.Lang, idx int, s Section, m *Model) ([]Chart, error
 			}
 		}
 	}
-	find := func(t, v string, th int) *Cell {
+	find := func(t, v string, th int) *Row {
 		for _, c := range s.Cells {
 			if c.Target == t && c.Variant == v && c.Threads == th {
 				return c
@@ -59,11 +59,11 @@ func sectionCharts(l *locale.Lang, idx int, s Section, m *Model) ([]Chart, error
 	var out []Chart
 	lines := []struct {
 		title, unit string
-		get         func(*Cell) stats.Summary
+		get         func(*Row) stats.Summary
 	}{
-		{l.T("chart.tps", s.Workload), l.T("chart.unit.tps"), func(c *Cell) stats.Summary { return c.TPS }},
-		{l.T("chart.avg", s.Workload), l.T("chart.unit.ms"), func(c *Cell) stats.Summary { return c.AvgMs }},
-		{l.T("chart.p95", s.Workload), l.T("chart.unit.ms"), func(c *Cell) stats.Summary { return c.P95Ms }},
+		{l.T("chart.tps", s.Workload), l.T("chart.unit.tps"), func(c *Row) stats.Summary { return c.TPS }},
+		{l.T("chart.avg", s.Workload), l.T("chart.unit.ms"), func(c *Row) stats.Summary { return c.AvgMs }},
+		{l.T("chart.p95", s.Workload), l.T("chart.unit.ms"), func(c *Row) stats.Summary { return c.P95Ms }},
 	}
 	for n, ln := range lines {
 		ch := newLine(id(n), ln.title, ln.unit, axis)
@@ -117,7 +117,7 @@ func sectionCharts(l *locale.Lang, idx int, s Section, m *Model) ([]Chart, error
 
 // cpuChart stacks server and client CPU per transaction for every target,
 // variant and thread count: two colours, so the legend is one line.
-func cpuChart(l *locale.Lang, id string, s Section, pairs [][2]string, threads []int, find func(t, v string, th int) *Cell) (Chart, error) {
+func cpuChart(l *locale.Lang, id string, s Section, pairs [][2]string, threads []int, find func(t, v string, th int) *Row) (Chart, error) {
 	var x []string
 	var server, client []float64
 	for _, th := range threads {

@@ -15,9 +15,9 @@ func TestReferenceTableShowsWhatRan(t *testing.T) {
 		"enc_range_sum":    {"enc-all": {8: 80.9, 32: 84.0}},
 		"enc_point_select": {"enc-all": {8: 61.0}},
 	}}
-	ran := &Cell{Key: Key{Target: "postgres", Variant: "enc-all", Workload: "enc_range_sum", Threads: 8},
+	ran := &Row{Key: Key{Target: "postgres", Variant: "enc-all", Workload: "enc_range_sum", Threads: 8},
 		Loss: &stats.Loss{Pct: 48, Low: 44, High: 52}}
-	tb := referenceTable(english(t), ref, []*Cell{ran}, Order{Targets: []string{"postgres"}, Variants: []string{"plain", "enc-all"}})
+	tb := referenceTable(english(t), ref, []*Row{ran}, Order{Targets: []string{"postgres"}, Variants: []string{"plain", "enc-all"}})
 	if len(tb.Rows) != 2 {
 		t.Fatalf("%d rows, want enc_range_sum at 8 and 32 threads only: %v", len(tb.Rows), tb.Rows)
 	}

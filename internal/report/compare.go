@@ -11,7 +11,7 @@ import (
 // Change is one cell's difference between two sets of results: B against A.
 type Change struct {
 	Key
-	A, B *Cell
+	A, B *Row
 	// TPS is B's throughput change in percent (negative: slower), with its
 	// interval when both sides have at least two repetitions.
 	TPS         float64
@@ -27,7 +27,7 @@ func Compare(a, b *Data) (changes []Change, missing []string) {
 	order := a.Order()
 	ca := Aggregate(a.Results, a.Baseline(), &order)
 	cb := Aggregate(b.Results, b.Baseline(), &order)
-	index := map[Key]*Cell{}
+	index := map[Key]*Row{}
 	for _, c := range cb {
 		index[c.Key] = c
 	}

@@ -16,14 +16,14 @@ import (
 // Conclusions are sentences written from the cells: they claim only what
 // the intervals support.
 // extra (what the event parts show) follows the throughput findings.
-func Conclusions(l *locale.Lang, cells []*Cell, baseline string, order Order, extra []string) []string {
+func Conclusions(l *locale.Lang, cells []*Row, baseline string, order Order, extra []string) []string {
 	var out []string
 	for _, target := range order.Targets {
 		for _, variant := range order.Variants {
 			if variant == baseline {
 				continue
 			}
-			var cs []*Cell
+			var cs []*Row
 			for _, c := range cells {
 				if c.Target == target && c.Variant == variant {
 					cs = append(cs, c)
@@ -45,7 +45,7 @@ func Conclusions(l *locale.Lang, cells []*Cell, baseline string, order Order, ex
 	return out
 }
 
-func where(l *locale.Lang, c *Cell) string {
+func where(l *locale.Lang, c *Row) string {
 	return l.T("where", c.Workload, threadsText(l, c.Threads))
 }
 
@@ -54,8 +54,8 @@ func threadsText(l *locale.Lang, n int) string { return l.T("threads.n", n) }
 // floorOf finds a cell's A/A counterpart (same target, workload and
 // threads, variant aa) and returns the largest loss its interval allows
 // either way: a difference within it is noise the A/A run also shows.
-func floorOf(cells []*Cell) func(*Cell) float64 {
-	return func(c *Cell) float64 {
+func floorOf(cells []*Row) func(*Row) float64 {
+	return func(c *Row) float64 {
 		for _, a := range cells {
 			if a.Variant == variantpkg.AAName && a.Target == c.Target && a.Workload == c.Workload && a.Threads == c.Threads && a.Loss != nil {
 				return math.Max(math.Abs(a.Loss.Low), math.Abs(a.Loss.High))
@@ -67,15 +67,15 @@ func floorOf(cells []*Cell) func(*Cell) float64 {
 
 // sharesServer says the A/A cells ran on the baseline's own server (the
 // same server process in every block), not on a second instance.
-func sharesServer(aa []*Cell, cells []*Cell, baseline string) bool {
-	pid := func(c *Cell) int {
+func sharesServer(aa []*Row, cells []*Row, baseline string) bool {
+	pid := func(c *Row) int {
 		if len(c.Results) == 0 {
 			return 0
 		}
 		return c.Results[0].CPU.ServerPID
 	}
 	for _, a := range aa {
-		i := slices.IndexFunc(cells, func(c *Cell) bool {
+		i := slices.IndexFunc(cells, func(c *Row) bool {
 			return c.Variant == baseline && c.Target == a.Target && c.Workload == a.Workload && c.Threads == a.Threads && c.Rate == a.Rate
 		})
 		if i < 0 || pid(a) == 0 || pid(a) != pid(cells[i]) {
@@ -86,7 +86,7 @@ func sharesServer(aa []*Cell, cells []*Cell, baseline string) bool {
 }
 
 // aaConclusion reports the A/A variant: the baseline against itself.
-func aaConclusion(l *locale.Lang, cs []*Cell, baseline string, shared bool) string {
+func aaConclusion(l *locale.Lang, cs []*Row, baseline string, shared bool) string {
 	var widest float64
 	var at string
 	n := 0
@@ -109,9 +109,9 @@ func aaConclusion(l *locale.Lang, cs []*Cell, baseline string, shared bool) stri
 	return l.T(key, cs[0].Target, baseline, widest, at, l.T("cells.n", n))
 }
 
-func variantConclusions(l *locale.Lang, cs []*Cell, baseline string, order Order, floor func(*Cell) float64) []string {
+func variantConclusions(l *locale.Lang, cs []*Row, baseline string, order Order, floor func(*Row) float64) []string {
 	head := l.T("concl.head", cs[0].Target, cs[0].EngineVersion, cs[0].Variant, baseline)
-	var sig, gain, ns, floored []*Cell
+	var sig, gain, ns, floored []*Row
 	for _, c := range cs {
 		switch {
 		case c.Loss == nil:
@@ -169,7 +169,7 @@ func variantConclusions(l *locale.Lang, cs []*Cell, baseline string, order Order
 	return out
 }
 
-func list(l *locale.Lang, cs []*Cell) string {
+func list(l *locale.Lang, cs []*Row) string {
 	var parts []string
 	for _, c := range cs {
 		parts = append(parts, where(l, c))
@@ -180,7 +180,7 @@ func list(l *locale.Lang, cs []*Cell) string {
 	return strings.Join(parts, l.T("list.sep"))
 }
 
-func pctRange(cs []*Cell) (lo, hi float64) {
+func pctRange(cs []*Row) (lo, hi float64) {
 	for i, c := range cs {
 		if i == 0 || c.Loss.Pct < lo {
 			lo = c.Loss.Pct
@@ -194,11 +194,11 @@ func pctRange(cs []*Cell) (lo, hi float64) {
 
 // threadTrend compares the loss at the lowest and highest thread counts
 // of each workload, and speaks only where the intervals do not overlap.
-func threadTrend(l *locale.Lang, cs []*Cell, order Order) string {
+func threadTrend(l *locale.Lang, cs []*Row, order Order) string {
 	var moves []string
 	multi := false
 	for _, w := range order.Workloads {
-		var ws []*Cell
+		var ws []*Row
 		for _, c := range cs {
 			if c.Workload == w && c.Loss != nil {
 				ws = append(ws, c)
@@ -234,8 +234,8 @@ func threadTrend(l *locale.Lang, cs []*Cell, order Order) string {
 // beside what that costs in throughput, at the most threads measured
 // (closest to saturation), where the largest loss is; then how many cells
 // show a server CPU increase beyond its interval.
-func cpuChange(l *locale.Lang, cs []*Cell) string {
-	var top *Cell
+func cpuChange(l *locale.Lang, cs []*Row) string {
+	var top *Row
 	for _, c := range cs {
 		if c.ServerUsAdded == nil && c.ClientUsAdded == nil {
 			continue
@@ -278,7 +278,7 @@ func cpuChange(l *locale.Lang, cs []*Cell) string {
 	return strings.Join(s, l.T("sentence.sep"))
 }
 
-func lossPct(c *Cell) float64 {
+func lossPct(c *Row) float64 {
 	if c.Loss == nil {
 		return math.Inf(-1)
 	}
@@ -312,7 +312,7 @@ func medianRange(x []float64) (median, lo, hi float64) {
 }
 
 // regimeNote says whether a TDE comparison read encrypted pages at all.
-func regimeNote(l *locale.Lang, cs []*Cell) string {
+func regimeNote(l *locale.Lang, cs []*Row) string {
 	tde := false
 	ratio := -1.0
 	for _, c := range cs {
@@ -333,7 +333,7 @@ func regimeNote(l *locale.Lang, cs []*Cell) string {
 	}
 }
 
-func verification(l *locale.Lang, cells []*Cell) []string {
+func verification(l *locale.Lang, cells []*Row) []string {
 	n, bad := 0, []string{}
 	for _, c := range cells {
 		for _, r := range c.Results {
@@ -356,7 +356,7 @@ func verification(l *locale.Lang, cells []*Cell) []string {
 
 // clientShare reports how much of the machine the client used at the
 // highest thread count: on a small machine it competes with the server.
-func clientShare(l *locale.Lang, cells []*Cell) []string {
+func clientShare(l *locale.Lang, cells []*Row) []string {
 	maxT := 0
 	for _, c := range cells {
 		maxT = max(maxT, c.Threads)

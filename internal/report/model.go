@@ -33,7 +33,7 @@ type Table struct {
 // Section is one workload's results.
 type Section struct {
 	Workload string
-	Cells    []*Cell
+	Cells    []*Row
 	Table    Table
 	// Parts are R2-style tables of workloads that time parts of events.
 	Parts []PartsTable
@@ -199,7 +199,7 @@ var settingsThatMatter = []string{
 	"innodb_encrypt_temporary_tables", "innodb_doublewrite", "full_page_writes", "deadlock_timeout", "autovacuum",
 }
 
-func serverTable(l *locale.Lang, cells []*Cell, order Order) Table {
+func serverTable(l *locale.Lang, cells []*Row, order Order) Table {
 	t := Table{Head: []string{l.T("col.target"), l.T("col.variant"), l.T("servers.server"), l.T("servers.settings"), l.T("servers.regime"),
 		l.T("servers.client_cpus"), l.T("servers.server_cpus"), l.T("servers.tls_seen"), l.T("servers.at_rest")}}
 	seen := map[string]bool{}
@@ -257,7 +257,7 @@ func orAll(l *locale.Lang, s string) string {
 }
 
 // tlsSeen sums the server's view over every run of a target and variant.
-func tlsSeen(l *locale.Lang, cells []*Cell, target, variant string) string {
+func tlsSeen(l *locale.Lang, cells []*Row, target, variant string) string {
 	conns, tls := 0, 0
 	versions, ciphers := map[string]bool{}, map[string]bool{}
 	for _, c := range cells {
@@ -292,7 +292,7 @@ func atRest(l *locale.Lang, p *result.TDEProof) string {
 	return l.T("atrest.tables", p.Encrypted, p.Tables)
 }
 
-func method(l *locale.Lang, d *Data, cells []*Cell, m *Model) []string {
+func method(l *locale.Lang, d *Data, cells []*Row, m *Model) []string {
 	least, most := 0, 0
 	for i, c := range cells {
 		if n := len(c.Results); i == 0 || n < least {
@@ -308,7 +308,7 @@ func method(l *locale.Lang, d *Data, cells []*Cell, m *Model) []string {
 	il := interleaving(d.Results)
 	design := l.T("method.design", blocks, r.DurationS, r.WarmupS)
 	if il != nil {
-		design = l.T("method.design.interleaved", blocks, il.SliceMs, il.SliceMs*float64(il.Rounds)/1000, il.Rounds, il.WarmupRounds)
+		design = l.T("method.design.interleaved", blocks, il.TurnMs, il.TurnMs*float64(il.Rounds)/1000, il.Rounds, il.WarmupRounds)
 	}
 	out := []string{design, l.T("method.loss"), l.T("method.cost")}
 	if d.Record != nil && d.Record.Plan != nil {
@@ -361,8 +361,8 @@ func method(l *locale.Lang, d *Data, cells []*Cell, m *Model) []string {
 	return out
 }
 
-func cellsOf(cells []*Cell, variant string) []*Cell {
-	var out []*Cell
+func cellsOf(cells []*Row, variant string) []*Row {
+	var out []*Row
 	for _, c := range cells {
 		if c.Variant == variant {
 			out = append(out, c)
@@ -436,8 +436,8 @@ func orderText(l *locale.Lang, st suite.Suite) string {
 	return l.T(key, strings.Join(reads, ", "), strings.Join(writes, ", "))
 }
 
-func hasAA(cells []*Cell) bool {
-	return slices.ContainsFunc(cells, func(c *Cell) bool { return c.Variant == variant.AAName })
+func hasAA(cells []*Row) bool {
+	return slices.ContainsFunc(cells, func(c *Row) bool { return c.Variant == variant.AAName })
 }
 
 // noiseText tells the machine's own steadiness, checked before the first
@@ -517,7 +517,7 @@ func ci(l *locale.Lang, s stats.Summary, digits int) string {
 
 // lossText is a cell's loss with its interval and half-width; a star
 // marks a half-width above the precision target.
-func lossText(l *locale.Lang, c *Cell, precision float64) Text {
+func lossText(l *locale.Lang, c *Row, precision float64) Text {
 	switch {
 	case c.Baseline:
 		return Text{S: l.T("loss.baseline")}
@@ -532,7 +532,7 @@ func lossText(l *locale.Lang, c *Cell, precision float64) Text {
 }
 
 // lossReason says why a cell has no loss.
-func lossReason(l *locale.Lang, c *Cell) string {
+func lossReason(l *locale.Lang, c *Row) string {
 	switch {
 	case errors.Is(c.LossErr, errNoBaseline):
 		return l.T("loss.why.no_baseline")
@@ -557,7 +557,7 @@ func diffText(l *locale.Lang, d *stats.Diff) string {
 	return l.T("ci.range", l.F("%+.1f", d.Mean), l.F("%+.1f", d.Low), l.F("%+.1f", d.High))
 }
 
-func resultTable(l *locale.Lang, cells []*Cell, precision float64) Table {
+func resultTable(l *locale.Lang, cells []*Row, precision float64) Table {
 	t := Table{Head: []string{l.T("col.target"), l.T("col.threads"), l.T("col.variant"), l.T("col.n"), l.T("col.tps"), l.T("col.avg_ms"), l.T("col.p95_ms"),
 		l.T("col.client_us"), l.T("col.server_us"), l.T("col.client_added"), l.T("col.server_added"), l.T("col.loss")}}
 	for _, c := range cells {
@@ -582,7 +582,7 @@ func resultTable(l *locale.Lang, cells []*Cell, precision float64) Table {
 
 // glance tabulates TPS loss: a row per target and variant, a column per
 // workload and thread count.
-func glance(l *locale.Lang, cells []*Cell, order Order, baseline string, precision float64) Table {
+func glance(l *locale.Lang, cells []*Row, order Order, baseline string, precision float64) Table {
 	type col struct {
 		w  string
 		th int

@@ -10,8 +10,8 @@ import (
 // closedLoop keeps the cells that ran as fast as the server went (fixed
 // false) or those run at a fixed offered load (fixed true), which compare
 // latency and CPU, not throughput.
-func closedLoop(cells []*Cell, fixed bool) []*Cell {
-	var out []*Cell
+func closedLoop(cells []*Row, fixed bool) []*Row {
+	var out []*Row
 	for _, c := range cells {
 		if (c.Rate > 0) == fixed {
 			out = append(out, c)
@@ -22,7 +22,7 @@ func closedLoop(cells []*Cell, fixed bool) []*Cell {
 
 // offeredTable compares the variants at equal offered load: the same
 // rate for every variant, latency from each event's intended start.
-func offeredTable(l *locale.Lang, cells []*Cell) Table {
+func offeredTable(l *locale.Lang, cells []*Row) Table {
 	t := Table{Head: []string{l.T("col.target"), l.T("offered.workload"), l.T("col.threads"), l.T("col.variant"), l.T("offered.offered"), l.T("offered.achieved"),
 		l.T("offered.p95"), l.T("offered.p95_added"), l.T("col.server_added"), l.T("col.client_added")}}
 	for _, c := range closedLoop(cells, true) {
@@ -39,11 +39,11 @@ func offeredTable(l *locale.Lang, cells []*Cell) Table {
 
 // offeredConclusions say, per target and variant, what it does to latency
 // and CPU at the highest equal offered load measured, at the most threads.
-func offeredConclusions(l *locale.Lang, cells []*Cell, baseline string, order Order) []string {
+func offeredConclusions(l *locale.Lang, cells []*Row, baseline string, order Order) []string {
 	var out []string
 	for _, target := range order.Targets {
 		for _, variant := range order.Variants {
-			var top *Cell
+			var top *Row
 			for _, c := range closedLoop(cells, true) {
 				if c.Target != target || c.Variant != variant || c.Baseline || c.P95Added == nil {
 					continue

@@ -24,10 +24,10 @@ type Overview struct {
 
 // overviewOf answers per layer (variant) over every target: the largest
 // significant loss with its interval, and how many cells show one.
-func overviewOf(l *locale.Lang, d *Data, cells []*Cell, m *Model) Overview {
+func overviewOf(l *locale.Lang, d *Data, cells []*Row, m *Model) Overview {
 	var layers []string
 	for _, v := range m.Order.Variants {
-		if v != m.Baseline && v != variantpkg.AAName && slices.ContainsFunc(cells, func(c *Cell) bool { return c.Variant == v }) {
+		if v != m.Baseline && v != variantpkg.AAName && slices.ContainsFunc(cells, func(c *Row) bool { return c.Variant == v }) {
 			layers = append(layers, v)
 		}
 	}
@@ -67,8 +67,8 @@ func overviewOf(l *locale.Lang, d *Data, cells []*Cell, m *Model) Overview {
 
 // layerAnswer is one sentence: where the layer costs most, with its
 // interval, and in how many cells the loss is significant.
-func layerAnswer(l *locale.Lang, v string, cells []*Cell, floor func(*Cell) float64) string {
-	var top *Cell
+func layerAnswer(l *locale.Lang, v string, cells []*Row, floor func(*Row) float64) string {
+	var top *Row
 	sig, compared := 0, 0
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, c := range cells {
@@ -128,8 +128,8 @@ func datesLine(l *locale.Lang, d *Data) string {
 // in twenty misses by chance, so a miss is weighed against all n of them
 // at once (Bonferroni: each at 1 - 0.05/n): only a difference beyond that
 // says two runs of one configuration really differed.
-func aaZeroText(l *locale.Lang, cells []*Cell, n int) string {
-	var missed, beyond []*Cell
+func aaZeroText(l *locale.Lang, cells []*Row, n int) string {
+	var missed, beyond []*Row
 	level := 1 - (1-stats.Confidence)/float64(n)
 	for _, c := range cells {
 		if c.Variant != variantpkg.AAName || c.Loss == nil || !c.Loss.Significant {
@@ -154,7 +154,7 @@ func aaZeroText(l *locale.Lang, cells []*Cell, n int) string {
 	}
 }
 
-func listWithTargets(l *locale.Lang, cs []*Cell) string {
+func listWithTargets(l *locale.Lang, cs []*Row) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
 		parts[i] = l.T("where.target", c.Workload, threadsText(l, c.Threads), c.Target)

@@ -42,7 +42,7 @@ func declared(rs []*result.Result) []result.Part {
 	}
 	var extra []string
 	for _, r := range rs {
-		for n := range r.Items {
+		for n := range r.Parts {
 			if !has(n) && !slices.Contains(extra, n) {
 				extra = append(extra, n)
 			}
@@ -60,7 +60,7 @@ func partsOf(rs []*result.Result) []string {
 	var names []string
 	for _, p := range declared(rs) {
 		for _, r := range rs {
-			if _, ok := r.Items[p.Name]; ok {
+			if _, ok := r.Parts[p.Name]; ok {
 				names = append(names, p.Name)
 				break
 			}
@@ -82,7 +82,7 @@ func partRoles(rs []*result.Result) map[string]string {
 
 // partsTables builds one table per target and thread count of a section
 // whose results time parts of their events.
-func partsTables(l *locale.Lang, cells []*Cell, order Order, baseline string) []PartsTable {
+func partsTables(l *locale.Lang, cells []*Row, order Order, baseline string) []PartsTable {
 	var out []PartsTable
 	type tt struct {
 		target  string
@@ -115,7 +115,7 @@ func partsTables(l *locale.Lang, cells []*Cell, order Order, baseline string) []
 				for _, part := range partsOf(c.Results) {
 					var xs []float64
 					for _, r := range c.Results {
-						if it, ok := r.Items[part]; ok {
+						if it, ok := r.Parts[part]; ok {
 							xs = append(xs, it.Mean)
 						}
 					}
@@ -189,7 +189,7 @@ func (pt PartsTable) table(l *locale.Lang, baseline string) Table {
 }
 
 // partsConclusions say where TLS costs: in the handshake or in every query.
-func partsConclusions(l *locale.Lang, tables []PartsTable, baseline string, cells []*Cell) []string {
+func partsConclusions(l *locale.Lang, tables []PartsTable, baseline string, cells []*Row) []string {
 	var out []string
 	for _, pt := range tables {
 		b := pt.Means[baseline]
@@ -250,14 +250,14 @@ func noted(n map[string]int64, prefix string) string {
 }
 
 // itemMeans are one part's per-repetition means of a cell, for intervals.
-func itemMeans(cells []*Cell, pt PartsTable, variant, part string) []float64 {
+func itemMeans(cells []*Row, pt PartsTable, variant, part string) []float64 {
 	var out []float64
 	for _, c := range cells {
 		if c.Target != pt.Target || c.Threads != pt.Threads || c.Variant != variant {
 			continue
 		}
 		for _, r := range c.Results {
-			if it, ok := r.Items[part]; ok {
+			if it, ok := r.Parts[part]; ok {
 				// Latency up is a loss of speed: compare rates, not times.
 				out = append(out, 1/it.Mean)
 			}

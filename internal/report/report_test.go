@@ -50,7 +50,7 @@ func TestAggregateAndConclusions(t *testing.T) {
 	if len(cells) != 4 {
 		t.Fatalf("cells: %d", len(cells))
 	}
-	var one, eight *Cell
+	var one, eight *Row
 	for _, c := range cells {
 		if c.Variant == "tls" && c.Threads == 1 {
 			one = c
@@ -166,11 +166,11 @@ func TestWriteFromSuiteDirectory(t *testing.T) {
 // explain is not called significant, and the A/A run is reported as the
 // noise floor.
 func TestConclusionsRespectTheAAFloor(t *testing.T) {
-	mk := func(variant string, l *stats.Loss) *Cell {
-		return &Cell{Key: Key{Target: "postgres", Variant: variant, Workload: "oltp_read_only", Threads: 8}, Loss: l,
+	mk := func(variant string, l *stats.Loss) *Row {
+		return &Row{Key: Key{Target: "postgres", Variant: variant, Workload: "oltp_read_only", Threads: 8}, Loss: l,
 			Results: []*result.Result{{}}}
 	}
-	cells := []*Cell{
+	cells := []*Row{
 		mk("plain", nil),
 		mk("aa", &stats.Loss{Pct: 0.5, Low: -4.0, High: 5.0}),
 		mk("tls", &stats.Loss{Pct: 3.0, Low: 1.0, High: 5.0, Significant: true}),

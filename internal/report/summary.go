@@ -122,17 +122,17 @@ func deref(p *float64) float64 {
 }
 
 func items(w io.Writer, r *result.Result) {
-	if len(r.Items) == 0 {
+	if len(r.Parts) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\nEvent parts (ms):          %8s %9s %9s %9s %9s\n", "n", "mean", "p50", "p95", "p99")
 	for _, n := range partsOf([]*result.Result{r}) {
-		it := r.Items[n]
+		it := r.Parts[n]
 		fmt.Fprintf(w, "    %-22s %8d %9.4f %9.3f %9.3f %9.3f\n", n, it.N, it.Mean, it.P50, it.P95, it.P99)
 	}
 	roles := partRoles([]*result.Result{r})
-	if h, ok := r.Items[roles["handshake"]]; ok {
-		if c, ok := r.Items[roles["connect"]]; ok && c.Mean > 0 {
+	if h, ok := r.Parts[roles["handshake"]]; ok {
+		if c, ok := r.Parts[roles["connect"]]; ok && c.Mean > 0 {
 			fmt.Fprintf(w, "    TLS handshake share of connect time: %.0f%%\n", 100*h.Mean/c.Mean)
 		}
 	}

@@ -1,5 +1,5 @@
 // Package result is the result document of design.md ("Contracts"):
-// schema encbench/result/v1, one document per measured cell.
+// schema encbench/result/v2 (reads v1), one document per measured cell.
 package result
 
 import (
@@ -12,8 +12,12 @@ import (
 	"github.com/encbench/encbench/internal/stats"
 )
 
-// Schema names this document format.
-const Schema = "encbench/result/v1"
+// Schema names this document format. v2 renamed items to parts and
+// suite.interleaved.slice_ms to turn_ms; Parse still reads v1.
+const Schema = "encbench/result/v2"
+
+// SchemaV1 is the format before those names changed.
+const SchemaV1 = "encbench/result/v1"
 
 type Result struct {
 	Schema     string   `json:"schema"`
@@ -47,9 +51,9 @@ type Result struct {
 	LatencyMs Latency    `json:"latency_ms"`
 	CPU       CPU        `json:"cpu"`
 	Intervals []Interval `json:"intervals"`
-	// Items time the parts of an event (connect workload: connect, first
+	// Parts time the parts of an event (connect workload: connect, first
 	// query, ...) in milliseconds.
-	Items map[string]ItemLatency `json:"items,omitempty"`
+	Parts map[string]PartLatency `json:"parts,omitempty"`
 	// Notes are workload counts such as TLS handshakes and resumed sessions.
 	Notes map[string]int64 `json:"notes,omitempty"`
 	// Rates are workload rates such as TPC-C's tpmC.
@@ -155,11 +159,11 @@ func (r *Result) Stall(pct float64) (string, bool) {
 	return fmt.Sprintf("interval %d ran at %.0f TPS, %.0f%% of the run's median %.0f (limit %.0f%%)", low+1, tps[low], 100*tps[low]/median, median, pct), true
 }
 
-// Interleaving is how a block's variants took turns: slices of SliceMs,
+// Interleaving is how a block's variants took turns: turns of TurnMs,
 // Rounds rounds, each round in the block's order rotated by the round's
 // number; this cell's place in that order is Position (from 0).
 type Interleaving struct {
-	SliceMs  float64  `json:"slice_ms"`
+	TurnMs   float64  `json:"turn_ms"`
 	Rounds   int      `json:"rounds"`
 	Order    []string `json:"order"`
 	Position int      `json:"position"`
@@ -293,7 +297,7 @@ type Workload struct {
 	Label  string         `json:"label,omitempty"`
 	Params map[string]any `json:"params"`
 	Schema string         `json:"schema,omitempty"`
-	// Parts are the event's timed parts (see Items), in the order the
+	// Parts are the event's timed parts (see Result.Parts), in the order the
 	// workload declares them, with their labels.
 	Parts []Part `json:"parts,omitempty"`
 }
@@ -371,8 +375,8 @@ type CPU struct {
 	ServerCPUs     string   `json:"server_cpus,omitempty"`
 }
 
-// ItemLatency summarises one timed part of the events, in milliseconds.
-type ItemLatency struct {
+// PartLatency summarises one timed part of the events, in milliseconds.
+type PartLatency struct {
 	N    int64   `json:"n"`
 	Mean float64 `json:"mean"`
 	P50  float64 `json:"p50"`
@@ -437,8 +441,35 @@ func Parse(data []byte, name string) (*Result, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("parsing %s: %w", name, err)
 	}
-	if r.Schema != Schema {
+	switch r.Schema {
+	case Schema:
+	case SchemaV1:
+		if err := fromV1(data, &r); err != nil {
+			return nil, fmt.Errorf("parsing %s: %w", name, err)
+		}
+	default:
 		return nil, fmt.Errorf("%s is not an encbench result (schema %q)", name, r.Schema)
 	}
 	return &r, nil
+}
+
+// fromV1 reads what v1 called by other names into r, now v2.
+func fromV1(data []byte, r *Result) error {
+	var v1 struct {
+		Items map[string]PartLatency `json:"items"`
+		Suite *struct {
+			Interleaved *struct {
+				SliceMs float64 `json:"slice_ms"`
+			} `json:"interleaved"`
+		} `json:"suite"`
+	}
+	if err := json.Unmarshal(data, &v1); err != nil {
+		return err
+	}
+	r.Parts = v1.Items
+	if v1.Suite != nil && v1.Suite.Interleaved != nil && r.Suite != nil && r.Suite.Interleaved != nil {
+		r.Suite.Interleaved.TurnMs = v1.Suite.Interleaved.SliceMs
+	}
+	r.Schema = Schema
+	return nil
 }

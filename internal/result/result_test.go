@@ -31,3 +31,20 @@ func TestWriteFileIsAtomicAndReadable(t *testing.T) {
 		t.Fatal("a document of another schema was accepted")
 	}
 }
+
+// A v1 result (before items became parts and slice_ms turn_ms) still
+// reads, its fields under their new names.
+func TestParseReadsV1(t *testing.T) {
+	v1 := `{"schema":"encbench/result/v1","tps":5,"items":{"connect":{"n":3,"mean":1.5,"p50":1,"p95":2,"p99":2,"max":2}},
+		"suite":{"name":"q","cell":"c","setup":"s","target":"t","interleaved":{"slice_ms":50,"rounds":20,"order":["plain","tls"],"position":1,"warmup_rounds":1}}}`
+	r, err := Parse([]byte(v1), "v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Schema != Schema || r.Parts["connect"].N != 3 || r.Suite.Interleaved.TurnMs != 50 || r.TPS != 5 {
+		t.Fatalf("v1 read as %+v, parts %v, interleaved %+v", r, r.Parts, r.Suite.Interleaved)
+	}
+	if _, err := Parse([]byte(`{"schema":"encbench/result/v0"}`), "v0.json"); err == nil {
+		t.Fatal("an unknown schema was read")
+	}
+}

@@ -30,7 +30,7 @@ func full() *Result {
 		TPS: 5, QPS: 5, LatencyMs: Latency{Avg: 1, Max: 2},
 		CPU: CPU{ClientS: 0.1, ServerS: f(0.2), ServerUtilPct: f(10), ServerSPerTxn: f(0.01), MachineCores: 2, MachineUtilPct: f(50),
 			ForeignUtilPct: f(1), StealPct: f(0), ClientCPUs: []int{0}, ServerCPUs: "1", ServerPID: 42},
-		Intervals: []Interval{{TS: 1, TPS: 5}}, Items: map[string]ItemLatency{"connect": {N: 1}}, Notes: map[string]int64{"handshakes": 1},
+		Intervals: []Interval{{TS: 1, TPS: 5}}, Parts: map[string]PartLatency{"connect": {N: 1}}, Notes: map[string]int64{"handshakes": 1},
 		Rates: map[string]float64{"tpmC": 1}, Regime: &Regime{DataBytes: 1, BufferPoolBytes: 2, Ratio: 0.5},
 		Environment: Environment{Host: "h", CPUModel: "cpu", Cores: 2, MemoryMB: 1, OS: "Debian", Kernel: "6", Disk: "vda", GoVersion: "go1.26"},
 		Histogram:   "HISTFAAAA",
@@ -53,7 +53,7 @@ func TestSchemaDescribesResults(t *testing.T) {
 	doc, _ := json.Marshal(full())
 	for what, bad := range map[string]string{
 		"an unknown field":      strings.Replace(string(doc), `"tps":5`, `"tps":5,"speed":1`, 1),
-		"another schema":        strings.Replace(string(doc), `"encbench/result/v1"`, `"encbench/result/v0"`, 1),
+		"another schema":        strings.Replace(string(doc), `"encbench/result/v2"`, `"encbench/result/v0"`, 1),
 		"a string for a number": strings.Replace(string(doc), `"tps":5`, `"tps":"5"`, 1),
 	} {
 		if err := validate(t, []byte(bad)); err == nil {

@@ -77,7 +77,7 @@ type Outcome struct {
 	Partial bool
 	Elapsed time.Duration
 	// Window and Work, in a sliced run: the time its gate was open and
-	// the transactions done in it (see Slice); 0 otherwise.
+	// the transactions done in it (see Turn); 0 otherwise.
 	Window time.Duration
 	Work   float64
 	Hist   *hdrhistogram.Histogram
@@ -109,8 +109,8 @@ type Outcome struct {
 	Sessions     []engine.SessionTLS
 	WorkerEvents []int64
 	WorkerBusy   []time.Duration
-	// Items are the histograms of an Itemized workload's event parts.
-	Items map[string]*hdrhistogram.Histogram
+	// Parts are the histograms of the workload's timed event parts (Capabilities.Parts).
+	Parts map[string]*hdrhistogram.Histogram
 	// Notes add up the workers' own counts (workload.Noter).
 	Notes map[string]int64
 }
@@ -141,7 +141,7 @@ type stats struct {
 	overhang float64
 	c        workload.Counters
 	tally    tally
-	items    []*hdrhistogram.Histogram
+	parts    []*hdrhistogram.Histogram
 	// Totals since measuring began, for thread fairness.
 	events int64
 	busy   time.Duration
@@ -222,7 +222,7 @@ type Session struct {
 	wl        workload.Workload
 	slots     []*slot
 	sessions  []engine.SessionTLS
-	itemNames []string
+	partNames []string
 }
 
 // Open connects cfg.Threads workers and checks their sessions. On a
@@ -232,7 +232,7 @@ func Open(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config
 	s := &Session{cfg: cfg, t: t, wl: wl, slots: make([]*slot, cfg.Threads), sessions: make([]engine.SessionTLS, cfg.Threads)}
 	s.t.Worker = true
 	for _, p := range wl.Capabilities().Parts {
-		s.itemNames = append(s.itemNames, p.Name)
+		s.partNames = append(s.partNames, p.Name)
 	}
 	if s.cfg.ReconnectTimeout <= 0 {
 		s.cfg.ReconnectTimeout = DefaultReconnectTimeout
@@ -250,8 +250,8 @@ func Open(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config
 			}
 			sl := &slot{conn: c, codes: map[string]int64{}}
 			sl.st.hist = measure.NewHistogram()
-			for range s.itemNames {
-				sl.st.items = append(sl.st.items, measure.NewHistogram())
+			for range s.partNames {
+				sl.st.parts = append(sl.st.parts, measure.NewHistogram())
 			}
 			s.slots[i] = sl
 			if s.sessions[i], err = c.TLSState(gctx); err != nil {
@@ -292,7 +292,7 @@ func (s *Session) Close() {
 }
 
 func (s *Session) newRun() *run {
-	return &run{cfg: s.cfg, slots: s.slots, t: s.t, wl: s.wl, itemNames: s.itemNames}
+	return &run{cfg: s.cfg, slots: s.slots, t: s.t, wl: s.wl, partNames: s.partNames}
 }
 
 type run struct {
@@ -309,10 +309,10 @@ type run struct {
 	// a full queue.
 	halted    chan struct{}
 	queue     atomic.Int64
-	itemNames []string
+	partNames []string
 	begin     time.Time
 	// gate, when set, lets workers start events only in a controller's
-	// slices (Sliced).
+	// turns (Turns).
 	gate *gate
 }
 
@@ -695,10 +695,10 @@ func (st *stats) record(committed bool, lat time.Duration, overhang float64, c *
 	st.mu.Lock()
 	if committed {
 		measure.Record(st.hist, lat)
-		for i, d := range c.Items {
+		for i, d := range c.Parts {
 			// A zero part did not happen in this event.
-			if i < len(st.items) && d > 0 {
-				measure.Record(st.items[i], d)
+			if i < len(st.parts) && d > 0 {
+				measure.Record(st.parts[i], d)
 			}
 		}
 		st.txns++
@@ -745,19 +745,19 @@ func (r *run) collect(out *Outcome) intervalStats {
 		st.mu.Lock()
 		iv.hist.Merge(st.hist)
 		st.hist.Reset()
-		if out != nil && len(st.items) > 0 {
-			if out.Items == nil {
-				out.Items = map[string]*hdrhistogram.Histogram{}
+		if out != nil && len(st.parts) > 0 {
+			if out.Parts == nil {
+				out.Parts = map[string]*hdrhistogram.Histogram{}
 			}
-			for i, h := range st.items {
-				name := r.itemNames[i]
-				if out.Items[name] == nil {
-					out.Items[name] = measure.NewHistogram()
+			for i, h := range st.parts {
+				name := r.partNames[i]
+				if out.Parts[name] == nil {
+					out.Parts[name] = measure.NewHistogram()
 				}
-				out.Items[name].Merge(h)
+				out.Parts[name].Merge(h)
 			}
 		}
-		for _, h := range st.items {
+		for _, h := range st.parts {
 			h.Reset()
 		}
 		iv.txns += st.txns

@@ -157,7 +157,7 @@ func (k *fakeWorker) Event(c *workload.Counters) error {
 	}
 	c.Reads++
 	k.items = [2]time.Duration{time.Microsecond, 2 * time.Microsecond}
-	c.Items = k.items[:]
+	c.Parts = k.items[:]
 	return nil
 }
 func (k *fakeWorker) Abort(retry bool) error { k.replay = retry; return nil }
@@ -178,8 +178,8 @@ func TestEventLimitIsExact(t *testing.T) {
 	if out.Txns != 1000 || sum != 1000 || out.Reads != 1000 || out.Hist.TotalCount() != 1000 {
 		t.Errorf("1000 events: txns %d, per worker %d, reads %d, histogram %d", out.Txns, sum, out.Reads, out.Hist.TotalCount())
 	}
-	if out.Items["first"].TotalCount() != 1000 || out.Items["second"].TotalCount() != 1000 {
-		t.Errorf("declared parts were not timed: %v", out.Items)
+	if out.Parts["first"].TotalCount() != 1000 || out.Parts["second"].TotalCount() != 1000 {
+		t.Errorf("declared parts were not timed: %v", out.Parts)
 	}
 }
 

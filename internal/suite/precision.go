@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// SliceDuration is how long each variant of an interleaved block runs at
+// TurnDuration is how long each variant of an interleaved block runs at
 // a time; 0: blocks are not interleaved.
-func (s Suite) SliceDuration() time.Duration {
-	d, _ := time.ParseDuration(s.Slice)
+func (s Suite) TurnDuration() time.Duration {
+	d, _ := time.ParseDuration(s.Turn)
 	return d
 }
 
@@ -42,10 +42,10 @@ func (s Suite) checkPrecision() error {
 			return fmt.Errorf("%sbudget %q: give a duration such as 10m or 1h30m", s.at("$.budget"), s.Budget)
 		}
 	}
-	if s.Slice != "" {
-		d, err := time.ParseDuration(s.Slice)
+	if s.Turn != "" {
+		d, err := time.ParseDuration(s.Turn)
 		if err != nil || d < 20*time.Millisecond || d > time.Duration(s.Time)*time.Second {
-			return fmt.Errorf("%sslice %q: give a duration from 20ms up to the cell's time (%ds), such as 250ms", s.at("$.slice"), s.Slice, s.Time)
+			return fmt.Errorf("%sturn %q: give a duration from 20ms up to the cell's time (%ds), such as 250ms", s.at("$.turn"), s.Turn, s.Time)
 		}
 	}
 	if s.Restart != "" && s.Restart != "repetition" {

@@ -51,11 +51,11 @@ type Suite struct {
 	// baseline's saturation throughput, open loop, for latency and CPU per
 	// transaction at equal load.
 	OfferedLoad []int `yaml:"offered_load" json:"offered_load,omitempty"`
-	// Slice, a duration such as 250ms, interleaves each block's variants
+	// Turn, a duration such as 250ms, interleaves each block's variants
 	// inside the block: every variant's workers connect at once and take
 	// turns of this length, round after round, until each has run Time
 	// seconds. "" runs a block's variants one after the other.
-	Slice string `yaml:"slice" json:"slice,omitempty"`
+	Turn string `yaml:"turn" json:"turn,omitempty"`
 	// Restart, "repetition", restarts every sandbox server before the
 	// blocks of each new repetition: two instances of one server differ by
 	// a few percent (memory layout), and a new draw per block turns that
@@ -291,7 +291,11 @@ func decode(data []byte, s *Suite) (err error) {
 	}()
 	dec := yaml.NewDecoder(bytes.NewReader(data), yaml.DisallowUnknownField(), yaml.Strict())
 	if err := dec.Decode(s); err != nil {
-		return fmt.Errorf("%s", firstLine(yaml.FormatError(err, false, false)))
+		msg := firstLine(yaml.FormatError(err, false, false))
+		if strings.Contains(msg, `unknown field "slice"`) {
+			msg += ": the key is turn: (each variant's turn in an interleaved block, for example turn: 50ms)"
+		}
+		return fmt.Errorf("%s", msg)
 	}
 	return nil
 }

@@ -53,8 +53,8 @@ func TestParseChecks(t *testing.T) {
 		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\nbudget: soon\n",
 		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ndisturbance: {foreign_pct: 0, steal_pct: 5}\n",
 		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ndisturbance: {foreign_pct: 10, steal_pct: 5, stall_pct: 100}\n",
-		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ntime: 1\nslice: 5ms\n",
-		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ntime: 1\nslice: 2s\n",
+		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ntime: 1\nturn: 5ms\n",
+		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ntime: 1\nturn: 2s\n",
 		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ntime: 1\nrestart: always\n",
 	} {
 		if _, err := Parse([]byte(bad)); err == nil {
@@ -63,13 +63,18 @@ func TestParseChecks(t *testing.T) {
 	}
 }
 
-func TestSliceAndRestart(t *testing.T) {
-	s, err := Parse([]byte("name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ntime: 1\nslice: 250ms\nrestart: repetition\n"))
+func TestTurnAndRestart(t *testing.T) {
+	s, err := Parse([]byte("name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ntime: 1\nturn: 250ms\nrestart: repetition\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.SliceDuration() != 250*time.Millisecond || s.Restart != "repetition" {
-		t.Errorf("slice %v, restart %q", s.SliceDuration(), s.Restart)
+	if s.TurnDuration() != 250*time.Millisecond || s.Restart != "repetition" {
+		t.Errorf("turn %v, restart %q", s.TurnDuration(), s.Restart)
+	}
+	// The key's old name is refused, naming the new one.
+	_, err = Parse([]byte("name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\ntime: 1\nslice: 250ms\n"))
+	if err == nil || !strings.Contains(err.Error(), "turn:") || !strings.Contains(err.Error(), "[6:") {
+		t.Errorf("slice: %v", err)
 	}
 }
 

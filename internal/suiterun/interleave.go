@@ -23,7 +23,7 @@ import (
 // asks for it, and every cell is closed loop in one process (a fixed rate
 // or several generators run cell by cell).
 func (x *Executor) interleaves(block []suite.Cell) bool {
-	if x.Plan.Suite.SliceDuration() <= 0 || len(block) < 2 {
+	if x.Plan.Suite.TurnDuration() <= 0 || len(block) < 2 {
 		return false
 	}
 	for _, c := range block {
@@ -81,12 +81,12 @@ type member struct {
 	log    *os.File
 	lr     *orchestrator.Live
 	sess   *runner.Session
-	sliced *runner.Sliced
+	turns  *runner.Turns
 }
 
 func (m *member) close() {
-	if m.sliced != nil {
-		_ = m.sliced.Stop()
+	if m.turns != nil {
+		_ = m.turns.Stop()
 	}
 	if m.sess != nil {
 		m.sess.Close()
@@ -100,22 +100,22 @@ func (m *member) close() {
 }
 
 // interleave runs a block's cells in turns: every cell's workers connect
-// and prove their variant, then each cell runs one slice at a time, in
+// and prove their variant, then each cell runs one turn at a time, in
 // the block's order rotated by one place every round, on a machine where
 // only its own server is thawed. A warm-up round goes first and is not
-// counted. Every cell's result covers its own slices only.
+// counted. Every cell's result covers its own turns only.
 func (x *Executor) interleave(ctx context.Context, q *quietMachine, cells []suite.Cell, live func(float64), discarded []string) (rs []*result.Result, err error) {
 	st := x.Plan.Suite
-	slice := st.SliceDuration()
-	rounds := max(1, int(math.Round(float64(time.Duration(st.Time)*time.Second)/float64(slice))))
+	turn := st.TurnDuration()
+	rounds := max(1, int(math.Round(float64(time.Duration(st.Time)*time.Second)/float64(turn))))
 	// Without a warmup, one short round still goes first: fresh
 	// connections' first transactions fill their caches. A round of whole
 	// turns instead was tried: the first measured round rose from 0.965 to
 	// 0.974 of the median turn, for a sixth of the quick suite's budget,
 	// and a slow round falls on every variant of the block alike.
-	warmup, warmSlice := int(math.Ceil(float64(time.Duration(st.Warmup)*time.Second)/float64(slice))), slice
+	warmup, warmTurn := int(math.Ceil(float64(time.Duration(st.Warmup)*time.Second)/float64(turn))), turn
 	if warmup == 0 {
-		warmup, warmSlice = 1, min(slice, 100*time.Millisecond)
+		warmup, warmTurn = 1, min(turn, 100*time.Millisecond)
 	}
 	members := make([]*member, len(cells))
 	defer func() {
@@ -142,11 +142,11 @@ func (x *Executor) interleave(ctx context.Context, q *quietMachine, cells []suit
 	q.forgetTrees()
 	started := time.Now()
 	for _, m := range members {
-		m.sliced = m.sess.StartSliced()
+		m.turns = m.sess.StartTurns()
 	}
-	runRound := func(k int, slice time.Duration) error { return round(ctx, q, members, servers, k, slice, live) }
+	runRound := func(k int, turn time.Duration) error { return round(ctx, q, members, servers, k, turn, live) }
 	for k := range warmup {
-		if err := runRound(k, warmSlice); err != nil {
+		if err := runRound(k, warmTurn); err != nil {
 			return nil, err
 		}
 	}
@@ -156,11 +156,11 @@ func (x *Executor) interleave(ctx context.Context, q *quietMachine, cells []suit
 	}
 	var runErr error
 	for k := range rounds {
-		if runErr = runRound(warmup+k, slice); runErr != nil {
+		if runErr = runRound(warmup+k, turn); runErr != nil {
 			break
 		}
 	}
-	rs, wrote, err := x.blockResults(members, &runErr, started, discarded, turn{slice: slice, rounds: rounds, warmup: warmup, order: order, cold: cold})
+	rs, wrote, err := x.blockResults(members, &runErr, started, discarded, turns{turn: turn, rounds: rounds, warmup: warmup, order: order, cold: cold})
 	if err != nil {
 		return rs, err
 	}
@@ -185,7 +185,7 @@ func round(ctx context.Context, q *quietMachine, members []*member, servers []st
 		if err := q.turn(m.server, servers); err != nil {
 			return err
 		}
-		sl, err := m.sliced.Slice(ctx, d)
+		sl, err := m.turns.Turn(ctx, d)
 		if err != nil {
 			return fmt.Errorf("cell %s: %w", m.cell.ID, err)
 		}
@@ -205,12 +205,12 @@ func (x *Executor) warmRestarted(ctx context.Context, q *quietMachine, members [
 		if err := q.turn(m.server, servers); err != nil {
 			return nil, err
 		}
-		if _, err := m.sliced.Slice(ctx, cold[i]); err != nil {
+		if _, err := m.turns.Turn(ctx, cold[i]); err != nil {
 			return nil, fmt.Errorf("cell %s: warming its restarted server: %w", m.cell.ID, err)
 		}
 	}
 	for _, m := range members {
-		m.sliced.Take() // warm-up
+		m.turns.Take() // warm-up
 		delete(x.cold, m.server)
 	}
 	return cold, nil
@@ -238,9 +238,9 @@ func (x *Executor) newMembers(cells []suite.Cell, members []*member, discarded [
 	return servers, order, threads, nil
 }
 
-// turn is how a block was run in turns, for its results.
-type turn struct {
-	slice          time.Duration
+// turns is how a block was run in turns, for its results.
+type turns struct {
+	turn           time.Duration
 	rounds, warmup int
 	order          []string
 	cold           []time.Duration
@@ -249,12 +249,12 @@ type turn struct {
 // blockResults takes each member's measurement as its cell's result and
 // writes it; wrote says whether any cell wrote to its server. A worker's
 // failure at the end becomes the block's runErr if it had none.
-func (x *Executor) blockResults(members []*member, runErr *error, started time.Time, discarded []string, tn turn) (rs []*result.Result, wrote bool, err error) {
+func (x *Executor) blockResults(members []*member, runErr *error, started time.Time, discarded []string, tn turns) (rs []*result.Result, wrote bool, err error) {
 	st := x.Plan.Suite
 	for i, m := range members {
-		out := m.sliced.Take()
-		stopErr := m.sliced.Stop()
-		m.sliced = nil
+		out := m.turns.Take()
+		stopErr := m.turns.Stop()
+		m.turns = nil
 		if *runErr == nil {
 			*runErr = stopErr
 		}
@@ -264,7 +264,7 @@ func (x *Executor) blockResults(members []*member, runErr *error, started time.T
 		out.Sessions = m.sess.Sessions()
 		res := m.lr.Result(out, *runErr == nil, started)
 		res.Suite = &result.SuiteRef{Name: st.Name, Cell: m.cell.ID, Setup: m.cell.Setup, Target: m.cell.Target, Discarded: discarded,
-			Interleaved: &result.Interleaving{SliceMs: ms(tn.slice), Rounds: tn.rounds, Order: tn.order, Position: i, WarmupRounds: tn.warmup, ColdWarmupMs: ms(tn.cold[i])}}
+			Interleaved: &result.Interleaving{TurnMs: ms(tn.turn), Rounds: tn.rounds, Order: tn.order, Position: i, WarmupRounds: tn.warmup, ColdWarmupMs: ms(tn.cold[i])}}
 		res.Workload.Label = m.cell.Label
 		res.Partial = res.Partial || *runErr != nil
 		wrote = wrote || res.Totals.Queries.Write > 0
@@ -306,9 +306,9 @@ func (x *Executor) connect(ctx context.Context, m *member) error {
 	if err != nil {
 		return errs.Usage("cell %s: %w", m.cell.ID, err)
 	}
-	// One line per slice would drown the log: the summary follows.
+	// One line per turn would drown the log: the summary follows.
 	s.Runner.ReportInterval = 0
-	fmt.Fprintf(m.log, "$ %s\n(interleaved: this command's measurement, run in slices beside the block's other cells)\n\n", s.Display())
+	fmt.Fprintf(m.log, "$ %s\n(interleaved: this command's measurement, run in turns beside the block's other cells)\n\n", s.Display())
 	if m.lr, err = orchestrator.Open(ctx, s, x.Registry, orchestrator.Output{Stdout: m.log, Stderr: m.log}); err != nil {
 		return err
 	}

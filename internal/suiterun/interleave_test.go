@@ -15,7 +15,7 @@ workloads: [{name: oltp_point_select}, {name: oltp_write_only}]
 threads: [1, 8]
 time: 2
 warmup: 0
-slice: 250ms
+turn: 250ms
 repetitions: 2
 offered_load: [50]
 data: {tables: 1, table-size: 100}
@@ -74,7 +74,7 @@ func ids(cs []suite.Cell) []string {
 }
 
 // Fixed-rate cells and single cells run one after another; a suite
-// without slice never interleaves.
+// without turn never interleaves.
 func TestWhatInterleaves(t *testing.T) {
 	x := interleavedPlan(t, 0)
 	b := suite.Blocks(x.Plan.Cells)[0]
@@ -88,9 +88,9 @@ func TestWhatInterleaves(t *testing.T) {
 	if x.interleaves(load) {
 		t.Error("fixed-rate cells interleave")
 	}
-	x.Plan.Suite.Slice = ""
+	x.Plan.Suite.Turn = ""
 	if x.interleaves(b) {
-		t.Error("a suite without slice interleaves")
+		t.Error("a suite without turn interleaves")
 	}
 }
 
@@ -105,7 +105,7 @@ func TestWholeBlocksOnResume(t *testing.T) {
 	if !slices.Equal(ids(got), ids(want)) {
 		t.Errorf("pending %v widened to %v, want blocks 1 and 3 whole", ids(pending), ids(got))
 	}
-	x.Plan.Suite.Slice = ""
+	x.Plan.Suite.Turn = ""
 	if got := x.wholeBlocks(pending); !slices.Equal(ids(got), ids(pending)) {
 		t.Errorf("a suite that does not interleave widened its pending cells to %v", ids(got))
 	}

@@ -154,7 +154,7 @@ func (q *quietMachine) thaw(id string) error {
 	return nil
 }
 
-// turn gives the machine to one server of a block for a slice: the others
+// turn gives the machine to one server of a block for a turn: the others
 // of the block that are sandboxes are frozen, so the background work each
 // server does falls in its own slices.
 func (q *quietMachine) turn(id string, block []string) error {
@@ -221,7 +221,7 @@ const noiseCheck = 6 * time.Second
 
 // checkNoise measures how steadily the machine's CPUs deliver work before
 // the first block: the servers settle, every sandbox is frozen, and a
-// spin loop on each CPU counts its work per slice (per second when cells
+// spin loop on each CPU counts its work per turn (per second when cells
 // are not interleaved). The report shows it as the floor of the noise.
 func (x *Executor) checkNoise(ctx context.Context, q *quietMachine) error {
 	pids := slices.Collect(maps.Values(q.pids))
@@ -235,7 +235,7 @@ func (x *Executor) checkNoise(ctx context.Context, q *quietMachine) error {
 	if err != nil {
 		return err
 	}
-	window := x.Plan.Suite.SliceDuration()
+	window := x.Plan.Suite.TurnDuration()
 	if window == 0 {
 		window = time.Second
 	}

@@ -90,7 +90,7 @@ const (
 // function means the workload cannot do that.
 type Capabilities struct {
 	// Parts are the event's timed parts in the order events fill
-	// Counters.Items; reports show them in this order with these labels.
+	// Counters.Parts; reports show them in this order with these labels.
 	Parts []Part
 	// DefaultEvents, when > 0, is the number of events of a run that gives
 	// neither a time nor an event limit (connect, YCSB operationcount).

@@ -1,5 +1,5 @@
 // Package workload defines workload families and their registry. A family
-// (oltp, later tpcc, ycsb, connect) owns its options and builds workloads;
+// (oltp, tpcc, ycsb, connect) owns its options and builds workloads;
 // engines and the CLI never know which family they are running.
 package workload
 
@@ -16,9 +16,9 @@ import (
 // Counters are one event's statements by kind, filled by the worker.
 type Counters struct {
 	Reads, Writes, Others int64
-	// Items are the durations of the event's timed parts, in the order of
+	// Parts are the durations of the event's timed parts, in the order of
 	// Capabilities.Parts; the worker points it at its own array.
-	Items []time.Duration
+	Parts []time.Duration
 }
 
 // Worker runs events on one connection it owns, with its own prepared

@@ -264,7 +264,7 @@ func (k *worker) Event(c *workload.Counters) error {
 	// A zero part (no handshake) did not happen in this event.
 	k.items = [partCount]time.Duration{partConnect: t1.Sub(t0), partFirstQuery: t2.Sub(t1),
 		partConnectFirstQuery: t2.Sub(t0), partReusedQuery: t4.Sub(t3)}
-	c.Items = k.items[:]
+	c.Parts = k.items[:]
 	if h := k.probe.Last(); k.tls && !h.Handshook.IsZero() && !h.Dialed.IsZero() {
 		k.items[partTLSHandshake] = h.Handshook.Sub(h.Dialed)
 		k.notes["tls_handshakes"]++

@@ -301,7 +301,7 @@ func (wk *worker) Event(c *workload.Counters) error {
 	}
 	wk.items = [txCount]time.Duration{}
 	wk.items[wk.in.typ] = max(time.Since(wk.start), time.Nanosecond)
-	c.Items = wk.items[:]
+	c.Parts = wk.items[:]
 	wk.prev = wk.in.typ
 	return nil
 }

@@ -278,7 +278,7 @@ func (k *worker) Event(c *workload.Counters) error {
 	}
 	k.items = [5]time.Duration{}
 	k.items[op] = max(time.Since(start), 1)
-	c.Items = k.items[:]
+	c.Parts = k.items[:]
 	return nil
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // Two sessions take turns: while one's gate is closed its workers start
-// nothing, every event lands in the slice that ran it, and the takes add
+// nothing, every event lands in the turn that ran it, and the takes add
 // up to the slices.
 func TestSlicedRunsOnlyInItsSlices(t *testing.T) {
 	ctx := context.Background()
@@ -24,21 +24,21 @@ func TestSlicedRunsOnlyInItsSlices(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sb.Close()
-	a, b := sa.StartSliced(), sb.StartSliced()
+	a, b := sa.StartTurns(), sb.StartTurns()
 	var sliceTxns [2]int64
 	for round := range 4 {
-		for i, x := range []*Sliced{a, b} {
+		for i, x := range []*Turns{a, b} {
 			other := []*fakeWorkload{wb, wa}[i]
 			before := other.events.Load()
-			sl, err := x.Slice(ctx, 30*time.Millisecond)
+			sl, err := x.Turn(ctx, 30*time.Millisecond)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := other.events.Load(); got != before {
-				t.Errorf("round %d: %d events of the closed session ran during the other's slice", round, got-before)
+				t.Errorf("round %d: %d events of the closed session ran during the other's turn", round, got-before)
 			}
 			if sl.Txns == 0 || sl.Elapsed < 30*time.Millisecond {
-				t.Errorf("round %d: slice measured %d txns in %v", round, sl.Txns, sl.Elapsed)
+				t.Errorf("round %d: turn measured %d txns in %v", round, sl.Txns, sl.Elapsed)
 			}
 			sliceTxns[i] += sl.Txns
 		}
@@ -49,13 +49,13 @@ func TestSlicedRunsOnlyInItsSlices(t *testing.T) {
 	if wa.events.Load() != na || wb.events.Load() != nb {
 		t.Error("workers ran events with every gate closed")
 	}
-	for i, x := range []*Sliced{a, b} {
+	for i, x := range []*Turns{a, b} {
 		o := x.Take()
 		if o.Txns != sliceTxns[i] || o.Hist.TotalCount() != o.Txns || len(o.Intervals) != 4 {
-			t.Errorf("take %d: txns %d, slices %d, histogram %d, intervals %d", i, o.Txns, sliceTxns[i], o.Hist.TotalCount(), len(o.Intervals))
+			t.Errorf("take %d: txns %d, turns %d, histogram %d, intervals %d", i, o.Txns, sliceTxns[i], o.Hist.TotalCount(), len(o.Intervals))
 		}
 		if o.Elapsed < 4*30*time.Millisecond || o.Elapsed > 4*200*time.Millisecond {
-			t.Errorf("take %d: elapsed %v for four 30 ms slices", i, o.Elapsed)
+			t.Errorf("take %d: elapsed %v for four 30 ms turns", i, o.Elapsed)
 		}
 		var sum int64
 		for _, n := range o.WorkerEvents {
@@ -65,7 +65,7 @@ func TestSlicedRunsOnlyInItsSlices(t *testing.T) {
 			t.Errorf("take %d: workers' events %d, txns %d", i, sum, o.Txns)
 		}
 		if again := x.Take(); again.Txns != 0 || again.Elapsed != 0 {
-			t.Errorf("a second take without slices measured %d txns in %v", again.Txns, again.Elapsed)
+			t.Errorf("a second take without turns measured %d txns in %v", again.Txns, again.Elapsed)
 		}
 		if err := x.Stop(); err != nil {
 			t.Fatal(err)
@@ -76,7 +76,7 @@ func TestSlicedRunsOnlyInItsSlices(t *testing.T) {
 	}
 }
 
-// A slice whose events do not finish within the bound fails, naming it.
+// A turn whose events do not finish within the bound fails, naming it.
 func TestSliceOfAStuckServerFails(t *testing.T) {
 	ctx := context.Background()
 	e, w := &fakeEngine{}, &fakeWorkload{hang: make(chan struct{})}
@@ -84,13 +84,13 @@ func TestSliceOfAStuckServerFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := s.StartSliced()
+	x := s.StartTurns()
 	start := time.Now()
-	if _, err := x.Slice(ctx, 10*time.Millisecond); err == nil {
-		t.Fatal("a slice whose events never end did not fail")
+	if _, err := x.Turn(ctx, 10*time.Millisecond); err == nil {
+		t.Fatal("a turn whose events never end did not fail")
 	}
 	if time.Since(start) > 2*time.Second {
-		t.Errorf("the stuck slice took %v", time.Since(start))
+		t.Errorf("the stuck turn took %v", time.Since(start))
 	}
 	close(w.hang)
 	if err := x.Stop(); err != nil {
@@ -100,7 +100,7 @@ func TestSliceOfAStuckServerFails(t *testing.T) {
 }
 
 // An event in flight when the gate closes counts for its share inside
-// the slice: four workers with 45 ms events in a 50 ms slice each finish
+// the turn: four workers with 45 ms events in a 50 ms turn each finish
 // one event inside and a ninth of the next, and the drain after the
 // close is not part of the window.
 func TestSliceCountsWorkInsideTheWindow(t *testing.T) {
@@ -111,13 +111,13 @@ func TestSliceCountsWorkInsideTheWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	x := s.StartSliced()
-	sl, err := x.Slice(ctx, 50*time.Millisecond)
+	x := s.StartTurns()
+	sl, err := x.Turn(ctx, 50*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sl.Txns != 8 || sl.Window < 50*time.Millisecond || sl.Window > 60*time.Millisecond || sl.Elapsed < 90*time.Millisecond {
-		t.Fatalf("slice: %d txns, window %v, elapsed %v; want 8 txns, a 50 ms window and a 90 ms drain's end", sl.Txns, sl.Window, sl.Elapsed)
+		t.Fatalf("turn: %d txns, window %v, elapsed %v; want 8 txns, a 50 ms window and a 90 ms drain's end", sl.Txns, sl.Window, sl.Elapsed)
 	}
 	// 4 x (1 + 5/45) = 4.44 for a 50 ms window: less as events overrun
 	// their 45 ms, more as a late timer widens the window.

@@ -111,7 +111,7 @@ func (g *gate) shut(bound time.Duration) (time.Time, error) {
 		select {
 		case <-g.drained:
 		case <-timer.C:
-			return closed, fmt.Errorf("%d workers were still waiting for the server %v after their slice ended (--reconnect-timeout): the server stopped answering", g.inflight.Load(), bound)
+			return closed, fmt.Errorf("%d workers were still waiting for the server %v after their turn ended (--reconnect-timeout): the server stopped answering", g.inflight.Load(), bound)
 		}
 	}
 	// A token left by a worker that lost the race to enter.
@@ -122,28 +122,28 @@ func (g *gate) shut(bound time.Duration) (time.Time, error) {
 	return closed, nil
 }
 
-// Sliced is a session whose workers run only in the slices a controller
+// Turns is a session whose workers run only in the turns a controller
 // gives them, so several variants' runs can take turns on one machine a
 // fraction of a second at a time: slow drift of the machine then falls
-// on every variant alike. It measures only inside its slices: from the
+// on every variant alike. It measures only inside its turns: from the
 // gate's opening until the last event in flight was recorded.
-type Sliced struct {
+type Turns struct {
 	r           *run
 	g           *gate
 	workersDone <-chan struct{}
 	acc         *Outcome
-	// cpu reads the server's process tree as found when the slices start
+	// cpu reads the server's process tree as found when the turns start
 	// (its connections' processes exist by then).
 	cpu *cpuMeter
 }
 
-// Slice is what one slice measured. Elapsed runs until the last event in
+// Turn is what one turn measured. Elapsed runs until the last event in
 // flight was recorded; Window only while the gate was open, and Work is
 // the transactions done in it: an event in flight when the gate closed
 // counts for the share of its time before the close. Work / Window is
-// then free of the drain, in which fewer workers run than in the slice,
+// then free of the drain, in which fewer workers run than in the turn,
 // and which is longer for a slower variant.
-type Slice struct {
+type Turn struct {
 	Elapsed   time.Duration
 	Window    time.Duration
 	Work      float64
@@ -153,22 +153,22 @@ type Slice struct {
 	ServerCPU time.Duration
 }
 
-// StartSliced starts the session's workers behind a closed gate. Time,
+// StartTurns starts the session's workers behind a closed gate. Time,
 // warmup, events and rate do not apply: the controller decides how long
 // the workers run.
-func (s *Session) StartSliced() *Sliced {
+func (s *Session) StartTurns() *Turns {
 	r := s.newRun()
 	r.gate = newGate()
 	r.measuring.Store(true)
-	x := &Sliced{r: r, g: r.gate, acc: &Outcome{Hist: measure.NewHistogram()}, cpu: newCPUMeter(r.cfg.ServerPID, true)}
+	x := &Turns{r: r, g: r.gate, acc: &Outcome{Hist: measure.NewHistogram()}, cpu: newCPUMeter(r.cfg.ServerPID, true)}
 	x.workersDone = r.startWorkers()
 	return x
 }
 
-// Slice opens the gate for d, closes it, waits for the events in flight
+// Turn opens the gate for d, closes it, waits for the events in flight
 // and adds what happened to the current take. A failed worker ends the
 // run: its error comes back.
-func (x *Sliced) Slice(ctx context.Context, d time.Duration) (Slice, error) {
+func (x *Turns) Turn(ctx context.Context, d time.Duration) (Turn, error) {
 	cfg := x.r.cfg
 	mark := x.cpu.start()
 	start := time.Now()
@@ -183,7 +183,7 @@ func (x *Sliced) Slice(ctx context.Context, d time.Duration) (Slice, error) {
 	}
 	closed, shutErr := x.g.shut(cfg.ReconnectTimeout)
 	end := time.Now()
-	sl := Slice{Elapsed: end.Sub(start), Window: closed.Sub(start)}
+	sl := Turn{Elapsed: end.Sub(start), Window: closed.Sub(start)}
 	sl.ClientCPU, sl.ServerCPU = x.cpu.stop(mark)
 	iv := x.r.collect(x.acc)
 	sl.Txns = iv.txns
@@ -213,8 +213,8 @@ func (x *Sliced) Slice(ctx context.Context, d time.Duration) (Slice, error) {
 
 // Take returns everything measured since the last Take (or the start) and
 // starts a new one: a controller takes once per block, and once after
-// warm-up slices to drop them.
-func (x *Sliced) Take() *Outcome {
+// warm-up turns to drop them.
+func (x *Turns) Take() *Outcome {
 	o := x.acc
 	x.cpu.fill(o)
 	x.r.harvest(o, true)
@@ -224,7 +224,7 @@ func (x *Sliced) Take() *Outcome {
 
 // Stop ends the workers (the gate opens for them to see the stop) and
 // waits for them, at most --reconnect-timeout.
-func (x *Sliced) Stop() error {
+func (x *Turns) Stop() error {
 	x.r.stop.Store(true)
 	if !x.g.open.Load() {
 		x.g.openUp()
