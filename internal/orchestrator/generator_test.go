@@ -99,14 +99,14 @@ func TestClockCheck(t *testing.T) {
 func TestGeneratorCommandKeepsTheDSNOffTheCommandLine(t *testing.T) {
 	fam, _ := reg.Lookup("oltp_point_select")
 	s := spec.New(spec.Run, "oltp_point_select", fam)
-	s.Target.DSN = "postgres://bench:s3cret@db1:5432/bench"
+	s.Server.DSN = "postgres://bench:s3cret@db1:5432/bench"
 	s.Threads = 4
 	cmd := generatorCommand(context.Background(), "/bin/encbench", s, 1, 2, "2030-01-01T00:00:00Z", "/tmp/g1.json")
 	args := strings.Join(cmd.Args, " ")
 	if strings.Contains(args, "s3cret") || strings.Contains(args, "--dsn") || !strings.Contains(args, "--generator=1/2") || !strings.Contains(args, "--json=/tmp/g1.json") {
 		t.Errorf("command line: %s", args)
 	}
-	if !slices.Contains(cmd.Env, DSNEnv+"="+s.Target.DSN) {
+	if !slices.Contains(cmd.Env, DSNEnv+"="+s.Server.DSN) {
 		t.Error("the DSN is not in the generator's environment")
 	}
 }

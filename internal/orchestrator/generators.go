@@ -77,8 +77,8 @@ func RunGenerators(ctx context.Context, s spec.Spec, n int, dir string, log io.W
 func generatorCommand(ctx context.Context, exe string, s spec.Spec, i, n int, start, path string) *exec.Cmd {
 	g := s.Clone()
 	g.Runner.Generator, g.Runner.StartAt, g.JSON = fmt.Sprintf("%d/%d", i, n), start, path
-	dsn := g.Target.DSN
-	g.Target.DSN = ""
+	dsn := g.Server.DSN
+	g.Server.DSN = ""
 	cmd := exec.CommandContext(ctx, exe, g.Args()...)
 	cmd.Env = os.Environ()
 	if dsn != "" {

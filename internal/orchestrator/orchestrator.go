@@ -45,20 +45,20 @@ func Resolve(s spec.Spec, reg *workload.Registry, warn io.Writer) (*Resolved, er
 		return nil, err
 	}
 	r := &Resolved{Spec: s, Workload: wl, TDE: s.TDE}
-	dsn := s.Target.DSN
-	if s.Target.Sandbox != "" {
+	dsn := s.Server.DSN
+	if s.Server.Sandbox != "" {
 		if dsn != "" {
 			return nil, errs.Usage("give either --dsn or --sandbox, not both")
 		}
-		info, err := sandbox.Load(s.Target.Sandbox)
+		info, err := sandbox.Load(s.Server.Sandbox)
 		if err != nil {
 			return nil, err
 		}
 		dsn, r.Sandbox = info.DSN, info
 		// A TDE sandbox's tables are stored encrypted without being asked.
 		r.TDE = r.TDE || info.TDE()
-		if r.Spec.Target.ServerPID == 0 {
-			r.Spec.Target.ServerPID = info.PID
+		if r.Spec.Server.ServerPID == 0 {
+			r.Spec.Server.ServerPID = info.PID
 		}
 	}
 	if dsn == "" {
@@ -66,7 +66,7 @@ func Resolve(s spec.Spec, reg *workload.Registry, warn io.Writer) (*Resolved, er
 		// on no command line.
 		dsn = os.Getenv(DSNEnv)
 	}
-	r.Target, err = engine.ParseTarget(dsn, s.Target.TLS)
+	r.Target, err = engine.ParseTarget(dsn, s.Server.TLS)
 	if err != nil {
 		return nil, err
 	}

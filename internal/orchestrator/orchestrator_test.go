@@ -45,12 +45,12 @@ func TestRunnerSettingsAreChecked(t *testing.T) {
 func TestResolveAndCheckRefuseBadSpecsBeforeConnecting(t *testing.T) {
 	fam, _ := reg.Lookup("oltp_point_select")
 	s := spec.New(spec.Run, "oltp_point_select", fam)
-	s.Target.DSN, s.Target.Sandbox = "postgres://u@127.0.0.1:1/db", "/tmp/x"
+	s.Server.DSN, s.Server.Sandbox = "postgres://u@127.0.0.1:1/db", "/tmp/x"
 	if _, err := Resolve(s, reg, io.Discard); err == nil || !strings.Contains(err.Error(), "not both") {
 		t.Errorf("dsn and sandbox: %v", err)
 	}
-	s.Target.Sandbox = ""
-	_, err := Check(context.Background(), spec.Spec{Command: spec.Check, Workload: "oltp_point_select", Target: s.Target, Threads: 1}, reg, io.Discard)
+	s.Server.Sandbox = ""
+	_, err := Check(context.Background(), spec.Spec{Command: spec.Check, Workload: "oltp_point_select", Server: s.Server, Threads: 1}, reg, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "no consistency conditions") || errs.ExitCode(err) != 2 {
 		t.Errorf("check of oltp: %v", err)
 	}

@@ -60,9 +60,9 @@ func runnerConfig(s spec.Spec, t engine.Target, out io.Writer) (runner.Config, e
 			return runner.Config{}, fmt.Errorf("the %s engine's default ignored errors: %w", t.Engine.Kind(), err)
 		}
 	}
-	pid := s.Target.ServerPID
-	if s.Target.ServerProcess != "" && pid == 0 {
-		if pid, err = measure.FindProcess(s.Target.ServerProcess); err != nil {
+	pid := s.Server.ServerPID
+	if s.Server.ServerProcess != "" && pid == 0 {
+		if pid, err = measure.FindProcess(s.Server.ServerProcess); err != nil {
 			return runner.Config{}, errs.Usage("--server-process: %w", err)
 		}
 	}

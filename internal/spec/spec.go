@@ -37,7 +37,7 @@ type Spec struct {
 	Workload string
 	// Options are the workload family's own typed options.
 	Options workload.Options
-	Target  Target
+	Server  Server
 	// TDE: prepare stores the tables encrypted at rest; run proves they are.
 	TDE     bool
 	Threads int
@@ -53,8 +53,9 @@ type Spec struct {
 	VariantName string
 }
 
-// Target is the server: a sandbox directory or a DSN, with TLS choices.
-type Target struct {
+// Server is the server a spec runs on, as given: a sandbox directory or a
+// DSN, with TLS choices (engine.Target is the same parsed).
+type Server struct {
 	DSN     string
 	Sandbox string
 	TLS     engine.TLSOptions
@@ -107,9 +108,9 @@ func New(cmd Command, name string, fam workload.Family) Spec {
 // into s; registering sets every field to its default.
 func Bind(fs *pflag.FlagSet, s *Spec) {
 	fs.SortFlags = false
-	fs.StringVar(&s.Target.DSN, "dsn", "", "server to test: postgres://user:pass@host:port/db, a libpq 'host=... dbname=...' string, mysql://user:pass@host:port/db, user:pass@tcp(host:port)/db, or mongodb://...")
-	fs.StringVar(&s.Target.Sandbox, "sandbox", "", "use the sandbox running in this directory instead of --dsn")
-	t := &s.Target.TLS
+	fs.StringVar(&s.Server.DSN, "dsn", "", "server to test: postgres://user:pass@host:port/db, a libpq 'host=... dbname=...' string, mysql://user:pass@host:port/db, user:pass@tcp(host:port)/db, or mongodb://...")
+	fs.StringVar(&s.Server.Sandbox, "sandbox", "", "use the sandbox running in this directory instead of --dsn")
+	t := &s.Server.TLS
 	fs.StringVar(&t.Mode, "tls", "", "transport encryption: disable (default unless the DSN has sslmode), require (no verification), verify-ca, verify-full, or on (= verify-full)")
 	fs.StringVar(&t.Version, "tls-version", "", "pin the TLS protocol version: 1.2 or 1.3")
 	fs.StringVar(&t.Cipher, "tls-cipher", "", "TLS 1.2 cipher suite (OpenSSL name, for example ECDHE-ECDSA-AES128-GCM-SHA256)")
@@ -155,8 +156,8 @@ func bindRun(fs *pflag.FlagSet, s *Spec) {
 	fs.StringVar(&r.StartAt, "start-at", "", "with --generator: the common start, an RFC3339 time such as 2026-11-24T10:00:00Z (refused if past, or if this machine's clock is more than 1 s from the server's)")
 	fs.IntVar(&r.Repetition, "repetition", 1, "repetition number recorded in the result")
 	fs.BoolVar(&s.TDE, "tde", false, "the tables are encrypted at rest: prove it from the server before measuring (automatic for TDE sandboxes)")
-	fs.IntVar(&s.Target.ServerPID, "server-pid", 0, "pid of a local server whose process tree's CPU to measure (sandboxes: automatic)")
-	fs.StringVar(&s.Target.ServerProcess, "server-process", "", "name of a local server process (for example mariadbd or postgres) whose tree's CPU to measure")
+	fs.IntVar(&s.Server.ServerPID, "server-pid", 0, "pid of a local server whose process tree's CPU to measure (sandboxes: automatic)")
+	fs.StringVar(&s.Server.ServerProcess, "server-process", "", "name of a local server process (for example mariadbd or postgres) whose tree's CPU to measure")
 	fs.BoolVar(&s.Explain, "explain", false, "print the server's plan (EXPLAIN) of each statement of the workload once, before measuring")
 	fs.StringVar(&s.VariantName, "variant-name", "", "name reports group this run under (default: from the encryption layers, such as plain, tls, colenc50)")
 	fs.StringVar(&s.JSON, "json", "", "write the result document (encbench/result/v1) to this file")

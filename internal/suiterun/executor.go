@@ -193,22 +193,22 @@ func (x *Executor) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.
 	}
 	s := spec.New(cmd, name, fam)
 	if ls.Sandbox {
-		s.Target.Sandbox = ls.sandboxDir
-		s.Target.TLS.Version = ls.variant.TLSVersion
+		s.Server.Sandbox = ls.sandboxDir
+		s.Server.TLS.Version = ls.variant.TLSVersion
 		if !ls.variant.TLS {
 			// Said, not implied by the sandbox's DSN: a server shared with
 			// TLS variants offers TLS too.
-			s.Target.TLS.Mode = engine.TLSDisable
+			s.Server.TLS.Mode = engine.TLSDisable
 		}
 	} else {
 		t := ls.target
-		s.Target.DSN = t.DSN
-		s.Target.TLS = engine.TLSOptions{Mode: engine.TLSDisable}
+		s.Server.DSN = t.DSN
+		s.Server.TLS = engine.TLSOptions{Mode: engine.TLSDisable}
 		if ls.variant.TLS {
-			s.Target.TLS = engine.TLSOptions{Mode: engine.TLSVerifyFull, CAFile: t.TLSCA, CertFile: t.TLSCert, KeyFile: t.TLSKey, Version: ls.variant.TLSVersion}
+			s.Server.TLS = engine.TLSOptions{Mode: engine.TLSVerifyFull, CAFile: t.TLSCA, CertFile: t.TLSCert, KeyFile: t.TLSKey, Version: ls.variant.TLSVersion}
 		}
 		s.TDE = ls.variant.TDE
-		s.Target.ServerPID = t.ServerPID
+		s.Server.ServerPID = t.ServerPID
 	}
 	if err := x.applyColumns(&s, ls); err != nil {
 		return s, err

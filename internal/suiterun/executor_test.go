@@ -100,15 +100,15 @@ func TestCellSpecs(t *testing.T) {
 		t.Error("the oltp data option reached tpcc")
 	}
 	_, s = cell(t, x, "remote-tls1.3", "reconnect")
-	if s.Target.TLS.Mode != "verify-full" || s.Target.TLS.CAFile != "/etc/ca.pem" || s.Target.TLS.Version != "1.3" || !s.Runner.ReconnectPerTxn {
-		t.Errorf("tls1.3 on a DSN: %+v reconnect %v", s.Target.TLS, s.Runner.ReconnectPerTxn)
+	if s.Server.TLS.Mode != "verify-full" || s.Server.TLS.CAFile != "/etc/ca.pem" || s.Server.TLS.Version != "1.3" || !s.Runner.ReconnectPerTxn {
+		t.Errorf("tls1.3 on a DSN: %+v reconnect %v", s.Server.TLS, s.Runner.ReconnectPerTxn)
 	}
 	if ch := s.Changed(); ch["tables"] != "3" || ch["table-size"] != "500" {
 		t.Errorf("data options on oltp: %v", ch)
 	}
 	_, s = cell(t, x, "postgres-tls1.3", "connect")
-	if s.Target.Sandbox != filepath.Join(x.Dir, SandboxesDir, "postgres-tls1.3") || s.Target.DSN != "" || s.Threads != 1 {
-		t.Errorf("sandbox cell: %+v threads %d", s.Target, s.Threads)
+	if s.Server.Sandbox != filepath.Join(x.Dir, SandboxesDir, "postgres-tls1.3") || s.Server.DSN != "" || s.Threads != 1 {
+		t.Errorf("sandbox cell: %+v threads %d", s.Server, s.Threads)
 	}
 	if s.Runner.Time != 7 || s.Runner.Events != 0 {
 		t.Errorf("connect in a suite runs for the suite's time: %+v", s.Runner)
