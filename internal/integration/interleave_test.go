@@ -27,7 +27,7 @@ workloads: [{name: oltp_read_write}]
 threads: [2]
 time: 1
 warmup: 0
-slice: 100ms
+turn: 100ms
 repetitions: 2
 restart: repetition
 data: {tables: 1, table-size: 1000}
