@@ -205,6 +205,9 @@ func Open(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (l
 	}
 	if lr.caps.ProveColumns != nil {
 		if lr.colProof, err = lr.caps.ProveColumns(ctx, lr.admin, t.Engine.Dialect()); err != nil {
+			if errs.ExitCode(err) == 2 { // the options refused, nothing to prove
+				return lr, err
+			}
 			return lr, fmt.Errorf("column encryption not proven: %w", err)
 		}
 	}

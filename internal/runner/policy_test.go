@@ -2,12 +2,14 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/errs"
 )
 
 var (
@@ -229,5 +231,18 @@ func TestReconnectPerTxnHandsOverTheWorker(t *testing.T) {
 	}
 	if fresh != 2 || len(w.workers) < 20 {
 		t.Errorf("%d workers, %d without a predecessor: want one per thread", len(w.workers), fresh)
+	}
+}
+
+// A workload's refusal (a usage error) is reported over a connection that
+// the first failure cut off in its handshake, whichever came first.
+func TestRootCausePrefersTheUsageError(t *testing.T) {
+	cut := errors.New("failed SASL auth: FATAL: expected SASL response, got message type 88")
+	refused := errs.Usage("enc_range_sum_k compares k, which ashe cannot")
+	if got := rootCause(cut, []error{cut, refused}); got != refused {
+		t.Errorf("got %v", got)
+	}
+	if got := rootCause(cut, []error{cut, nil}); got != cut {
+		t.Errorf("without a usage error: %v", got)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/measure"
 	"github.com/encbench/encbench/internal/workload"
 )
@@ -242,8 +243,10 @@ func Open(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config
 	cctx, cancel := context.WithTimeout(ctx, cfg.ReconnectTimeout)
 	defer cancel()
 	g, gctx := errgroup.WithContext(cctx)
+	failures := make([]error, len(s.slots))
 	for i := range s.slots {
-		g.Go(func() error {
+		g.Go(func() (err error) {
+			defer func() { failures[i] = err }()
 			c, err := s.t.Engine.Connect(gctx, s.t)
 			if err != nil {
 				return connectError(cctx, err, cfg.ReconnectTimeout)
@@ -263,7 +266,7 @@ func Open(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config
 	}
 	if err := g.Wait(); err != nil {
 		s.Close()
-		return nil, err
+		return nil, rootCause(err, failures)
 	}
 	if cfg.CheckSessions != nil {
 		if err := cfg.CheckSessions(s.sessions); err != nil {
@@ -271,6 +274,20 @@ func Open(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config
 		}
 	}
 	return s, nil
+}
+
+// rootCause is the error to report when workers failed to start: one
+// that says what the user must change (a usage error, such as a
+// workload's refusal of its options) before the first, since the first
+// failure cancels the other workers' connections, and a connection cut
+// off in its handshake would otherwise hide the cause.
+func rootCause(first error, all []error) error {
+	for _, err := range all {
+		if errs.ExitCode(err) == 2 {
+			return err
+		}
+	}
+	return first
 }
 
 // Sessions are the server's view of every worker connection.

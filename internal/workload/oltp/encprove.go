@@ -20,6 +20,14 @@ const encProofRows = 5
 // left part of what they decrypt to, plaintext values must read as plaintext.
 // The proof also says where the predicate runs on a server of dialect d.
 func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, d engine.Dialect) (*result.ColencProof, error) {
+	// Refused here, on the one admin connection, before any worker
+	// connects: a refusal from every worker at once would race their
+	// connections being cut off.
+	if isEnc(w.name) {
+		if err := w.validateEnc(d); err != nil {
+			return nil, err
+		}
+	}
 	p, err := w.proveColumns(ctx, c)
 	if p == nil || err != nil {
 		return p, err
