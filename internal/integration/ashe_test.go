@@ -104,6 +104,12 @@ func TestAsheIdentifiersNeverRepeatUnderOneKey(t *testing.T) {
 			}
 
 			mustRun(t, append([]string{"run", "enc_write_mix", "--time", "1", "--threads", "2"}, base...)...)
+			// Two prepares and a run sealed c and pad of every row with rnd:
+			// keys show counts them for the primary rnd key.
+			shown := mustRun(t, "keys", "show", "--master-key-file", p.MasterKey, "--keyset", p.Keyset)
+			if sealed := rndSealed(t, shown); sealed < 2*2*300 {
+				t.Errorf("keys show counts %d rnd seals after two prepares of 300 rows with c and pad:\n%s", sealed, shown)
+			}
 			s.exec(t, "UPDATE sbtest_enc SET ashe_next = 1")
 			code, _, errOut := encbench(context.Background(), append([]string{"run", "enc_write_mix", "--time", "1", "--threads", "2"}, base...)...)
 			errOut = strings.TrimSpace(errOut)
@@ -112,4 +118,21 @@ func TestAsheIdentifiersNeverRepeatUnderOneKey(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rndSealed reads the primary rnd key's sealed count from keys show.
+func rndSealed(t *testing.T, shown string) int64 {
+	t.Helper()
+	for _, line := range strings.Split(shown, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 5 && f[0] == "rnd" && f[3] == "true" {
+			n, err := strconv.ParseInt(f[4], 10, 64)
+			if err != nil {
+				t.Fatalf("sealed column %q: %v", f[4], err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no primary rnd key in keys show:\n%s", shown)
+	return 0
 }

@@ -192,13 +192,11 @@ func tpsPairs(bs, cs []*result.Result) (xb, xc []float64) {
 	return xb, xc
 }
 
-// lossOf is the paired loss when the results pair up, else the loss of
-// the means.
+// lossOf is the paired loss when the results pair up by repetition, else
+// the loss of the means: stats' rule, the one the suite's precision rule
+// uses.
 func lossOf(b, c *Row) (stats.Loss, error) {
-	if c.pairBase != nil {
-		return stats.PairedLossPct(c.pairBase, c.pairTPS)
-	}
-	return stats.LossPct(tpsOf(b), tpsOf(c))
+	return stats.LossByRepetition(repetitions(b), tpsOf(b), repetitions(c), tpsOf(c))
 }
 
 func tpsOf(c *Row) []float64 {

@@ -110,7 +110,6 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 		Engine:        "mariadb",
 		Version:       "MariaDB " + version,
 		DSN:           fmt.Sprintf("mysql://sbtest:%s@127.0.0.1:%d/sbtest", pw.bench, port),
-		User:          "sbtest",
 		Password:      pw.bench,
 		AdminPassword: pw.admin,
 		PID:           pid,

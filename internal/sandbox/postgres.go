@@ -102,7 +102,6 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 		Version:       "PostgreSQL " + version,
 		DSN:           fmt.Sprintf("postgres://sbtest:%s@127.0.0.1:%d/sbtest", pw.bench, port),
 		Password:      pw.bench,
-		User:          "sbtest",
 		AdminPassword: pw.admin,
 		PID:           pid,
 		Port:          port,

@@ -169,10 +169,9 @@ type Info struct {
 	Socket  string `json:"socket"`
 	// AdminDSN reaches the server as its superuser over the private socket.
 	AdminDSN string `json:"admin_dsn"`
-	// User and Password are the benchmark account's (DSN carries them too),
-	// AdminPassword the superuser's: for connecting by hand and for
-	// scripts. The state file is readable by its owner only.
-	User          string `json:"user,omitempty"`
+	// Password is the benchmark account's (the DSN carries it too, and
+	// its user, sbtest), AdminPassword the superuser's: for connecting by
+	// hand and for scripts. The state file is readable by its owner only.
 	Password      string `json:"password,omitempty"`
 	AdminPassword string `json:"admin_password,omitempty"`
 	// Variant and what it turned on; CA, client certificate and key are

@@ -3,14 +3,8 @@ package colenc
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-
-	"github.com/encbench/encbench/internal/errs"
-	"github.com/encbench/encbench/internal/fsx"
 )
 
 // DataSetLen is the length of a data set's nonce.
@@ -68,13 +62,15 @@ func (c *Cipher) OpenDataSet(sealed []byte) ([]byte, error) {
 // reveals their difference; the ledger refuses a counter below its mark.
 // It covers the clients that share the file (one machine); generators on
 // other machines keep their own.
-type Ledger struct{ path string }
+type Ledger struct{ file countsFile }
 
 // LedgerFor is the ledger of p's keyset.
-func LedgerFor(p Paths) Ledger { return Ledger{path: p.Resolved().Keyset + ".ashe-ids"} }
+func LedgerFor(p Paths) Ledger {
+	return Ledger{file: countsFile{path: p.Resolved().Keyset + ".ashe-ids", what: "an encbench ashe ledger"}}
+}
 
 // Path is the ledger file's path.
-func (l Ledger) Path() string { return l.path }
+func (l Ledger) Path() string { return l.file.path }
 
 // Reserve records that identifiers first..first+n-1 of the data set are
 // about to be used, after checking that first is at or above both floor
@@ -82,31 +78,20 @@ func (l Ledger) Path() string { return l.path }
 // record is on disk (synced, atomically replaced) before Reserve returns,
 // so it holds before any identifier is used.
 func (l Ledger) Reserve(dataSet []byte, first, n, floor uint64) error {
-	unlock, err := fsx.Lock(l.path + ".lock")
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	marks, err := l.read()
-	if err != nil {
-		return err
-	}
 	key := hex.EncodeToString(dataSet)
-	if err := l.behind(first, max(marks[key], floor)); err != nil {
-		return err
-	}
-	if first+n < first {
-		return fmt.Errorf("ashe identifier counter %d overflows", first)
-	}
-	if marks[key] == first+n {
-		return nil
-	}
-	marks[key] = first + n
-	data, err := json.MarshalIndent(marks, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", l.path, err)
-	}
-	return fsx.WriteFile(l.path, data, 0o600)
+	return l.file.update(func(marks map[string]uint64) (bool, error) {
+		if err := l.behind(first, max(marks[key], floor)); err != nil {
+			return false, err
+		}
+		if first+n < first {
+			return false, fmt.Errorf("ashe identifier counter %d overflows", first)
+		}
+		if marks[key] == first+n {
+			return false, nil
+		}
+		marks[key] = first + n
+		return true, nil
+	})
 }
 
 // Check refuses a server counter below floor or below this client's mark
@@ -119,24 +104,7 @@ func (l Ledger) Check(dataSet []byte, counter, floor uint64) error {
 
 func (l Ledger) behind(counter, need uint64) error {
 	if counter < need {
-		return fmt.Errorf("the server's ashe identifier counter (%d) is below %d, the next identifier this client may use for these tables (ledger %s): the counter was set back, and encrypting under a used identifier would reveal the difference of two values; prepare the tables again", counter, need, l.path)
+		return fmt.Errorf("the server's ashe identifier counter (%d) is below %d, the next identifier this client may use for these tables (ledger %s): the counter was set back, and encrypting under a used identifier would reveal the difference of two values; prepare the tables again", counter, need, l.file.path)
 	}
 	return nil
-}
-
-func (l Ledger) read() (map[string]uint64, error) {
-	marks := map[string]uint64{}
-	if err := fsx.CheckPrivate(l.path); errors.Is(err, fs.ErrNotExist) {
-		return marks, nil
-	} else if err != nil {
-		return nil, errs.Usage("%w", err)
-	}
-	data, err := os.ReadFile(l.path)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", l.path, err)
-	}
-	if err := json.Unmarshal(data, &marks); err != nil {
-		return nil, fmt.Errorf("%s is not an encbench ashe ledger: %w", l.path, err)
-	}
-	return marks, nil
 }

@@ -121,9 +121,10 @@ func (f *Field) appendOre(dst, row []byte, v int64) ([]byte, error) {
 func (o *oreWorker) tag(value, row []byte) []byte {
 	o.mac.Reset()
 	o.mac.Write(value[:OreValueLen-oreMACLen])
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(row)))
-	o.mac.Write(n[:])
+	// The row's length, from the worker's scratch: a local array passed
+	// to hash.Hash's Write would escape, an allocation per read.
+	binary.BigEndian.PutUint64(o.rowLen[:], uint64(len(row)))
+	o.mac.Write(o.rowLen[:])
 	o.mac.Write(row)
 	o.sum = o.mac.Sum(o.sum[:0])
 	return o.sum[:oreMACLen]
@@ -242,13 +243,14 @@ func (c *Cipher) DecryptOre(col Column, row, value []byte) (Value, error) {
 
 // newOreWorker is an ore key's per-worker state.
 func newOreWorker(k *oreKey) oreWorker {
-	return oreWorker{id: k.id, enc: k.key.NewEncrypter(), mac: hmac.New(sha256.New, k.mac)}
+	return oreWorker{id: k.id, enc: k.key.NewEncrypter(), mac: hmac.New(sha256.New, k.mac), sum: make([]byte, 0, sha256.Size)}
 }
 
 // oreWorker is an ore key's id and this worker's scratch space for it.
 type oreWorker struct {
-	id  uint32
-	enc *ore.Encrypter
-	mac hash.Hash
-	sum []byte
+	id     uint32
+	enc    *ore.Encrypter
+	mac    hash.Hash
+	sum    []byte
+	rowLen [8]byte
 }

@@ -2,16 +2,9 @@ package colenc
 
 import (
 	"encoding/binary"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"strconv"
-
-	"github.com/encbench/encbench/internal/errs"
-	"github.com/encbench/encbench/internal/fsx"
 )
 
 // RndLimit is how many times one AES-GCM key may seal with random 96-bit
@@ -25,7 +18,9 @@ const RndWarnAt = RndLimit / 4
 
 // rndUsesFile is beside the keyset: how many values each rnd key has
 // sealed, summed over every prepare and run that used it on this machine.
-func rndUsesFile(p Paths) string { return p.Resolved().Keyset + ".rnd-uses" }
+func rndUsesFile(p Paths) countsFile {
+	return countsFile{path: p.Resolved().Keyset + ".rnd-uses", what: "an encbench count of rnd uses"}
+}
 
 // rndKeyID names an rnd key by its Tink key id (from its output prefix).
 func rndKeyID(k gcmKey) string {
@@ -43,49 +38,18 @@ func (c *Cipher) RecordRndUses(p Paths) (uint64, error) {
 		return 0, nil
 	}
 	delta := c.rndSealed.Swap(0)
-	unlock, err := fsx.Lock(rndUsesFile(p) + ".lock")
-	if err != nil {
-		return 0, err
-	}
-	defer unlock()
-	uses, err := readRndUses(p)
-	if err != nil {
-		return 0, err
-	}
 	id := rndKeyID(c.rnd[0])
-	uses[id] += delta
-	if delta > 0 {
-		data, err := json.MarshalIndent(uses, "", "  ")
-		if err != nil {
-			return 0, fmt.Errorf("encoding %s: %w", rndUsesFile(p), err)
-		}
-		if err := fsx.WriteFile(rndUsesFile(p), data, 0o600); err != nil {
-			return 0, err
-		}
-	}
-	return uses[id], nil
+	var total uint64
+	err := rndUsesFile(p).update(func(uses map[string]uint64) (bool, error) {
+		uses[id] += delta
+		total = uses[id]
+		return delta > 0, nil
+	})
+	return total, err
 }
 
 // RndUses reads how many values each rnd key (by Tink key id) has sealed.
-func RndUses(p Paths) (map[string]uint64, error) { return readRndUses(p) }
-
-func readRndUses(p Paths) (map[string]uint64, error) {
-	path := rndUsesFile(p)
-	uses := map[string]uint64{}
-	if err := fsx.CheckPrivate(path); errors.Is(err, fs.ErrNotExist) {
-		return uses, nil
-	} else if err != nil {
-		return nil, errs.Usage("%w", err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if err := json.Unmarshal(data, &uses); err != nil {
-		return nil, fmt.Errorf("%s is not an encbench count of rnd uses: %w", path, err)
-	}
-	return uses, nil
-}
+func RndUses(p Paths) (map[string]uint64, error) { return rndUsesFile(p).read() }
 
 // RndWarning is the line to show once a key's total passes RndWarnAt, or "".
 func RndWarning(total uint64) string {

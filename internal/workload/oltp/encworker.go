@@ -98,7 +98,7 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 	if carry {
 		wk.src = p.src
 	}
-	ps := &stmtPrep{ctx: ctx, conn: conn}
+	ps := &engine.Preparer{Ctx: ctx, Conn: conn}
 	// Every variant alike, plain included, so only encryption differs.
 	if err := engine.SetSession(ctx, conn, d.BytesParams, "to take parameters as bytes"); err != nil {
 		return nil, err
@@ -147,43 +147,26 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 	}
 	// k=k+1 on a column the server cannot add to is a locked read-modify-write.
 	if w.name == "enc_write_mix" && e[colK] != "" && e[colK] != colenc.Ashe {
-		wk.begin, wk.commit = ps.prep("%s", "BEGIN"), ps.prep("%s", "COMMIT")
+		wk.begin, wk.commit = ps.Prepare("%s", "BEGIN"), ps.Prepare("%s", "COMMIT")
 	}
-	if ps.err != nil {
-		return nil, ps.err
+	if ps.Err != nil {
+		return nil, ps.Err
 	}
 	wk.args = make([]engine.Arg, 0, max(4, w.opts.RangeSize))
 	return wk, nil
 }
 
-// stmtPrep prepares statements on one connection until the first error,
-// which it keeps.
-type stmtPrep struct {
-	ctx  context.Context
-	conn engine.Conn
-	err  error
-}
-
-func (p *stmtPrep) prep(format string, a ...any) engine.Stmt {
-	if p.err != nil {
-		return nil
-	}
-	var s engine.Stmt
-	s, p.err = p.conn.Prepare(p.ctx, fmt.Sprintf(format, a...))
-	return s
-}
-
 // tableStatements prepares the workload's statements on one table (key:
 // what identifies a row without decryption; in: a range's IN list).
-func (wk *encWorker) tableStatements(ps *stmtPrep, tb *encTable, name, key, in string, d engine.Dialect) {
+func (wk *encWorker) tableStatements(ps *engine.Preparer, tb *encTable, name, key, in string, d engine.Dialect) {
 	switch wk.w.name {
 	case "enc_point_select":
-		tb.read = ps.prep(map[predicateMode]string{
+		tb.read = ps.Prepare(map[predicateMode]string{
 			onServer: "SELECT c FROM %[1]s WHERE id=?",
 			inClient: "SELECT id, c FROM %[1]s",
 		}[wk.mode], name)
 	case "enc_point_select_k":
-		tb.read = ps.prep(map[predicateMode]string{
+		tb.read = ps.Prepare(map[predicateMode]string{
 			onServer: "SELECT %[2]s, c FROM %[1]s WHERE k=?",
 			inClient: "SELECT %[2]s, k, c FROM %[1]s",
 		}[wk.mode], name, key)
@@ -196,7 +179,7 @@ func (wk *encWorker) tableStatements(ps *stmtPrep, tb *encTable, name, key, in s
 
 // rangeStatements prepares a range sum's read: the server's SUM, ashe
 // sums with their identifiers, sums by value, or the rows for the client.
-func (wk *encWorker) rangeStatements(ps *stmtPrep, tb *encTable, name, key, in string, d engine.Dialect) {
+func (wk *encWorker) rangeStatements(ps *engine.Preparer, tb *encTable, name, key, in string, d engine.Dialect) {
 	w, e, col := wk.w, wk.spec, wk.col
 	pred := map[predicateMode]string{onServer: " WHERE %[3]s BETWEEN ? AND ?", inList: " WHERE %[3]s IN (%[4]s)", inClient: ""}[wk.mode]
 	sel := "SELECT %[2]s, k, id FROM %[1]s"
@@ -216,10 +199,10 @@ func (wk *encWorker) rangeStatements(ps *stmtPrep, tb *encTable, name, key, in s
 		// k (its copy): a range on that column is one run of them.
 		switch {
 		case e[colK] == colenc.Ashe && col == colID:
-			tb.sumRun = ps.prep("SELECT SUM("+v+"), COUNT(*), BIT_OR("+id+") FROM %[1]s"+pred, name, key, sbColumns[col], in)
+			tb.sumRun = ps.Prepare("SELECT SUM("+v+"), COUNT(*), BIT_OR("+id+") FROM %[1]s"+pred, name, key, sbColumns[col], in)
 			tb.runIsIDs = true
 		case w.opts.KSumCopy && e[colK] == colenc.Ore && col == colK:
-			tb.sumRun = ps.prep("SELECT SUM("+v+"), COUNT(*), MIN("+id+"), MAX("+id+") FROM %[1]s"+pred, name, key, sbColumns[col], in)
+			tb.sumRun = ps.Prepare("SELECT SUM("+v+"), COUNT(*), MIN("+id+"), MAX("+id+") FROM %[1]s"+pred, name, key, sbColumns[col], in)
 		}
 	case w.opts.KSumByValue && col == colK && wk.mode != inClient:
 		// One row per distinct k in the range with its count: an
@@ -239,31 +222,31 @@ func (wk *encWorker) rangeStatements(ps *stmtPrep, tb *encTable, name, key, in s
 		// k whole: an ore k's MAC is checked as it is decrypted
 		sel = "SELECT %[2]s, k FROM %[1]s"
 	}
-	tb.read = ps.prep(sel+from, name, key, sbColumns[col], in)
+	tb.read = ps.Prepare(sel+from, name, key, sbColumns[col], in)
 }
 
 // writeStatements prepares the write mix's statements.
-func (wk *encWorker) writeStatements(ps *stmtPrep, tb *encTable, name string) {
+func (wk *encWorker) writeStatements(ps *engine.Preparer, tb *encTable, name string) {
 	w, e, enc := wk.w, wk.spec, tb.enc
 	switch e[colK] {
 	case "":
-		tb.incK = ps.prep("UPDATE %s SET k=k+1 WHERE id=?", name)
+		tb.incK = ps.Prepare("UPDATE %s SET k=k+1 WHERE id=?", name)
 	case colenc.Ashe:
 		// ashe adds on the server like plaintext does, 1 being AsheOne
-		tb.incK = ps.prep("UPDATE %s SET k=k+%d WHERE id=?", name, colenc.AsheOne)
+		tb.incK = ps.Prepare("UPDATE %s SET k=k+%d WHERE id=?", name, colenc.AsheOne)
 	default:
-		tb.lockK = ps.prep("SELECT k FROM %s WHERE id=? FOR UPDATE", name)
-		tb.setK = ps.prep("UPDATE %s SET k=? WHERE id=?", name)
+		tb.lockK = ps.Prepare("SELECT k FROM %s WHERE id=? FOR UPDATE", name)
+		tb.setK = ps.Prepare("UPDATE %s SET k=? WHERE id=?", name)
 		if w.opts.KSumCopy {
-			tb.setK = ps.prep("UPDATE %s SET k=?, %s=%s+%d WHERE id=?", name, kSumColumn, kSumColumn, colenc.AsheOne)
+			tb.setK = ps.Prepare("UPDATE %s SET k=?, %s=%s+%d WHERE id=?", name, kSumColumn, kSumColumn, colenc.AsheOne)
 		}
 		if w.kValueCopy() {
-			tb.setK = ps.prep("UPDATE %s SET k=?, %s=? WHERE id=?", name, kValueColumn)
+			tb.setK = ps.Prepare("UPDATE %s SET k=?, %s=? WHERE id=?", name, kValueColumn)
 		}
 	}
-	tb.setC = ps.prep("UPDATE %s SET c=? WHERE id=?", name)
-	tb.del = ps.prep("DELETE FROM %s WHERE id=?", name)
-	tb.insert = ps.prep("INSERT INTO %s (%s) VALUES (%s)", name, enc.columnList(),
+	tb.setC = ps.Prepare("UPDATE %s SET c=? WHERE id=?", name)
+	tb.del = ps.Prepare("DELETE FROM %s WHERE id=?", name)
+	tb.insert = ps.Prepare("INSERT INTO %s (%s) VALUES (%s)", name, enc.columnList(),
 		strings.TrimSuffix(strings.Repeat("?, ", enc.width()), ", "))
 }
 

@@ -91,15 +91,8 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 	if p, ok := env.Previous.(*worker); ok {
 		wk.src = p.src
 	}
-	var err error
-	prep := func(sql string) engine.Stmt {
-		if err != nil {
-			return nil
-		}
-		var s engine.Stmt
-		s, err = conn.Prepare(ctx, sql)
-		return s
-	}
+	ps := &engine.Preparer{Ctx: ctx, Conn: conn}
+	prep := func(sql string) engine.Stmt { return ps.Prepare("%s", sql) }
 	switch w.name {
 	case "select_random_points":
 		pts := strings.TrimSuffix(strings.Repeat("?, ", o.RandomPoints), ", ")
@@ -135,8 +128,8 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 		}
 		wk.event = wk.scriptEvent
 	}
-	if err != nil {
-		return nil, err
+	if ps.Err != nil {
+		return nil, ps.Err
 	}
 	return wk, nil
 }

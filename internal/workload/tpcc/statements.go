@@ -32,15 +32,8 @@ type statements struct {
 const slOrders = 20
 
 func (st *statements) prepare(ctx context.Context, c engine.Conn, s *schema, k *codec) error {
-	var err error
-	p := func(sql string, args ...any) engine.Stmt {
-		if err != nil {
-			return nil
-		}
-		var x engine.Stmt
-		x, err = c.Prepare(ctx, fmt.Sprintf(sql, args...))
-		return x
-	}
+	ps := &engine.Preparer{Ctx: ctx, Conn: c}
+	p := ps.Prepare
 	st.begin, st.commit, st.rollback = p("BEGIN"), p("COMMIT"), p("ROLLBACK")
 
 	st.noCust = p("SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
@@ -144,8 +137,8 @@ func (st *statements) prepare(ctx context.Context, c engine.Conn, s *schema, k *
 	} else {
 		st.slCount = p("SELECT COUNT(DISTINCT s_i_id) FROM order_line, stock WHERE ol_w_id = ? AND ol_d_id = ? AND %s AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?", window)
 	}
-	if err != nil {
-		return fmt.Errorf("preparing the TPC-C statements: %w", err)
+	if ps.Err != nil {
+		return fmt.Errorf("preparing the TPC-C statements: %w", ps.Err)
 	}
 	return nil
 }
