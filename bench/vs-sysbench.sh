@@ -119,9 +119,9 @@ done
 echo "encbench vs sysbench $(sysbench --version | awk '{print $2}'), $(date -u +%Y-%m-%d), $(nproc) CPUs ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), $PAIRS pairs x ${TIME}s, $TABLES tables x $TABLE_SIZE rows"
 echo "medians; ratio = median over pairs of encbench / sysbench; statements per transaction counted by the server"
 echo "placement: clients on CPUs ${CLIENT_CPUS:-any}, servers on CPUs ${SERVER_CPUS:-any}"
-printf '\n| %-8s | %-17s | %3s | %9s | %9s | %5s | %8s | %8s | %5s | %8s | %8s | %5s | %9s | %9s | %8s | %8s |\n' \
-  engine workload thr "sb TPS" "enc TPS" ratio "sb p95" "enc p95" ratio "sb cpu" "enc cpu" ratio "sb stmt" "enc stmt" "sb srv" "enc srv"
-printf '|%s|\n' "----------|-------------------|-----|-----------|-----------|-------|----------|----------|-------|----------|----------|-------|-----------|-----------|----------|----------"
+printf '\n| %-8s | %-17s | %3s | %9s | %9s | %5s | %8s | %8s | %5s | %8s | %8s | %5s | %9s | %9s | %8s | %8s | %5s |\n' \
+  engine workload thr "sb TPS" "enc TPS" ratio "sb p95" "enc p95" ratio "sb cpu" "enc cpu" ratio "sb stmt" "enc stmt" "sb srv" "enc srv" ratio
+printf '|%s|\n' "----------|-------------------|-----|-----------|-----------|-------|----------|----------|-------|----------|----------|-------|-----------|-----------|----------|----------|-------"
 for e in $ENGINES; do
   for wl in $WORKLOADS; do
     for th in $THREADS; do
@@ -139,11 +139,11 @@ for e in $ENGINES; do
       sb_cpu=$(col sysbench 3); en_cpu=$(col encbench 3)
       sb_st=$(col sysbench 4); en_st=$(col encbench 4)
       sb_srv=$(col sysbench 5); en_srv=$(col encbench 5)
-      r_tps=$(pair_ratio 1); r_p95=$(pair_ratio 2); r_cpu=$(pair_ratio 3)
+      r_tps=$(pair_ratio 1); r_p95=$(pair_ratio 2); r_cpu=$(pair_ratio 3); r_srv=$(pair_ratio 5)
       awk -v e="$e" -v w="$wl" -v t="$th" -v a="$sb_tps" -v b="$en_tps" -v c="$sb_p95" -v d="$en_p95" \
-        -v f="$sb_cpu" -v g="$en_cpu" -v h="$sb_st" -v i="$en_st" -v j="$sb_srv" -v k="$en_srv" -v rt="$r_tps" -v rp="$r_p95" -v rc="$r_cpu" 'BEGIN {
-          printf "| %-8s | %-17s | %3s | %9.0f | %9.0f | %5.2f | %8.2f | %8.2f | %5.2f | %8.4f | %8.4f | %5.2f | %9.2f | %9.2f | %8.4f | %8.4f |\n",
-            e, w, t, a, b, rt, c, d, rp, f, g, rc, h, i, j, k }'
+        -v f="$sb_cpu" -v g="$en_cpu" -v h="$sb_st" -v i="$en_st" -v j="$sb_srv" -v k="$en_srv" -v rt="$r_tps" -v rp="$r_p95" -v rc="$r_cpu" -v rs="$r_srv" 'BEGIN {
+          printf "| %-8s | %-17s | %3s | %9.0f | %9.0f | %5.2f | %8.2f | %8.2f | %5.2f | %8.4f | %8.4f | %5.2f | %9.2f | %9.2f | %8.4f | %8.4f | %5.2f |\n",
+            e, w, t, a, b, rt, c, d, rp, f, g, rc, h, i, j, k, rs }'
     done
   done
 done

@@ -1,6 +1,7 @@
-// Package mysql is the MySQL and MariaDB engine, on go-sql-driver/mysql used
-// at the driver level: one owned connection, server-side prepared statements,
-// no database/sql pool in the way.
+// Package mysql is the MySQL and MariaDB engine: go-sql-driver/mysql
+// connects and authenticates (every plugin, TLS), then encbench speaks the
+// protocol itself on that session (conn.go): one owned connection,
+// server-side prepared statements, no database/sql pool in the way.
 package mysql
 
 import (
@@ -120,7 +121,12 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 	if err != nil {
 		return nil, engine.ConnectError(t, err)
 	}
-	return &conn{dc: dc}, nil
+	s, err := takeOver(dc)
+	if err != nil {
+		dc.Close()
+		return nil, err
+	}
+	return newConn(dc, s), nil
 }
 
 func (Engine) ServerInfo(ctx context.Context, c engine.Conn) (engine.ServerInfo, error) {
@@ -175,168 +181,6 @@ func (Engine) ServerTime(ctx context.Context, c engine.Conn) (time.Time, error) 
 
 // DefaultIgnoredErrors is sysbench's --mysql-ignore-errors default.
 func (Engine) DefaultIgnoredErrors() []string { return []string{"1213", "1020", "1205"} }
-
-type conn struct {
-	dc driver.Conn
-}
-
-func (c *conn) Exec(ctx context.Context, sql string) error {
-	_, err := c.dc.(driver.ExecerContext).ExecContext(ctx, sql, nil)
-	return err
-}
-
-func (c *conn) Query(ctx context.Context, sql string) ([][]string, error) {
-	rows, err := c.dc.(driver.QueryerContext).QueryContext(ctx, sql, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	dest := make([]driver.Value, len(rows.Columns()))
-	var out [][]string
-	for {
-		if err := rows.Next(dest); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
-			return nil, err
-		}
-		row := make([]string, len(dest))
-		for i, v := range dest {
-			switch x := v.(type) {
-			case nil:
-			case []byte:
-				row[i] = string(x)
-			default:
-				row[i] = fmt.Sprint(x)
-			}
-		}
-		out = append(out, row)
-	}
-}
-
-func (c *conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
-	st, err := c.dc.(driver.ConnPrepareContext).PrepareContext(ctx, sql)
-	if err != nil {
-		return nil, fmt.Errorf("preparing %q: %w", sql, err)
-	}
-	n := st.NumInput()
-	s := &stmt{st: st, values: make([]driver.Value, n)}
-	s.query = isQuery(sql)
-	return s, nil
-}
-
-func isQuery(sql string) bool {
-	f := strings.ToUpper(strings.Fields(sql)[0])
-	return f == "SELECT" || f == "SHOW" || f == "WITH"
-}
-
-func (c *conn) TLSState(ctx context.Context) (engine.SessionTLS, error) {
-	rows, err := c.Query(ctx, "SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version','Ssl_cipher')")
-	if err != nil {
-		return engine.SessionTLS{}, fmt.Errorf("reading session Ssl_cipher: %w", err)
-	}
-	var st engine.SessionTLS
-	for _, r := range rows {
-		switch r[0] {
-		case "Ssl_version":
-			st.Version = r[1]
-		case "Ssl_cipher":
-			st.Cipher = r[1]
-		}
-	}
-	st.Encrypted = st.Cipher != ""
-	return st, nil
-}
-
-func (c *conn) Close() error { return c.dc.Close() }
-
-type stmt struct {
-	st     driver.Stmt
-	query  bool
-	values []driver.Value
-	dest   []driver.Value
-	out    [][]byte
-	num    [][]byte
-}
-
-func (s *stmt) bind(args []engine.Arg) {
-	for i := range args {
-		switch {
-		case args[i].Null:
-			s.values[i] = nil
-		case args[i].Str != nil:
-			s.values[i] = args[i].Str
-		default:
-			s.values[i] = args[i].Int
-		}
-	}
-}
-
-// Exec uses the binary protocol; rows are read and dropped without copying.
-func (s *stmt) Exec(args []engine.Arg) error {
-	s.bind(args)
-	if !s.query {
-		//lint:ignore SA1019 the context-free call avoids a watcher per statement
-		_, err := s.st.Exec(s.values) //nolint:staticcheck
-		return err
-	}
-	return s.rows(nil)
-}
-
-// Query hands rows over as bytes: integers formatted into reused buffers.
-func (s *stmt) Query(args []engine.Arg, row func([][]byte) error) error {
-	s.bind(args)
-	return s.rows(row)
-}
-
-func (s *stmt) rows(row func([][]byte) error) error {
-	// QueryContext would copy the arguments into NamedValues and back on
-	// every call; with no context to watch, the plain form is the same.
-	//lint:ignore SA1019 hot path, see above
-	rows, err := s.st.Query(s.values)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	// A prepared statement's columns never change: ask the driver once,
-	// since Columns builds a fresh slice of names on every call.
-	if s.dest == nil {
-		s.dest = make([]driver.Value, len(rows.Columns()))
-		s.out = make([][]byte, len(s.dest))
-		s.num = make([][]byte, len(s.dest))
-	}
-	for {
-		if err := rows.Next(s.dest); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-		if row == nil {
-			continue
-		}
-		for i, v := range s.dest {
-			switch x := v.(type) {
-			case nil:
-				s.out[i] = nil
-			case []byte:
-				s.out[i] = x
-			case int64:
-				s.num[i] = strconv.AppendInt(s.num[i][:0], x, 10)
-				s.out[i] = s.num[i]
-			case float64:
-				s.num[i] = strconv.AppendFloat(s.num[i][:0], x, 'f', -1, 64)
-				s.out[i] = s.num[i]
-			default:
-				s.num[i] = fmt.Append(s.num[i][:0], x)
-				s.out[i] = s.num[i]
-			}
-		}
-		if err := row(s.out); err != nil {
-			return err
-		}
-	}
-}
 
 // dialFor picks raw-read sockets for runner workers (see netconn.DialRaw).
 func dialFor(t engine.Target) engine.DialFunc {
