@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -38,6 +39,9 @@ func newPhase(cmd spec.Command) *cobra.Command {
 				return err
 			}
 			out, errOut, ctx := c.OutOrStdout(), c.ErrOrStderr(), c.Context()
+			if len(s.Ignored) > 0 {
+				fmt.Fprintf(errOut, "encbench: %s ignores %s: options of run\n", cmd, strings.Join(s.Ignored, ", "))
+			}
 			switch cmd {
 			case spec.Prepare:
 				return orchestrator.Prepare(ctx, s, reg, out)

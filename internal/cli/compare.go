@@ -30,6 +30,11 @@ func newCompare() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			for i, d := range []*report.Data{a, b} {
+				if w := d.PartialWarning(args[i]); w != "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), "encbench: "+w)
+				}
+			}
 			changes, missing := report.Compare(a, b)
 			if len(changes) == 0 {
 				return errs.Usage("%s and %s have no cell in common (same target, workload, threads and variant)", args[0], args[1])

@@ -46,3 +46,32 @@ func TestCompareFailOnRegression(t *testing.T) {
 		t.Fatalf("negative threshold: exit %d", code)
 	}
 }
+
+// A partial result compared as a file is shown with a warning; a
+// directory's partial results are left out and counted.
+func TestCompareWarnsAboutPartialResults(t *testing.T) {
+	a := writeSet(t, 1000, 1010, 990)
+	partial := filepath.Join(t.TempDir(), "cut.json")
+	r := &result.Result{Schema: result.Schema, StartedAt: "2026-01-01T00:00:09Z", Partial: true,
+		Engine: result.Engine{Kind: "mysql"}, Variant: result.Variant{Name: "plain", Verified: result.Verification{OK: true}},
+		Workload: result.Workload{Name: "oltp_point_select"}, Threads: 8, Repetition: 1, TPS: 900, DurationS: 3.5}
+	if err := result.WriteFile(partial, r); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := Execute(context.Background(), []string{"compare", filepath.Join(a, "r0.json"), partial}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if want := "is a partial result (interrupted after 3.5 s)"; !strings.Contains(errOut.String(), want) {
+		t.Errorf("no warning %q in:\n%s", want, errOut.String())
+	}
+	if err := result.WriteFile(filepath.Join(a, "cut.json"), r); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errOut.Reset()
+	Execute(context.Background(), []string{"compare", a, a}, &out, &errOut)
+	if want := "1 partial result(s) (interrupted or failed cells) left out"; !strings.Contains(errOut.String(), want) {
+		t.Errorf("no warning %q in:\n%s", want, errOut.String())
+	}
+}

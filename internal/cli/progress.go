@@ -30,6 +30,9 @@ type progress struct {
 	tps      float64
 	bar      *mpb.Bar
 	p        *mpb.Progress
+	// most and deadline bound the blocks a precision target may add.
+	most     int
+	deadline time.Time
 }
 
 func newProgress(out io.Writer, total, done int) *progress {
@@ -87,12 +90,37 @@ func (pr *progress) eta() string {
 	for _, d := range pr.measured {
 		sum += d
 	}
-	left := sum / time.Duration(len(pr.measured)) * time.Duration(pr.total-pr.done)
-	if pr.done < pr.total {
+	perCell := sum / time.Duration(len(pr.measured))
+	left := pr.left(perCell, pr.total)
+	if pr.most <= pr.total {
+		return elapsedString(left)
+	}
+	upTo := pr.left(perCell, pr.most)
+	if !pr.deadline.IsZero() {
+		upTo = min(upTo, max(0, time.Until(pr.deadline)))
+	}
+	if upTo <= left {
+		return elapsedString(left)
+	}
+	// Blocks the precision target may still add: the range it spans.
+	return elapsedString(left) + " (up to " + elapsedString(upTo) + ")"
+}
+
+// left is the time until total cells are done at perCell each.
+func (pr *progress) left(perCell time.Duration, total int) time.Duration {
+	left := perCell * time.Duration(max(0, total-pr.done))
+	if pr.done < total {
 		// Count down through the running cell.
 		left = max(0, left-time.Since(pr.cellT0))
 	}
-	return elapsedString(left)
+	return left
+}
+
+// Bound sets how far a precision target may grow the suite.
+func (pr *progress) Bound(mostCells int, deadline time.Time) {
+	pr.mu.Lock()
+	pr.most, pr.deadline = mostCells, deadline
+	pr.mu.Unlock()
 }
 
 func (pr *progress) CellDone(c suite.Cell, res *result.Result, err error) {

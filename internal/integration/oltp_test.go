@@ -55,6 +55,9 @@ func TestWorkloadsMatchSysbench(t *testing.T) {
 			if !strings.Contains(out, "Creating a secondary index on 'sbtest2'") {
 				t.Errorf("prepare output lacks sysbench's progress lines:\n%s", out)
 			}
+			if !strings.Contains(out, "Creating table 'encbench_marker'") {
+				t.Errorf("prepare does not name the marker table it creates:\n%s", out)
+			}
 			for _, tbl := range []string{"sbtest1", "sbtest2"} {
 				if n := s.scalar(t, "SELECT count(*) FROM "+tbl); n != tableSize {
 					t.Errorf("%s has %d rows, want %d", tbl, n, tableSize)

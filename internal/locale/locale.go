@@ -203,3 +203,11 @@ func Fingerprint(english string) string {
 	sum := sha256.Sum256([]byte(english))
 	return hex.EncodeToString(sum[:6])
 }
+
+// Threads is "1 thread" or "n threads", for the command line's English.
+func Threads(n int) string {
+	if n == 1 {
+		return "1 thread"
+	}
+	return fmt.Sprintf("%d threads", n)
+}

@@ -192,3 +192,12 @@ func verbsOf(s string) (map[int]byte, error) {
 	}
 	return out, nil
 }
+
+func TestThreadsCountsInEnglish(t *testing.T) {
+	if got := Threads(1); got != "1 thread" {
+		t.Errorf("Threads(1) = %q", got)
+	}
+	if got := Threads(8); got != "8 threads" {
+		t.Errorf("Threads(8) = %q", got)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/explain"
+	"github.com/encbench/encbench/internal/locale"
 	"github.com/encbench/encbench/internal/measure"
 	"github.com/encbench/encbench/internal/netem"
 	"github.com/encbench/encbench/internal/report"
@@ -216,7 +217,7 @@ func Open(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (l
 		lr.proof = tlsProof(t, sessions)
 		return checkTLS(t, lr.proof)
 	}
-	fmt.Fprintf(o.Stdout, "encbench: %s on %s (%s), %d threads, TLS %s\n\n", wl.Name(), lr.info.Version, t.Redacted(), lr.cfg.Threads, t.TLS.Mode)
+	fmt.Fprintf(o.Stdout, "encbench: %s on %s (%s), %s, TLS %s\n\n", wl.Name(), lr.info.Version, t.Redacted(), locale.Threads(lr.cfg.Threads), t.TLS.Mode)
 	if s.Explain {
 		if err := explainFirst(ctx, t, wl, lr.cfg.Threads, o.Stdout); err != nil {
 			return lr, err

@@ -5,6 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/encbench/encbench/internal/locale"
 	"github.com/encbench/encbench/internal/stats"
 )
 
@@ -35,7 +36,7 @@ func Compare(a, b *Data) (changes []Change, missing []string) {
 	for _, x := range ca {
 		y := index[x.Key]
 		if y == nil {
-			missing = append(missing, fmt.Sprintf("%s %s %d threads %s: only in A", x.Target, x.Workload, x.Threads, x.Variant))
+			missing = append(missing, fmt.Sprintf("%s %s %s %s: only in A", x.Target, x.Workload, locale.Threads(x.Threads), x.Variant))
 			continue
 		}
 		seen[x.Key] = true
@@ -55,7 +56,7 @@ func Compare(a, b *Data) (changes []Change, missing []string) {
 	}
 	for _, y := range cb {
 		if !seen[y.Key] {
-			missing = append(missing, fmt.Sprintf("%s %s %d threads %s: only in B", y.Target, y.Workload, y.Threads, y.Variant))
+			missing = append(missing, fmt.Sprintf("%s %s %s %s: only in B", y.Target, y.Workload, locale.Threads(y.Threads), y.Variant))
 		}
 	}
 	return changes, missing

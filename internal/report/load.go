@@ -20,7 +20,8 @@ type Data struct {
 	Dir     string
 	Record  *suite.Record
 	Results []*result.Result
-	// Partial counts interrupted or failed cells left out.
+	// Partial counts interrupted or failed cells left out of a directory
+	// (a single result file is kept even if partial: it was asked for).
 	Partial int
 }
 
@@ -104,4 +105,16 @@ func workloadOf(r *result.Result) string {
 		return r.Workload.Label
 	}
 	return r.Workload.Name
+}
+
+// PartialWarning is a line warning that path's figures are incomplete, or
+// "" when they are not.
+func (d *Data) PartialWarning(path string) string {
+	switch {
+	case len(d.Results) == 1 && d.Results[0].Partial:
+		return fmt.Sprintf("warning: %s is a partial result (interrupted after %.1f s): its figures cover only part of the run", path, d.Results[0].DurationS)
+	case d.Partial == 0:
+		return ""
+	}
+	return fmt.Sprintf("warning: %s: %d partial result(s) (interrupted or failed cells) left out", path, d.Partial)
 }

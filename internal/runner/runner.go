@@ -6,6 +6,7 @@ package runner
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -353,6 +354,9 @@ func notes(slots []*slot) map[string]int64 {
 	return out
 }
 
+// ErrWarmupInterrupted: the run was stopped before its measured window.
+var ErrWarmupInterrupted = errors.New("interrupted during the warm-up: nothing was measured, so no result is written")
+
 func (r *run) fail(err error) {
 	r.failure.CompareAndSwap(nil, &err)
 	r.stop.Store(true)
@@ -391,11 +395,13 @@ func (r *run) execute(ctx context.Context) (*Outcome, error) {
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
 	lastTick := time.Now()
+	warmupCut := false
 loop:
 	for {
 		select {
 		case <-ctx.Done():
 			out.Partial = true
+			warmupCut = !measuring
 			break loop
 		case <-deadline:
 			break loop
@@ -416,6 +422,9 @@ loop:
 	}
 	r.end(workersDone)
 	wg.Wait()
+	if warmupCut {
+		return nil, ErrWarmupInterrupted
+	}
 	if !measuring {
 		startMeasuring()
 	}

@@ -324,3 +324,18 @@ func TestConnectFailureIsReported(t *testing.T) {
 		t.Error("a run whose connections were refused succeeded")
 	}
 }
+
+// Interrupted before its measured window, a run returns no outcome, only
+// the error saying nothing was measured.
+func TestInterruptedWarmupMeasuresNothing(t *testing.T) {
+	e, w := &fakeEngine{}, &fakeWorkload{eventTime: time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	out, err := Run(ctx, target(e), w, Config{Threads: 2, Warmup: time.Minute, Time: time.Minute})
+	if !errors.Is(err, ErrWarmupInterrupted) || out != nil && out.Hist != nil {
+		t.Fatalf("outcome %v, err %v", out, err)
+	}
+	if e.opened.Load() != e.closed.Load() {
+		t.Errorf("%d connections opened, %d closed", e.opened.Load(), e.closed.Load())
+	}
+}

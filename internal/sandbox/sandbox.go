@@ -232,11 +232,9 @@ func Engines() []string {
 
 // Up creates and starts a sandbox in o.Dir.
 func Up(ctx context.Context, o Options) (*Info, error) {
-	providers.mu.RLock()
-	p, ok := providers.providers[o.Engine]
-	providers.mu.RUnlock()
-	if !ok {
-		return nil, errs.Usage("unknown sandbox engine %q: use one of %s", o.Engine, strings.Join(Engines(), ", "))
+	p, err := provider(o.Engine)
+	if err != nil {
+		return nil, err
 	}
 	if o.Dir == "" {
 		return nil, errs.Usage("no sandbox directory: pass --dir DIR")
@@ -598,11 +596,9 @@ func ParseSize(s string) (int64, error) {
 // with these options here (engine known, variant supported, binaries
 // installed).
 func Check(o Options) error {
-	providers.mu.RLock()
-	p, ok := providers.providers[o.Engine]
-	providers.mu.RUnlock()
-	if !ok {
-		return errs.Usage("unknown sandbox engine %q: use one of %s", o.Engine, strings.Join(Engines(), ", "))
+	p, err := provider(o.Engine)
+	if err != nil {
+		return err
 	}
 	if err := o.validate(); err != nil {
 		return err
@@ -664,4 +660,25 @@ func CheckSetting(kv string) error {
 func splitSetting(kv string) (string, string) {
 	name, value, _ := strings.Cut(kv, "=")
 	return name, value
+}
+
+// engineAliases are other names users give engines (the DSN schemes).
+var engineAliases = map[string]string{"postgresql": "postgres", "mongo": "mongodb"}
+
+// provider finds the sandbox provider of an engine name or alias.
+func provider(name string) (Provider, error) {
+	if a, ok := engineAliases[name]; ok {
+		name = a
+	}
+	providers.mu.RLock()
+	p, ok := providers.providers[name]
+	providers.mu.RUnlock()
+	if ok {
+		return p, nil
+	}
+	all := strings.Join(Engines(), ", ")
+	if name == "" {
+		return nil, errs.Usage("no sandbox engine given: pass --engine, one of %s", all)
+	}
+	return nil, errs.Usage("unknown sandbox engine %q%s: use one of %s", name, errs.DidYouMean(name, Engines()), all)
 }

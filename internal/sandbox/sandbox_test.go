@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -83,5 +84,19 @@ func TestCheckSetting(t *testing.T) {
 func TestPostgresQuotesSettings(t *testing.T) {
 	if got := pgQuote("it's"); got != "'it''s'" {
 		t.Errorf("pgQuote = %s", got)
+	}
+}
+
+func TestEngineNamesAndAliases(t *testing.T) {
+	if p, err := provider("postgresql"); err != nil || p.Name() != "postgres" {
+		t.Errorf("postgresql: %v, %v", p, err)
+	}
+	for name, want := range map[string]string{
+		"":        "no sandbox engine given: pass --engine, one of mariadb, mongodb, postgres",
+		"mariadv": `unknown sandbox engine "mariadv" (did you mean mariadb?)`,
+	} {
+		if _, err := provider(name); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %s", name, err, want)
+		}
 	}
 }

@@ -32,6 +32,7 @@ func newFlagSet() *pflag.FlagSet {
 // flag of another workload is a usage error naming the workloads it
 // belongs to; with -h or --help it returns the spec so far and ErrHelp.
 func Parse(cmd Command, args []string, reg *workload.Registry) (Spec, error) {
+	args, ignored := dropRunnerFlags(cmd, args)
 	name, help, err := scan(cmd, args, reg)
 	if err != nil {
 		return Spec{}, err
@@ -47,12 +48,13 @@ func Parse(cmd Command, args []string, reg *workload.Registry) (Spec, error) {
 	if help {
 		return s, ErrHelp
 	}
+	s.Ignored = ignored
 	fs := newFlagSet()
 	Bind(fs, &s)
 	var named string
 	fs.StringVar(&named, "workload", "", "")
 	if err := fs.Parse(args); err != nil {
-		return Spec{}, errs.Usage("%w (see encbench %s %s --help)", err, cmd, name)
+		return Spec{}, flagError(err, fs, args, cmd, name)
 	}
 	wl, err := fam.New(name, s.Options)
 	if err != nil {
@@ -87,7 +89,7 @@ func scan(cmd Command, args []string, reg *workload.Registry) (name string, help
 		if help {
 			return name, true, nil
 		}
-		return "", false, errs.Usage("%w (see encbench %s WORKLOAD --help)", err, cmd)
+		return "", false, flagError(err, fs, args, cmd, "")
 	}
 	pos := fs.Args()
 	switch {

@@ -51,6 +51,9 @@ type Spec struct {
 	// VariantName is what reports group the run under; empty: named from
 	// the layers the run proved.
 	VariantName string
+	// Ignored are run's flags given to another phase (a sysbench option
+	// string shared by every phase), which that phase ignores.
+	Ignored []string
 }
 
 // Server is the server a spec runs on, as given: a sandbox directory or a

@@ -111,6 +111,10 @@ func (c Cell) WorkloadID() string {
 // Supports says whether a sandbox engine can run a variant; nil when it can.
 type Supports func(engine string, v variant.Variant) error
 
+// DefaultRepetitions is the blocks of each cell a suite runs at least
+// when it does not say (the precision rule may add more).
+const DefaultRepetitions = 3
+
 // Expand applies the overrides and expands the matrix. Repetitions are
 // the outer loop, so every variant's repetition r runs before any r+1:
 // drift on a noisy machine then hits all variants alike. In reads-first
@@ -242,13 +246,24 @@ func (s *Suite) apply(o Overrides) error {
 			return err
 		}
 	}
+	// A value from an override is named by its flag, one from the file by
+	// its line.
+	where := func(key, flag string, overridden bool) string {
+		if overridden {
+			return "--" + flag + ": "
+		}
+		return s.at("$." + key)
+	}
+	if s.Repetitions == 0 && s.at("$.repetitions") == "" && o.Repetitions < 0 {
+		s.Repetitions = DefaultRepetitions
+	}
 	switch {
 	case s.Time <= 0:
-		return fmt.Errorf("time must be at least 1 second")
+		return fmt.Errorf("%stime must be at least 1 second (the seconds each variant runs per block)", where("time", "time", o.Time >= 0))
 	case s.Warmup < 0:
-		return fmt.Errorf("warmup must not be negative")
+		return fmt.Errorf("%swarmup must not be negative", where("warmup", "warmup-time", o.Warmup >= 0))
 	case s.Repetitions < 1:
-		return fmt.Errorf("repetitions must be at least 1")
+		return fmt.Errorf("%srepetitions must be at least 1 (default %d)", where("repetitions", "repetitions", o.Repetitions >= 0), DefaultRepetitions)
 	case len(s.Threads) == 0:
 		return fmt.Errorf("no thread counts: give threads: [1, 8]")
 	}
@@ -258,9 +273,9 @@ func (s *Suite) apply(o Overrides) error {
 	if err := s.checkLoad(); err != nil {
 		return err
 	}
-	for _, th := range s.Threads {
+	for i, th := range s.Threads {
 		if th < 1 {
-			return fmt.Errorf("thread count %d: must be at least 1", th)
+			return fmt.Errorf("%sthread count %d: must be at least 1", where(fmt.Sprintf("threads[%d]", i), "threads", len(o.Threads) > 0), th)
 		}
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/encbench/encbench/internal/locale"
 )
 
 // TurnDuration is how long each variant of an interleaved block runs at
@@ -72,7 +74,7 @@ type Group struct {
 }
 
 func (g Group) String() string {
-	return fmt.Sprintf("%s %s at %d threads", g.Target, g.Workload, g.Threads)
+	return fmt.Sprintf("%s %s at %s", g.Target, g.Workload, locale.Threads(g.Threads))
 }
 
 // Group is the cell's group.

@@ -10,6 +10,8 @@ import (
 	"maps"
 	"os"
 	"path"
+	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -292,12 +294,52 @@ func decode(data []byte, s *Suite) (err error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data), yaml.DisallowUnknownField(), yaml.Strict())
 	if err := dec.Decode(s); err != nil {
 		msg := firstLine(yaml.FormatError(err, false, false))
-		if strings.Contains(msg, `unknown field "slice"`) {
-			msg += ": the key is turn: (each variant's turn in an interleaved block, for example turn: 50ms)"
+		if m := unknownField.FindStringSubmatch(msg); m != nil {
+			msg += keyHint(m[1])
 		}
 		return fmt.Errorf("%s", msg)
 	}
 	return nil
+}
+
+var unknownField = regexp.MustCompile(`unknown field "([^"]+)"`)
+
+// keyHint names the key a misspelt one was meant to be: suite-file keys
+// are written with _ (the command line's flags with -).
+func keyHint(key string) string {
+	if key == "slice" {
+		return ": the key is turn: (each variant's turn in an interleaved block, for example turn: 50ms)"
+	}
+	keys := suiteKeys()
+	if alt := strings.ReplaceAll(key, "-", "_"); alt != key && slices.Contains(keys, alt) {
+		return fmt.Sprintf(": suite-file keys are written with _, this one as %s", alt)
+	}
+	return errs.DidYouMean(key, keys)
+}
+
+// suiteKeys are the YAML keys of a suite file, at any depth.
+func suiteKeys() []string {
+	var keys []string
+	seen := map[reflect.Type]bool{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || seen[t] {
+			return
+		}
+		seen[t] = true
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if name, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); name != "" && name != "-" && !slices.Contains(keys, name) {
+				keys = append(keys, name)
+			}
+			walk(f.Type)
+		}
+	}
+	walk(reflect.TypeFor[Suite]())
+	return keys
 }
 
 func firstLine(s string) string {

@@ -456,3 +456,52 @@ func TestServerSettings(t *testing.T) {
 		}
 	}
 }
+
+// Suite-file keys are written with _; the command line's spelling and
+// near misses are refused naming the key meant.
+func TestKeySpellingHints(t *testing.T) {
+	base := "name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\n"
+	for extra, want := range map[string]string{
+		"buffer-pool: 1G\n": "suite-file keys are written with _, this one as buffer_pool",
+		"repetitons: 3\n":   "(did you mean repetitions?)",
+		"targets2: []\n":    "(did you mean targets?)",
+	} {
+		_, err := Parse([]byte(base + extra))
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "[5:") {
+			t.Errorf("%q: %v, want line 5 and %s", extra, err, want)
+		}
+	}
+}
+
+// time, threads and repetitions name their line (or their flag when an
+// override set them); repetitions has a default.
+func TestRunSettingsNameTheirLine(t *testing.T) {
+	base := "name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: oltp_point_select}]\n"
+	for extra, want := range map[string]string{
+		"threads: [1]\ntime: 0\n":                  "line 6: time must be at least 1 second",
+		"threads: [1]\ntime: 5\nrepetitions: -2\n": "line 7: repetitions must be at least 1",
+		"time: 5\nthreads: [1, 0]\n":               "line 6: thread count 0",
+		"threads: [1]\ntime: 10s\n":                "[6:",
+	} {
+		s, err := Parse([]byte(base + extra))
+		if err == nil {
+			_, err = Expand(*s, NoOverrides(), nil)
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %s", extra, err, want)
+		}
+	}
+	s, err := Parse([]byte(base + "threads: [1]\ntime: 5\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Expand(*s, NoOverrides(), nil)
+	if err != nil || p.Suite.Repetitions != DefaultRepetitions {
+		t.Fatalf("no repetitions key: %v, %d repetitions", err, p.Suite.Repetitions)
+	}
+	o := NoOverrides()
+	o.Repetitions = 0
+	if _, err := Expand(*s, o, nil); err == nil || !strings.HasPrefix(err.Error(), "--repetitions: ") {
+		t.Errorf("--repetitions 0: %v", err)
+	}
+}

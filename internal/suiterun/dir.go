@@ -1,6 +1,7 @@
 package suiterun
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -85,6 +86,13 @@ func Run(ctx context.Context, o Options) error {
 	if err := x.Check(); err != nil {
 		return err
 	}
+	// Only a suite that passed every check claims the directory, so a
+	// fixed file runs there again without --resume.
+	if !o.Resume {
+		if err := claimDir(dir, text, ov); err != nil {
+			return err
+		}
+	}
 	pruneOrphans(o.Stderr)
 	if err := WriteJSON(filepath.Join(dir, PlanFile), x.Record()); err != nil {
 		return err
@@ -107,32 +115,11 @@ func Run(ctx context.Context, o Options) error {
 }
 
 // openSuiteDir returns the suite text and overrides: given, for a new
-// suite (and stored in dir), or stored in dir, when resuming.
+// suite (nothing is written yet: claimDir does that once the suite has
+// passed its checks), or stored in dir, when resuming.
 func openSuiteDir(dir string, o Options) ([]byte, suite.Overrides, error) {
 	if o.Resume {
-		text, err := os.ReadFile(filepath.Join(dir, SuiteFile))
-		if err != nil {
-			return nil, suite.Overrides{}, errs.Usage("nothing to resume in %s (no %s): run without --resume", dir, SuiteFile)
-		}
-		ov := suite.NoOverrides()
-		data, err := os.ReadFile(filepath.Join(dir, OverridesFile))
-		if err == nil {
-			err = json.Unmarshal(data, &ov)
-		}
-		if err != nil {
-			return nil, suite.Overrides{}, fmt.Errorf("reading %s: %w", filepath.Join(dir, OverridesFile), err)
-		}
-		// A resumed suite may aim at another precision or get more time.
-		if o.Overrides.Precision >= 0 {
-			ov.Precision = o.Overrides.Precision
-		}
-		if o.Overrides.Budget != "" {
-			ov.Budget = o.Overrides.Budget
-		}
-		if s, err := suite.Parse(text); err == nil && s.Name != o.NameOrFile && filepath.Base(o.NameOrFile) != s.Name+".yaml" {
-			fmt.Fprintf(o.Stderr, "encbench: resuming suite %s stored in %s (the stored plan wins over %s)\n", s.Name, dir, o.NameOrFile)
-		}
-		return text, ov, nil
+		return storedSuite(dir, o)
 	}
 	_, text, err := suite.Load(o.NameOrFile)
 	if err != nil {
@@ -153,31 +140,88 @@ func openSuiteDir(dir string, o Options) ([]byte, suite.Overrides, error) {
 			o.Overrides.Seed = uint64(at.Unix()) | 1
 		}
 	}
+	return text, o.Overrides, nil
+}
 
-	// Expand once here so a bad override fails before anything is written.
-	s, err := suite.Parse(text)
+// storedSuite is the suite and overrides a resumed suite began with. The
+// suite file given again must be the one stored: a changed file is
+// refused, naming what changed, rather than silently ignored.
+func storedSuite(dir string, o Options) ([]byte, suite.Overrides, error) {
+	text, err := os.ReadFile(filepath.Join(dir, SuiteFile))
 	if err != nil {
-		return nil, o.Overrides, errs.Usage("%s: %w", o.NameOrFile, err)
+		return nil, suite.Overrides{}, errs.Usage("nothing to resume in %s (no %s): run without --resume", dir, SuiteFile)
 	}
-	if _, err := suite.Expand(*s, o.Overrides, nil); err != nil {
-		return nil, o.Overrides, errs.Usage("%w", err)
+	ov := suite.NoOverrides()
+	data, err := os.ReadFile(filepath.Join(dir, OverridesFile))
+	if err == nil {
+		err = json.Unmarshal(data, &ov)
 	}
+	if err != nil {
+		return nil, suite.Overrides{}, fmt.Errorf("reading %s: %w", filepath.Join(dir, OverridesFile), err)
+	}
+	// A resumed suite may aim at another precision or get more time.
+	if o.Overrides.Precision >= 0 {
+		ov.Precision = o.Overrides.Precision
+	}
+	if o.Overrides.Budget != "" {
+		ov.Budget = o.Overrides.Budget
+	}
+	stored, err := suite.Parse(text)
+	if err != nil {
+		return nil, suite.Overrides{}, errs.Usage("the suite stored in %s no longer parses (%v): start a new --out", dir, err)
+	}
+	given, givenText, err := suite.Load(o.NameOrFile)
+	switch {
+	case err != nil || given.Name != stored.Name:
+		fmt.Fprintf(o.Stderr, "encbench: resuming suite %s stored in %s (the stored plan wins over %s)\n", stored.Name, dir, o.NameOrFile)
+	case !bytes.Equal(bytes.TrimSpace(givenText), bytes.TrimSpace(text)):
+		return nil, suite.Overrides{}, errs.Usage("%s changed since the suite began in %s (%s): resume with the file as it was (a copy is %s), or start a new --out",
+			o.NameOrFile, dir, lineChanges(text, givenText), filepath.Join(dir, SuiteFile))
+	}
+	return text, ov, nil
+}
+
+// lineChanges names the first lines that differ between two versions of
+// a file, as "line N: was ..., now ...".
+func lineChanges(was, now []byte) string {
+	a, b := strings.Split(string(was), "\n"), strings.Split(string(now), "\n")
+	var out []string
+	for i := range max(len(a), len(b)) {
+		var x, y string
+		if i < len(a) {
+			x = strings.TrimSpace(a[i])
+		}
+		if i < len(b) {
+			y = strings.TrimSpace(b[i])
+		}
+		if x == y {
+			continue
+		}
+		if len(out) == 3 {
+			out = append(out, "...")
+			break
+		}
+		out = append(out, fmt.Sprintf("line %d: was %q, now %q", i+1, x, y))
+	}
+	return strings.Join(out, "; ")
+}
+
+// claimDir creates the suite's directory and stores the suite and its
+// overrides there, for --resume and the report.
+func claimDir(dir string, text []byte, ov suite.Overrides) error {
 	for _, d := range []string{dir, filepath.Join(dir, CellsDir), filepath.Join(dir, LogsDir)} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, o.Overrides, fmt.Errorf("creating %s: %w", d, err)
+			return fmt.Errorf("creating %s: %w", d, err)
 		}
 	}
 	// Sandbox servers run as their own users and must reach their dirs.
 	if err := os.Chmod(dir, 0o755); err != nil {
-		return nil, o.Overrides, fmt.Errorf("setting mode of %s: %w", dir, err)
+		return fmt.Errorf("setting mode of %s: %w", dir, err)
 	}
 	if err := fsx.WriteFile(filepath.Join(dir, SuiteFile), text, 0o600); err != nil {
-		return nil, o.Overrides, fmt.Errorf("storing the suite: %w", err)
+		return fmt.Errorf("storing the suite: %w", err)
 	}
-	if err := WriteJSON(filepath.Join(dir, OverridesFile), o.Overrides); err != nil {
-		return nil, o.Overrides, err
-	}
-	return text, o.Overrides, nil
+	return WriteJSON(filepath.Join(dir, OverridesFile), ov)
 }
 
 // pruneOrphans stops the sandboxes an encbench that was killed (SIGKILL,

@@ -66,6 +66,14 @@ func (x *Executor) Execute(ctx context.Context) error {
 	}
 	prog := x.NewProgress(total, x.Finished)
 	defer prog.Close()
+	if su := x.Plan.Suite; su.Precision > 0 {
+		least, most := su.Blocks()
+		var deadline time.Time
+		if b := su.BudgetDuration(); b > 0 {
+			deadline = start.Add(b)
+		}
+		prog.Bound(total*most/max(least, 1), deadline)
+	}
 	// Each phase (reads, then writes) adds its blocks for precision and
 	// offered load before the next starts, so no read runs after a write.
 	phases := x.Plan.Phases()

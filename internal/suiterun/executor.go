@@ -45,6 +45,9 @@ type Progress interface {
 	CellDone(c suite.Cell, res *result.Result, err error)
 	// Grow adds cells that a precision target asked for.
 	Grow(n int)
+	// Bound says how far a precision target may grow the suite: to at
+	// most mostCells cells, and past no deadline (zero: no budget).
+	Bound(mostCells int, deadline time.Time)
 	Close()
 }
 

@@ -171,7 +171,7 @@ func (r *Registry) Lookup(name string) (Family, error) {
 	if name == "" {
 		return nil, errs.Usage("no workload given: name one of %s", all)
 	}
-	return nil, errs.Usage("unknown workload %q: use one of %s", name, all)
+	return nil, errs.Usage("unknown workload %q%s: use one of %s", name, errs.DidYouMean(name, r.Names()), all)
 }
 
 // Names lists every workload name, sorted.

@@ -207,6 +207,7 @@ func StartTables(ctx context.Context, env Env, c engine.Conn, tables []string) (
 	if err := CheckPrepare(ctx, c, d, append(slices.Clone(tables), MarkerTable), env.Force); err != nil {
 		return "", err
 	}
+	fmt.Fprintf(env.Log, "Creating table '%s' (a random marker string that the at-rest proof looks for in the server's files)...\n", MarkerTable)
 	if _, err := WriteMarker(ctx, c, d, suffix); err != nil {
 		return "", err
 	}

@@ -118,15 +118,8 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 	if docs, ok := c.(engine.Documents); ok {
 		return w.prepareDocs(ctx, docs, env)
 	}
-	d := env.Target.Engine.Dialect()
-	suffix, err := env.TableSuffix(ctx, c)
+	suffix, err := workload.StartTables(ctx, env, c, []string{table})
 	if err != nil {
-		return err
-	}
-	if err := workload.CheckPrepare(ctx, c, d, []string{table, workload.MarkerTable}, env.Force); err != nil {
-		return err
-	}
-	if _, err := workload.WriteMarker(ctx, c, d, suffix); err != nil {
 		return err
 	}
 	if err := workload.Own(ctx, c, Name, []string{table}); err != nil {
