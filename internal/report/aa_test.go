@@ -27,7 +27,21 @@ func TestSharesServer(t *testing.T) {
 	}
 	unknown := []*Row{cellOn("aa", "a", 0), cellOn("aa", "b", 0)}
 	if sharesServer(unknown, append(base, unknown...), "plain") {
-		t.Error("A/A without a known server pid seen as shared")
+		t.Error("A/A without a known server pid, beside a baseline with one, seen as shared")
+	}
+	// A DSN target without server_pid: the same address is the same server.
+	byDSN := func(variant, workload, dsn string) *Row {
+		r := &result.Result{Target: dsn}
+		return &Row{Key: Key{Target: "pg", Workload: workload, Threads: 8, Variant: variant}, Results: []*result.Result{r}}
+	}
+	dsnBase := []*Row{byDSN("plain", "a", "postgres://bench@10.0.0.5:5432/app"), byDSN("plain", "b", "postgres://bench@10.0.0.5:5432/app")}
+	dsnAA := []*Row{byDSN("aa", "a", "postgres://bench@10.0.0.5:5432/app"), byDSN("aa", "b", "postgres://bench@10.0.0.5:5432/app?sslmode=disable")}
+	if !sharesServer(dsnAA, append(dsnBase, dsnAA...), "plain") {
+		t.Error("A/A on the baseline's DSN not seen as the same server")
+	}
+	other := []*Row{byDSN("aa", "a", "postgres://bench@10.0.0.6:5432/app"), byDSN("aa", "b", "postgres://bench@10.0.0.5:5432/app")}
+	if sharesServer(other, append(dsnBase, other...), "plain") {
+		t.Error("A/A on a second DSN seen as the baseline's server")
 	}
 }
 

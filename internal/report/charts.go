@@ -138,7 +138,9 @@ func cpuChart(l *locale.Lang, id string, s Section, pairs [][2]string, threads [
 	ch := newBar(id, l.T("chart.cpu", s.Workload), l.T("chart.unit.us_txn"), x)
 	slanted(ch)
 	stack := charts.WithBarChartOpts(opts.BarChart{Stack: "cpu"})
-	ch.AddSeries(l.T("chart.cpu.server"), barData(server), stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6"}))
+	if slices.ContainsFunc(server, func(v float64) bool { return !math.IsNaN(v) }) {
+		ch.AddSeries(l.T("chart.cpu.server"), barData(server), stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6"}))
+	}
 	ch.AddSeries(l.T("chart.cpu.client"), barData(client), stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#fac858"}))
 	return snippet(ch)
 }

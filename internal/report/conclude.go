@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -68,21 +69,33 @@ func floorOf(cells []*Row) func(*Row) float64 {
 // sharesServer says the A/A cells ran on the baseline's own server (the
 // same server process in every block), not on a second instance.
 func sharesServer(aa []*Row, cells []*Row, baseline string) bool {
-	pid := func(c *Row) int {
-		if len(c.Results) == 0 {
-			return 0
-		}
-		return c.Results[0].CPU.ServerPID
-	}
 	for _, a := range aa {
 		i := slices.IndexFunc(cells, func(c *Row) bool {
 			return c.Variant == baseline && c.Target == a.Target && c.Workload == a.Workload && c.Threads == a.Threads && c.Rate == a.Rate
 		})
-		if i < 0 || pid(a) == 0 || pid(a) != pid(cells[i]) {
+		if i < 0 || serverOf(a) == "" || serverOf(a) != serverOf(cells[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// serverOf identifies the server a row's runs used: the local server's
+// pid when it was measured, else the DSN's address and database (a DSN
+// target without server_pid: the same address is the same server).
+func serverOf(c *Row) string {
+	if len(c.Results) == 0 {
+		return ""
+	}
+	r := c.Results[0]
+	if r.CPU.ServerPID != 0 {
+		return fmt.Sprintf("pid %d", r.CPU.ServerPID)
+	}
+	u, err := url.Parse(r.Target)
+	if err != nil || u.Host == "" {
+		return r.Target
+	}
+	return u.Host + u.Path
 }
 
 // aaConclusion reports the A/A variant: the baseline against itself.
@@ -237,7 +250,9 @@ func threadTrend(l *locale.Lang, cs []*Row, order Order) string {
 func cpuChange(l *locale.Lang, cs []*Row) string {
 	var top *Row
 	for _, c := range cs {
-		if c.ServerUsAdded == nil && c.ClientUsAdded == nil {
+		// Without the server's CPU a cost would be priced from encbench's
+		// own CPU alone, which is not what a loss is made of.
+		if c.ServerUsAdded == nil {
 			continue
 		}
 		if top == nil || c.Threads > top.Threads || (c.Threads == top.Threads && lossPct(c) > lossPct(top)) {

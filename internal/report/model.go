@@ -311,6 +311,9 @@ func method(l *locale.Lang, d *Data, cells []*Row, m *Model) []string {
 		design = l.T("method.design.interleaved", blocks, il.TurnMs, il.TurnMs*float64(il.Rounds)/1000, il.Rounds, il.WarmupRounds)
 	}
 	out := []string{design, l.T("method.loss"), l.T("method.cost")}
+	if !serverMeasured(cells) {
+		out = append(out, l.T("method.cost.no_server"))
+	}
 	if d.Record != nil && d.Record.Plan != nil {
 		st := d.Record.Suite
 		if hasAA(cells) {
@@ -557,6 +560,12 @@ func diffText(l *locale.Lang, d *stats.Diff) string {
 	return l.T("ci.range", l.F("%+.1f", d.Mean), l.F("%+.1f", d.Low), l.F("%+.1f", d.High))
 }
 
+// serverMeasured says whether any row has the server's CPU (a DSN target
+// without server_pid has none).
+func serverMeasured(cells []*Row) bool {
+	return slices.ContainsFunc(cells, func(c *Row) bool { return c.ServerMsPerTxn != nil })
+}
+
 func resultTable(l *locale.Lang, cells []*Row, precision float64) Table {
 	t := Table{Head: []string{l.T("col.target"), l.T("col.threads"), l.T("col.variant"), l.T("col.n"), l.T("col.tps"), l.T("col.avg_ms"), l.T("col.p95_ms"),
 		l.T("col.client_us"), l.T("col.server_us"), l.T("col.client_added"), l.T("col.server_added"), l.T("col.loss")}}
@@ -576,6 +585,9 @@ func resultTable(l *locale.Lang, cells []*Row, precision float64) Table {
 		t.Rows = append(t.Rows, []Text{{S: c.Target}, {S: strconv.Itoa(c.Threads)}, {S: name}, {S: strconv.Itoa(c.TPS.N)},
 			{S: ci(l, c.TPS, 1)}, {S: l.F("%.2f", c.AvgMs.Mean)}, {S: ci(l, c.P95Ms, 2)},
 			{S: l.F("%.1f", 1000*c.ClientMsPerTxn.Mean)}, {S: srv}, {S: cliAdded}, {S: srvAdded}, lossText(l, c, precision)})
+	}
+	if !serverMeasured(cells) {
+		t = dropColumns(t, 8, 10) // server CPU and server CPU added
 	}
 	return t
 }
@@ -633,5 +645,35 @@ func glance(l *locale.Lang, cells []*Row, order Order, baseline string, precisio
 			}
 		}
 	}
+	return t
+}
+
+// dropColumns removes the columns at the given indexes (ascending).
+func dropColumns(t Table, idx ...int) Table {
+	keep := func(n int) []int {
+		var k []int
+		for i := range n {
+			if !slices.Contains(idx, i) {
+				k = append(k, i)
+			}
+		}
+		return k
+	}
+	cols := keep(len(t.Head))
+	head := make([]string, 0, len(cols))
+	for _, i := range cols {
+		head = append(head, t.Head[i])
+	}
+	rows := make([][]Text, 0, len(t.Rows))
+	for _, r := range t.Rows {
+		nr := make([]Text, 0, len(cols))
+		for _, i := range cols {
+			if i < len(r) {
+				nr = append(nr, r[i])
+			}
+		}
+		rows = append(rows, nr)
+	}
+	t.Head, t.Rows = head, rows
 	return t
 }

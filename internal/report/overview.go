@@ -1,6 +1,7 @@
 package report
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -42,14 +43,24 @@ func overviewOf(l *locale.Lang, d *Data, cells []*Row, m *Model) Overview {
 			}
 		}
 	}
+	workloads, on := strings.Join(m.Order.Workloads, l.T("list.sep")), strings.Join(engines, l.T("list.sep"))
 	o := Overview{
-		Question: l.T("overview.question", strings.Join(layers, l.T("list.sep")), m.Baseline, strings.Join(m.Order.Workloads, l.T("list.sep")), strings.Join(engines, l.T("list.sep"))),
+		Question: l.T("overview.question", strings.Join(layers, l.T("list.sep")), m.Baseline, workloads, on),
 		Machine:  machineLine(l, d),
 		Dates:    datesLine(l, d),
+	}
+	if len(layers) == 0 {
+		o.Question = l.T("overview.question.baseline", m.Baseline, workloads, on)
 	}
 	floor := floorOf(cells)
 	for _, v := range layers {
 		o.Answers = append(o.Answers, layerAnswer(l, v, cells, floor))
+	}
+	if d.Record != nil {
+		for _, v := range slices.Sorted(maps.Keys(d.Record.Failed)) {
+			f := d.Record.Failed[v]
+			o.Answers = append(o.Answers, l.T("overview.failed", v, l.T("cells.n", f.Cells), f.Cause))
+		}
 	}
 	var widest float64
 	aa := 0

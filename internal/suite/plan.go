@@ -391,6 +391,15 @@ type Record struct {
 	// Noise is the machine's own steadiness, checked before the first
 	// block of a suite with a precision target.
 	Noise *MachineNoise `json:"machine_noise,omitempty"`
+	// Failed are the variants with cells that failed in the last
+	// execution, with how many and the first cause.
+	Failed map[string]Failure `json:"failed,omitempty"`
+}
+
+// Failure is a variant's failed cells and why the first one failed.
+type Failure struct {
+	Cells int    `json:"cells"`
+	Cause string `json:"cause"`
 }
 
 // MachineNoise is a noise check: spin loops pinned to each CPU counted

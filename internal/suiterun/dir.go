@@ -104,6 +104,10 @@ func Run(ctx context.Context, o Options) error {
 		return x.ExecuteAsGenerator(ctx, o.Generator, o.StartAt)
 	}
 	runErr := x.Execute(ctx)
+	// The record now says which variants failed, and why, for the report.
+	if err := WriteJSON(filepath.Join(dir, PlanFile), x.Record()); err != nil && runErr == nil {
+		runErr = err
+	}
 	if !o.NoReport && x.Finished > 0 && ctx.Err() == nil {
 		paths, err := report.Write(dir, o.Report)
 		if err != nil {

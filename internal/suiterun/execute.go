@@ -153,8 +153,9 @@ func (x *Executor) runEach(ctx context.Context, q *quietMachine, prog Progress, 
 		ls := x.setups[c.Setup]
 		prog.CellStart(c)
 		if err := ls.server().err; err != nil {
-			x.Failed++
-			prog.CellDone(c, nil, fmt.Errorf("setup %s failed: %w", ls.server().ID, err))
+			err = fmt.Errorf("setup %s failed: %w", ls.server().ID, err)
+			x.failed(c, err)
+			prog.CellDone(c, nil, err)
 			continue
 		}
 		res, err := x.measureCell(ctx, q, ls, c, prog.Live)
@@ -165,7 +166,7 @@ func (x *Executor) runEach(ctx context.Context, q *quietMachine, prog Progress, 
 		if res != nil && !res.Partial && err == nil {
 			x.Finished++
 		} else if ctx.Err() == nil {
-			x.Failed++
+			x.failed(c, err)
 		}
 		x.cellTimes = append(x.cellTimes, time.Since(t0))
 		prog.CellDone(c, res, err)

@@ -66,6 +66,9 @@ type Executor struct {
 	// Finished and Failed count cells once Execute returns; Reruns the
 	// attempts discarded as disturbed.
 	Finished, Failed, Reruns int
+	// failures are this execution's failed cells by variant, with the
+	// first cause, for plan.json and the report.
+	failures map[string]suite.Failure
 	// noRoom is the first write the file system refused for lack of
 	// space (or being read-only): the suite stops there.
 	noRoom error
@@ -331,7 +334,7 @@ func (x *Executor) sandboxLine(ls *liveSetup) string {
 func (x *Executor) Record() suite.Record {
 	d := suite.Record{Plan: x.Plan, Command: x.Command,
 		CreatedAt: time.Now().UTC().Format(time.RFC3339), ClientCPUs: x.clientCPUs, ServerCPUs: x.serverCPUs,
-		Reproduce: map[string]string{}, BudgetSpent: x.BudgetSpent, Noise: x.noise}
+		Reproduce: map[string]string{}, BudgetSpent: x.BudgetSpent, Noise: x.noise, Failed: x.failures}
 	for _, su := range x.Plan.Setups {
 		ls := x.setups[su.ID]
 		var lines []string
@@ -345,7 +348,10 @@ func (x *Executor) Record() suite.Record {
 				break
 			}
 		}
-		if ps, err := x.prepareSpec(ls, first.Name); err == nil {
+		if ls.owner != nil && ls.owner != ls {
+			// The owner's server and data serve this setup too.
+			lines = append(lines, "# the data set is "+ls.owner.ID+"'s, prepared once")
+		} else if ps, err := x.prepareSpec(ls, first.Name); err == nil {
 			lines = append(lines, ps.Display())
 		}
 		c := suite.Cell{Variant: ls.Variant, Workload: first.Name, Options: first.OptionStrings(), Threads: x.Plan.Suite.Threads[0], Repetition: 1}
@@ -358,6 +364,23 @@ func (x *Executor) Record() suite.Record {
 		d.Reproduce[su.ID] = strings.Join(lines, "\n")
 	}
 	return d
+}
+
+// failed counts a failed cell and keeps its variant's first cause.
+func (x *Executor) failed(c suite.Cell, err error) {
+	x.Failed++
+	if x.failures == nil {
+		x.failures = map[string]suite.Failure{}
+	}
+	f := x.failures[c.Variant]
+	f.Cells++
+	if f.Cause == "" {
+		f.Cause = "partial result (the run was cut short)"
+		if err != nil {
+			f.Cause = firstLine(err)
+		}
+	}
+	x.failures[c.Variant] = f
 }
 
 func (x *Executor) cellPath(c suite.Cell) string {

@@ -194,3 +194,27 @@ func TestSuiteRefusesAVariantTheWorkloadCannotRun(t *testing.T) {
 		t.Errorf("oltp_point_select in colenc50: %v", err)
 	}
 }
+
+// Setups that share another's server and data show the data set as
+// prepared once, by that setup, instead of a prepare line of their own.
+func TestReproduceShowsTheDataPreparedOnce(t *testing.T) {
+	x := plan(t)
+	rec := x.Record()
+	shared := 0
+	for _, su := range x.Plan.Setups {
+		ls := x.setups[su.ID]
+		lines := rec.Reproduce[su.ID]
+		prepares := strings.Count(lines, "encbench prepare ")
+		if ls.owner != nil && ls.owner != ls {
+			shared++
+			if prepares != 0 || !strings.Contains(lines, ls.owner.ID+"'s, prepared once") {
+				t.Errorf("%s shares %s's data, yet shows:\n%s", su.ID, ls.owner.ID, lines)
+			}
+		} else if prepares != 1 {
+			t.Errorf("%s: %d prepare lines:\n%s", su.ID, prepares, lines)
+		}
+	}
+	if shared == 0 {
+		t.Fatal("the test suite has no setup sharing a server: the check saw nothing")
+	}
+}

@@ -59,7 +59,7 @@ func (x *Executor) ExecuteAsGenerator(ctx context.Context, gen, startAt string) 
 			}
 		}
 		if err := x.runGeneratorCell(ctx, c, gen, at); err != nil {
-			x.Failed++
+			x.failed(c, err)
 			fmt.Fprintf(x.Stderr, "encbench: cell %s: %s\n", c.ID, firstLine(err))
 			continue
 		}

@@ -42,8 +42,9 @@ func (x *Executor) runBlock(ctx context.Context, q *quietMachine, prog Progress,
 	var cells []suite.Cell
 	for _, c := range block {
 		if err := x.setups[c.Setup].server().err; err != nil {
-			x.Failed++
-			prog.CellDone(c, nil, fmt.Errorf("setup %s failed: %w", x.setups[c.Setup].server().ID, err))
+			err = fmt.Errorf("setup %s failed: %w", x.setups[c.Setup].server().ID, err)
+			x.failed(c, err)
+			prog.CellDone(c, nil, err)
 			continue
 		}
 		cells = append(cells, c)
@@ -67,7 +68,7 @@ func (x *Executor) runBlock(ctx context.Context, q *quietMachine, prog Progress,
 		if res != nil && !res.Partial && err == nil {
 			x.Finished++
 		} else if ctx.Err() == nil {
-			x.Failed++
+			x.failed(c, err)
 		}
 		x.cellTimes = append(x.cellTimes, per)
 		prog.CellDone(c, res, err)
