@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -244,5 +245,19 @@ func TestRootCausePrefersTheUsageError(t *testing.T) {
 	}
 	if got := rootCause(cut, []error{cut, nil}); got != cut {
 		t.Errorf("without a usage error: %v", got)
+	}
+}
+
+// A worker whose set-up the first failure cancelled may word its error as
+// a usage error ("no table of this version (context canceled ...)"): it
+// never hides the failure that cancelled it.
+func TestRootCauseIgnoresWhatTheCancellationCaused(t *testing.T) {
+	setBack := errors.New("the server's ashe identifier counter (1) is below 1099511631872")
+	cancelled := errs.Usage("no sbtest_enc table of this version (%w)", fmt.Errorf("%w: reading from the server: EOF", context.Canceled))
+	if got := rootCause(setBack, []error{cancelled, setBack}); got != setBack {
+		t.Errorf("got %v", got)
+	}
+	if got := rootCause(cancelled, []error{cancelled, setBack}); got != setBack {
+		t.Errorf("cancelled first: got %v", got)
 	}
 }

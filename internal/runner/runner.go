@@ -277,16 +277,26 @@ func Open(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config
 	return s, nil
 }
 
-// rootCause is the error to report when workers failed to start: one
-// that says what the user must change (a usage error, such as a
-// workload's refusal of its options) before the first, since the first
-// failure cancels the other workers' connections, and a connection cut
-// off in its handshake would otherwise hide the cause.
+// rootCause is the error to report when workers failed to start. The
+// first failure cancels the other workers, so an error that the
+// cancellation caused never wins. Of the rest, one that says what the user
+// must change (a usage error, such as a workload's refusal of its options)
+// comes before the first: a connection cut off in its handshake would
+// otherwise hide the cause.
 func rootCause(first error, all []error) error {
+	var own []error
 	for _, err := range all {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			own = append(own, err)
+		}
+	}
+	for _, err := range own {
 		if errs.ExitCode(err) == 2 {
 			return err
 		}
+	}
+	if len(own) > 0 && errors.Is(first, context.Canceled) {
+		return own[0]
 	}
 	return first
 }
