@@ -314,6 +314,11 @@ func method(l *locale.Lang, d *Data, cells []*Row, m *Model) []string {
 	if !serverMeasured(cells) {
 		out = append(out, l.T("method.cost.no_server"))
 	}
+	if d.Record != nil {
+		for _, setup := range slices.Sorted(maps.Keys(d.Record.ReusedData)) {
+			out = append(out, l.T("method.data.reused", setup, d.Record.ReusedData[setup]))
+		}
+	}
 	if d.Record != nil && d.Record.Plan != nil {
 		st := d.Record.Suite
 		if hasAA(cells) {

@@ -68,6 +68,13 @@ type Suite struct {
 	Order string `yaml:"order" json:"order,omitempty"`
 	// Disturbance is when a repetition runs again (see Disturbance).
 	Disturbance *Disturbance `yaml:"disturbance" json:"disturbance,omitempty"`
+	// RecreateData lets a suite replace a data set of other parameters
+	// on a DSN target (default: refused, naming what differs).
+	RecreateData bool `yaml:"recreate_data" json:"recreate_data,omitempty"`
+	// Cleanup removes the data sets the suite prepared on DSN targets once
+	// every cell has finished (default: kept, for --resume and later
+	// suites with the same data parameters).
+	Cleanup bool `yaml:"cleanup" json:"cleanup,omitempty"`
 	// Data are the prepare options of the data set (tables, table-size),
 	// shared by every workload of a family.
 	Data       map[string]any `yaml:"data" json:"data"`

@@ -54,6 +54,9 @@ func (x *Executor) Execute(ctx context.Context) error {
 		}
 	}
 	defer x.stopSandboxes()
+	if err := x.preflight(ctx); err != nil {
+		return err
+	}
 	if err := x.startSetups(ctx, need); err != nil {
 		return x.interrupted(ctx, err)
 	}
@@ -93,7 +96,13 @@ func (x *Executor) Execute(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return x.interrupted(ctx, ctx.Err())
 	}
-	return x.outcome()
+	if err := x.outcome(); err != nil {
+		return err
+	}
+	if x.Plan.Suite.Cleanup {
+		return x.cleanupData(ctx)
+	}
+	return nil
 }
 
 // quietMachine knows every server of the suite by its owning setup.
@@ -305,6 +314,16 @@ func (x *Executor) prepare(ctx context.Context, ls *liveSetup) error {
 		s, err := x.prepareSpec(ls, w.Name)
 		if err != nil {
 			return errs.Usage("preparing %s: %w", w.Name, err)
+		}
+		if !ls.Sandbox {
+			reuse, err := x.reuseData(ctx, ls, s, fam.Name())
+			if err != nil {
+				return err
+			}
+			if reuse {
+				continue
+			}
+			s.Force = x.Plan.Suite.RecreateData
 		}
 		fmt.Fprintf(log, "$ %s\n", s.Display())
 		if err := orchestrator.Prepare(ctx, s, x.Registry, log); err != nil {

@@ -69,6 +69,9 @@ type Executor struct {
 	// failures are this execution's failed cells by variant, with the
 	// first cause, for plan.json and the report.
 	failures map[string]suite.Failure
+	// reused are the setups whose DSN target already held the suite's
+	// data set, with when it was prepared.
+	reused map[string]string
 	// noRoom is the first write the file system refused for lack of
 	// space (or being read-only): the suite stops there.
 	noRoom error
@@ -177,6 +180,9 @@ func (x *Executor) Check() error {
 		s, err := x.cellSpec(x.setups[c.Setup], c)
 		if err != nil {
 			return errs.Usage("suite cell %s: %w", c.ID, err)
+		}
+		if err := x.checkTargetSettings(x.setups[c.Setup], s); err != nil {
+			return err
 		}
 		fam, _ := x.Registry.Lookup(s.Workload)
 		wl, err := fam.New(s.Workload, s.Options)
@@ -334,7 +340,7 @@ func (x *Executor) sandboxLine(ls *liveSetup) string {
 func (x *Executor) Record() suite.Record {
 	d := suite.Record{Plan: x.Plan, Command: x.Command,
 		CreatedAt: time.Now().UTC().Format(time.RFC3339), ClientCPUs: x.clientCPUs, ServerCPUs: x.serverCPUs,
-		Reproduce: map[string]string{}, BudgetSpent: x.BudgetSpent, Noise: x.noise, Failed: x.failures}
+		Reproduce: map[string]string{}, BudgetSpent: x.BudgetSpent, Noise: x.noise, Failed: x.failures, ReusedData: x.reused}
 	for _, su := range x.Plan.Setups {
 		ls := x.setups[su.ID]
 		var lines []string
