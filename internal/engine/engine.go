@@ -546,6 +546,13 @@ type AtRest interface {
 	TDESource() string
 }
 
+// AtRestSettings is implemented by engines whose servers encrypt logs and
+// temporary files by global settings, apart from the tables.
+type AtRestSettings interface {
+	// GlobalAtRest reads those settings, by name.
+	GlobalAtRest(ctx context.Context, c Conn) (map[string]string, error)
+}
+
 // Sizer reports the data set size and the server's buffer cache, which
 // decide whether a run is I/O-bound (where TDE costs) or in memory.
 type Sizer interface {
@@ -561,4 +568,25 @@ func QuoteList(names []string) string {
 		q[i] = "'" + strings.ReplaceAll(n, "'", "") + "'"
 	}
 	return strings.Join(q, ",")
+}
+
+// WithDatabase is dsn naming another database on the same server, as a
+// URL DSN (a native form is converted), with every other part kept.
+func WithDatabase(dsn, database string) (string, error) {
+	u, err := parseDSN(dsn)
+	if err != nil {
+		return "", err
+	}
+	c := *u
+	c.Path, c.RawPath = "/"+database, ""
+	return c.String(), nil
+}
+
+// Database is the database a DSN names ("" when it names none).
+func Database(dsn string) (string, error) {
+	u, err := parseDSN(dsn)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimPrefix(u.Path, "/"), nil
 }

@@ -93,6 +93,13 @@ func Prepare(ctx context.Context, s spec.Spec, reg *workload.Registry, log io.Wr
 	if err := r.Workload.Prepare(ctx, r.env(log)); err != nil {
 		return fmt.Errorf("prepare failed: %w", err)
 	}
+	fam, err := reg.Lookup(s.Workload)
+	if err != nil {
+		return err
+	}
+	if err := recordDataSet(ctx, r, fam.Name()); err != nil {
+		return fmt.Errorf("prepare: recording the data set: %w", err)
+	}
 	return nil
 }
 
@@ -104,6 +111,13 @@ func Cleanup(ctx context.Context, s spec.Spec, reg *workload.Registry, log io.Wr
 	}
 	if err := r.Workload.Cleanup(ctx, r.env(log)); err != nil {
 		return fmt.Errorf("cleanup failed: %w", err)
+	}
+	fam, err := reg.Lookup(s.Workload)
+	if err != nil {
+		return err
+	}
+	if err := forgetDataSet(ctx, r, fam.Name()); err != nil {
+		return fmt.Errorf("cleanup: forgetting the data set: %w", err)
 	}
 	return nil
 }

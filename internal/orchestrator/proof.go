@@ -73,6 +73,16 @@ func proveAtRest(ctx context.Context, t engine.Target, c engine.Conn, wl workloa
 			wrong = append(wrong, fmt.Sprintf("%s (%s)", name, s.Detail))
 		}
 	}
+	if sb == nil && expect {
+		// A server of the user's: its catalog proves the tables, and
+		// the rest follows its global settings, which the report names.
+		p.Scope = "tables"
+		if g, ok := t.Engine.(engine.AtRestSettings); ok {
+			if p.ServerSettings, err = g.GlobalAtRest(ctx, c); err != nil {
+				return p, err
+			}
+		}
+	}
 	if sb != nil && len(sb.MarkerFiles) > 0 && canary != "" {
 		if p.Marker, err = scanMarker(sb.MarkerFiles, canary, !expect); err != nil {
 			return p, err

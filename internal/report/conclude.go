@@ -98,6 +98,39 @@ func serverOf(c *Row) string {
 	return u.Host + u.Path
 }
 
+// otherInstance says whether some variant ran on another server instance
+// than its baseline (TDE on a server of its own), as opposed to another
+// database of the same server (TDE's encrypted copies).
+func otherInstance(cells []*Row, baseline string) bool {
+	for _, c := range cells {
+		if c.Variant == baseline || c.Variant == variantpkg.AAName {
+			continue
+		}
+		i := slices.IndexFunc(cells, func(b *Row) bool {
+			return b.Variant == baseline && b.Target == c.Target && b.Workload == c.Workload && b.Threads == c.Threads && b.Rate == c.Rate
+		})
+		if i >= 0 && instanceOf(c) != instanceOf(cells[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// instanceOf is serverOf without the database: the server process.
+func instanceOf(c *Row) string {
+	if len(c.Results) == 0 {
+		return ""
+	}
+	r := c.Results[0]
+	if r.CPU.ServerPID != 0 {
+		return fmt.Sprintf("pid %d", r.CPU.ServerPID)
+	}
+	if u, err := url.Parse(r.Target); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return r.Target
+}
+
 // aaConclusion reports the A/A variant: the baseline against itself.
 func aaConclusion(l *locale.Lang, cs []*Row, baseline string, shared bool) string {
 	var widest float64

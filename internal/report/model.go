@@ -314,14 +314,24 @@ func method(l *locale.Lang, d *Data, cells []*Row, m *Model) []string {
 	if !serverMeasured(cells) {
 		out = append(out, l.T("method.cost.no_server"))
 	}
+	out = append(out, perTableTDE(l, cells)...)
+	if d.Record != nil {
+		for _, setup := range slices.Sorted(maps.Keys(d.Record.ReusedData)) {
+			out = append(out, l.T("method.data.reused", setup, d.Record.ReusedData[setup]))
+		}
+	}
 	if d.Record != nil && d.Record.Plan != nil {
 		st := d.Record.Suite
 		if hasAA(cells) {
 			key := "method.aa"
-			if aa := cellsOf(cells, variant.AAName); sharesServer(aa, cells, d.Record.Baseline) {
+			aa := cellsOf(cells, variant.AAName)
+			if sharesServer(aa, cells, d.Record.Baseline) {
 				key = "method.aa.shared"
 			}
 			out = append(out, l.T(key))
+			if key == "method.aa.shared" && otherInstance(cells, d.Record.Baseline) {
+				out = append(out, l.T("method.aa.instances"))
+			}
 		}
 		dist := st.Disturb()
 		key := "method.quiet"
@@ -676,4 +686,29 @@ func dropColumns(t Table, idx ...int) Table {
 	}
 	t.Head, t.Rows = head, rows
 	return t
+}
+
+// perTableTDE states, once per target, the limit of TDE measured on a
+// server of the user's: the tables are proven, the rest is the server's.
+func perTableTDE(l *locale.Lang, cells []*Row) []string {
+	said := map[string]bool{}
+	var out []string
+	for _, c := range cells {
+		for _, r := range c.Results {
+			p := r.Variant.Verified.TDE
+			if p == nil || p.Scope != "tables" || said[c.Target] {
+				continue
+			}
+			said[c.Target] = true
+			var settings []string
+			for _, k := range slices.Sorted(maps.Keys(p.ServerSettings)) {
+				settings = append(settings, k+"="+p.ServerSettings[k])
+			}
+			if len(settings) == 0 {
+				settings = []string{"?"}
+			}
+			out = append(out, l.T("method.tde.tables", c.Target, p.Source, strings.Join(settings, ", ")))
+		}
+	}
+	return out
 }

@@ -212,7 +212,12 @@ type TDEProof struct {
 	Tables    int               `json:"tables"`
 	Encrypted int               `json:"encrypted"`
 	Detail    map[string]string `json:"detail,omitempty"`
-	Marker    *MarkerProof      `json:"marker,omitempty"`
+	// Scope "tables": only the tables' encryption is proven (a server of
+	// the user's, read through its catalog); logs and temporary files
+	// follow ServerSettings, the server's global at-rest settings.
+	Scope          string            `json:"scope,omitempty"`
+	ServerSettings map[string]string `json:"server_settings,omitempty"`
+	Marker         *MarkerProof      `json:"marker,omitempty"`
 }
 
 // ColencProof lists the columns a level encrypts and what the server holds

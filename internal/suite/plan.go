@@ -338,6 +338,17 @@ func (s Suite) Target(name string) (Target, bool) {
 	return Target{}, false
 }
 
+// TargetLine is "line N: " for the named target's entry in the suite
+// file ("" when it is not from a file).
+func (s Suite) TargetLine(name string) string {
+	for i, t := range s.Targets {
+		if t.Name == name {
+			return s.at(fmt.Sprintf("$.targets[%d]", i))
+		}
+	}
+	return ""
+}
+
 // Workloads names the distinct workloads in suite order.
 func (p *Plan) WorkloadNames() []string {
 	var out []string
@@ -394,6 +405,9 @@ type Record struct {
 	// Failed are the variants with cells that failed in the last
 	// execution, with how many and the first cause.
 	Failed map[string]Failure `json:"failed,omitempty"`
+	// ReusedData are the setups whose DSN target already held the
+	// suite's data set (same parameters), with when it was prepared.
+	ReusedData map[string]string `json:"reused_data,omitempty"`
 }
 
 // Failure is a variant's failed cells and why the first one failed.

@@ -68,6 +68,13 @@ type Suite struct {
 	Order string `yaml:"order" json:"order,omitempty"`
 	// Disturbance is when a repetition runs again (see Disturbance).
 	Disturbance *Disturbance `yaml:"disturbance" json:"disturbance,omitempty"`
+	// RecreateData lets a suite replace a data set of other parameters
+	// on a DSN target (default: refused, naming what differs).
+	RecreateData bool `yaml:"recreate_data" json:"recreate_data,omitempty"`
+	// Cleanup removes the data sets the suite prepared on DSN targets once
+	// every cell has finished (default: kept, for --resume and later
+	// suites with the same data parameters).
+	Cleanup bool `yaml:"cleanup" json:"cleanup,omitempty"`
 	// Data are the prepare options of the data set (tables, table-size),
 	// shared by every workload of a family.
 	Data       map[string]any `yaml:"data" json:"data"`
@@ -152,8 +159,17 @@ type Target struct {
 	TLSCA   string `yaml:"tls_ca" json:"tls_ca,omitempty"`
 	TLSCert string `yaml:"tls_cert" json:"tls_cert,omitempty"`
 	TLSKey  string `yaml:"tls_key" json:"tls_key,omitempty"`
+	// TDEDSN is where tde variants run: a server with encryption at rest
+	// on, or another database of this server that holds encrypted copies.
+	TDEDSN string `yaml:"tde_dsn" json:"-"`
+	// TDEDatabase names the database of this server that holds the
+	// encrypted copies of the tables (tde variants, no tde_dsn; default:
+	// the DSN's database with _tde appended).
+	TDEDatabase string `yaml:"tde_database" json:"tde_database,omitempty"`
 	// ServerPID lets encbench measure a local server's CPU.
 	ServerPID int `yaml:"server_pid" json:"server_pid,omitempty"`
+	// TDEServerPID is tde_dsn's server, when it is local.
+	TDEServerPID int `yaml:"tde_server_pid" json:"tde_server_pid,omitempty"`
 	// Generators runs each cell of this target as that many encbench
 	// processes sharing the threads, with a common start, merged exactly
 	// (encbench run --generator I/N, encbench merge); 0 or 1: one process.
@@ -410,6 +426,12 @@ func (s *Suite) checkTargets() error {
 		}
 		if seen[t.Name] {
 			return fmt.Errorf("two targets are named %q: give each a name", t.Name)
+		}
+		if t.DSN == "" && (t.TDEDSN != "" || t.TDEDatabase != "") {
+			return fmt.Errorf("%starget %s: tde_dsn and tde_database go with dsn; a sandbox target gets a server with TDE on of its own", s.at(fmt.Sprintf("$.targets[%d]", i)), t.Name)
+		}
+		if t.TDEDSN != "" && t.TDEDatabase != "" {
+			return fmt.Errorf("%starget %s: give tde_dsn (where tde variants run) or tde_database (encrypted copies on this server), not both", s.at(fmt.Sprintf("$.targets[%d]", i)), t.Name)
 		}
 		if t.Generators < 0 || t.Generators > 64 {
 			return fmt.Errorf("target %s: generators %d: give 1 to 64 processes", t.Name, t.Generators)

@@ -86,6 +86,9 @@ func Run(ctx context.Context, o Options) error {
 	if err := x.Check(); err != nil {
 		return err
 	}
+	if err := x.Preflight(ctx); err != nil {
+		return err
+	}
 	// Only a suite that passed every check claims the directory, so a
 	// fixed file runs there again without --resume.
 	if !o.Resume {

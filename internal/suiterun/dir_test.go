@@ -52,3 +52,21 @@ func TestResumeRefusesAChangedSuite(t *testing.T) {
 		t.Fatalf("changed suite: %v", err)
 	}
 }
+
+// A TLS variant on a DSN target without tls_ca is refused before
+// anything exists, naming the target's line.
+func TestTLSVariantNeedsTheCA(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	file := filepath.Join(t.TempDir(), "s.yaml")
+	text := "name: s\ntargets:\n  - name: remote\n    dsn: mysql://bench@127.0.0.1:3999/bench\nvariants: [plain, tls]\nworkloads:\n  - name: oltp_point_select\nthreads: [1]\ntime: 1\n"
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := runSuite(file, out, false)
+	if err == nil || !strings.Contains(err.Error(), "line 3: variant tls needs tls_ca (the server's CA certificate) on target remote") {
+		t.Fatalf("tls without tls_ca: %v", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused suite left %s behind", out)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/runner"
 	"github.com/encbench/encbench/internal/sandbox"
+	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/suite"
 )
 
@@ -93,7 +94,13 @@ func (x *Executor) Execute(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return x.interrupted(ctx, ctx.Err())
 	}
-	return x.outcome()
+	if err := x.outcome(); err != nil {
+		return err
+	}
+	if x.Plan.Suite.Cleanup {
+		return x.cleanupData(ctx)
+	}
+	return nil
 }
 
 // quietMachine knows every server of the suite by its owning setup.
@@ -226,7 +233,6 @@ func (x *Executor) startSetups(ctx context.Context, need map[string]bool) error 
 		if !need[su.ID] || ls.err != nil || ls.owner != nil {
 			continue // setups sharing a server use its owner's data
 		}
-		fmt.Fprintf(x.Stdout, "preparing %s (%s)\n", su.ID, strings.Join(suite.Args(x.Plan.Suite.DataOptions()), " "))
 		if err := x.prepare(ctx, ls); err != nil {
 			if ctx.Err() != nil {
 				return err
@@ -290,6 +296,7 @@ func (x *Executor) prepare(ctx context.Context, ls *liveSetup) error {
 	}
 	defer log.Close()
 	var prepared []string
+	said := false
 	for _, w := range x.Plan.Suite.Workloads {
 		if !w.RunsOn(ls.target) || !w.RunsIn(ls.Variant) {
 			continue
@@ -305,6 +312,25 @@ func (x *Executor) prepare(ctx context.Context, ls *liveSetup) error {
 		s, err := x.prepareSpec(ls, w.Name)
 		if err != nil {
 			return errs.Usage("preparing %s: %w", w.Name, err)
+		}
+		if !ls.Sandbox {
+			if x.reuseData(ls, fam.Name()) {
+				continue
+			}
+			// Only encbench's own data set is replaced (cleanup drops
+			// what encbench created; prepare then refuses anything else).
+			if x.replace[ls.ID+"/"+fam.Name()] {
+				c := s
+				c.Command = spec.Cleanup
+				fmt.Fprintf(log, "$ %s\n", c.Display())
+				if err := orchestrator.Cleanup(ctx, c, x.Registry, log); err != nil {
+					return fmt.Errorf("replacing the %s data set: %w", fam.Name(), err)
+				}
+			}
+		}
+		if !said {
+			fmt.Fprintf(x.Stdout, "preparing %s (%s)\n", ls.ID, strings.Join(suite.Args(x.Plan.Suite.DataOptions()), " "))
+			said = true
 		}
 		fmt.Fprintf(log, "$ %s\n", s.Display())
 		if err := orchestrator.Prepare(ctx, s, x.Registry, log); err != nil {

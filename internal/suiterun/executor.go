@@ -69,6 +69,15 @@ type Executor struct {
 	// failures are this execution's failed cells by variant, with the
 	// first cause, for plan.json and the report.
 	failures map[string]suite.Failure
+	// reused are the setups whose DSN target already held the suite's
+	// data set, with when it was prepared.
+	reused map[string]string
+	// reuse are the data sets pre-flight found on DSN targets with this
+	// suite's parameters, by setup and family.
+	reuse map[string]*orchestrator.DataSet
+	// replace are the data sets of other parameters that recreate_data
+	// lets the suite replace.
+	replace map[string]bool
 	// noRoom is the first write the file system refused for lack of
 	// space (or being read-only): the suite stops there.
 	noRoom error
@@ -107,6 +116,9 @@ type liveSetup struct {
 	// that some of them connect over TLS.
 	owner            *liveSetup
 	shared, offerTLS bool
+	// copies is the database of a DSN target's server that holds the
+	// encrypted copies of its tables (a tde variant without tde_dsn).
+	copies string
 }
 
 // server is the setup that owns the server ls runs on.
@@ -162,6 +174,11 @@ func (x *Executor) Check() error {
 			if _, err := engine.ParseTarget(ls.target.DSN, engine.TLSOptions{}); err != nil {
 				return errs.Usage("target %s: %w", t.Name, err)
 			}
+			if v.TDE {
+				if err := x.tdeTarget(ls); err != nil {
+					return err
+				}
+			}
 		}
 		x.setups[su.ID] = ls
 	}
@@ -177,6 +194,9 @@ func (x *Executor) Check() error {
 		s, err := x.cellSpec(x.setups[c.Setup], c)
 		if err != nil {
 			return errs.Usage("suite cell %s: %w", c.ID, err)
+		}
+		if err := x.checkTargetSettings(x.setups[c.Setup], s); err != nil {
+			return err
 		}
 		fam, _ := x.Registry.Lookup(s.Workload)
 		wl, err := fam.New(s.Workload, s.Options)
@@ -334,7 +354,7 @@ func (x *Executor) sandboxLine(ls *liveSetup) string {
 func (x *Executor) Record() suite.Record {
 	d := suite.Record{Plan: x.Plan, Command: x.Command,
 		CreatedAt: time.Now().UTC().Format(time.RFC3339), ClientCPUs: x.clientCPUs, ServerCPUs: x.serverCPUs,
-		Reproduce: map[string]string{}, BudgetSpent: x.BudgetSpent, Noise: x.noise, Failed: x.failures}
+		Reproduce: map[string]string{}, BudgetSpent: x.BudgetSpent, Noise: x.noise, Failed: x.failures, ReusedData: x.reused}
 	for _, su := range x.Plan.Setups {
 		ls := x.setups[su.ID]
 		var lines []string

@@ -112,3 +112,20 @@ func (Engine) BufferPoolBytes(ctx context.Context, c engine.Conn) (int64, error)
 	}
 	return strconv.ParseInt(rows[0][1], 10, 64)
 }
+
+// GlobalAtRest reads what a table's ENCRYPTED option does not cover: redo
+// and undo logs, temporary files and tables, the binary log (MariaDB's
+// and MySQL 8's names; a server shows the ones it has).
+func (Engine) GlobalAtRest(ctx context.Context, c engine.Conn) (map[string]string, error) {
+	rows, err := c.Query(ctx, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ("+engine.QuoteList([]string{
+		"innodb_encrypt_log", "innodb_encrypt_temporary_tables", "encrypt_tmp_files", "encrypt_tmp_disk_tables", "encrypt_binlog",
+		"innodb_redo_log_encrypt", "innodb_undo_log_encrypt", "binlog_encryption", "innodb_encrypt_tables"})+")")
+	if err != nil {
+		return nil, fmt.Errorf("reading the server's at-rest settings: %w", err)
+	}
+	out := map[string]string{}
+	for _, r := range rows {
+		out[r[0]] = r[1]
+	}
+	return out, nil
+}

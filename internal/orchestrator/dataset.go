@@ -1,0 +1,134 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/spec"
+	"github.com/encbench/encbench/internal/workload"
+)
+
+// DataSetTable records, per workload family, the parameters of the data
+// set prepare made on the server, so a later suite (or --resume) can tell
+// its own data set from one it would have to make again.
+const DataSetTable = "encbench_dataset"
+
+// DataSet is what one family's prepare made.
+type DataSet struct {
+	Family     string
+	Params     string
+	PreparedAt string
+}
+
+// notData are a prepare's flags that say where and how fast to load, not
+// what the data is.
+var notData = []string{"dsn", "sandbox", "tls", "tls-version", "tls-cipher", "tls-ca", "tls-cert", "tls-key", "threads", "force", "server-pid", "server-process"}
+
+// DataParams is the prepare spec's data parameters, as sorted name=value
+// pairs: the workload's options, --tde and the seed, never the server.
+func DataParams(s spec.Spec) string {
+	ch := s.Changed()
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(ch)) {
+		if !slices.Contains(notData, k) {
+			out = append(out, "--"+k+"="+ch[k])
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// ReadDataSet returns the data set the spec's family has on its server
+// (nil: none recorded, or a server without SQL tables).
+func ReadDataSet(ctx context.Context, s spec.Spec, reg *workload.Registry) (*DataSet, error) {
+	r, err := Resolve(s, reg, nil)
+	if err != nil {
+		return nil, err
+	}
+	fam, err := reg.Lookup(s.Workload)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.Target.Engine.Connect(ctx, r.Target)
+	if err != nil {
+		return nil, engine.ConnectError(r.Target, err)
+	}
+	defer c.Close()
+	if _, ok := c.(engine.Documents); ok {
+		return nil, nil
+	}
+	tables, err := workload.Tables(ctx, c, r.Target.Engine.Dialect())
+	if err != nil || !tables[DataSetTable] {
+		return nil, err
+	}
+	rows, err := c.Query(ctx, fmt.Sprintf("SELECT params, prepared_at FROM %s WHERE family = '%s'", DataSetTable, fam.Name()))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", DataSetTable, err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	return &DataSet{Family: fam.Name(), Params: rows[0][0], PreparedAt: rows[0][1]}, nil
+}
+
+// recordDataSet notes what a prepare just made (after the workload's own
+// prepare, which created the ownership table this table is listed in).
+func recordDataSet(ctx context.Context, r *Resolved, family string) error {
+	c, err := r.Target.Engine.Connect(ctx, r.Target)
+	if err != nil {
+		return engine.ConnectError(r.Target, err)
+	}
+	defer c.Close()
+	if _, ok := c.(engine.Documents); ok {
+		return nil
+	}
+	if err := c.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+DataSetTable+
+		" (family VARCHAR(64) NOT NULL PRIMARY KEY, params VARCHAR(4000) NOT NULL, prepared_at VARCHAR(40) NOT NULL)"); err != nil {
+		return fmt.Errorf("creating %s: %w", DataSetTable, err)
+	}
+	if err := workload.Own(ctx, c, "dataset", []string{DataSetTable}); err != nil {
+		return err
+	}
+	if err := c.Exec(ctx, fmt.Sprintf("DELETE FROM %s WHERE family = '%s'", DataSetTable, family)); err != nil {
+		return fmt.Errorf("updating %s: %w", DataSetTable, err)
+	}
+	params := strings.ReplaceAll(DataParams(r.Spec), "'", "''")
+	now := time.Now().UTC().Format(time.RFC3339)
+	if err := c.Exec(ctx, fmt.Sprintf("INSERT INTO %s VALUES ('%s', '%s', '%s')", DataSetTable, family, params, now)); err != nil {
+		return fmt.Errorf("updating %s: %w", DataSetTable, err)
+	}
+	return nil
+}
+
+// forgetDataSet removes a family's record after its cleanup, and the
+// table once no family is left in it.
+func forgetDataSet(ctx context.Context, r *Resolved, family string) error {
+	c, err := r.Target.Engine.Connect(ctx, r.Target)
+	if err != nil {
+		return engine.ConnectError(r.Target, err)
+	}
+	defer c.Close()
+	if _, ok := c.(engine.Documents); ok {
+		return nil
+	}
+	d := r.Target.Engine.Dialect()
+	tables, err := workload.Tables(ctx, c, d)
+	if err != nil || !tables[DataSetTable] {
+		return err
+	}
+	if err := c.Exec(ctx, fmt.Sprintf("DELETE FROM %s WHERE family = '%s'", DataSetTable, family)); err != nil {
+		return fmt.Errorf("updating %s: %w", DataSetTable, err)
+	}
+	rows, err := c.Query(ctx, "SELECT count(*) FROM "+DataSetTable)
+	if err != nil || len(rows) == 0 || rows[0][0] != "0" {
+		return err
+	}
+	if err := c.Exec(ctx, "DROP TABLE "+DataSetTable); err != nil {
+		return fmt.Errorf("dropping %s: %w", DataSetTable, err)
+	}
+	return workload.Disown(ctx, c, d, []string{DataSetTable})
+}

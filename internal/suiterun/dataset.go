@@ -1,0 +1,69 @@
+package suiterun
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/encbench/encbench/internal/orchestrator"
+	"github.com/encbench/encbench/internal/spec"
+)
+
+// reuseData says whether pre-flight found this suite's data set for a
+// family already on the setup's DSN target (then it is not loaded again).
+func (x *Executor) reuseData(ls *liveSetup, family string) bool {
+	ds := x.reuse[ls.ID+"/"+family]
+	if ds == nil {
+		return false
+	}
+	fmt.Fprintf(x.Stdout, "reusing the %s data set on %s, prepared %s with the same parameters (%s)\n", family, ls.target.Name, ds.PreparedAt, ds.Params)
+	if x.reused == nil {
+		x.reused = map[string]string{}
+	}
+	x.reused[ls.ID] = ds.PreparedAt
+	return true
+}
+
+// cleanupData removes the data sets of the suite's DSN targets (cleanup:
+// true), once every cell has finished.
+func (x *Executor) cleanupData(ctx context.Context) error {
+	log, err := os.Create(filepath.Join(x.Dir, LogsDir, "cleanup.log"))
+	if err != nil {
+		return fmt.Errorf("creating the cleanup log: %w", err)
+	}
+	defer log.Close()
+	var removed []string
+	for _, su := range x.Plan.Setups {
+		ls := x.setups[su.ID]
+		if ls.Sandbox || ls.owner != nil {
+			continue
+		}
+		done := map[string]bool{}
+		for _, w := range x.Plan.Suite.Workloads {
+			if !w.RunsOn(ls.target) || !w.RunsIn(ls.Variant) {
+				continue
+			}
+			fam, err := x.Registry.Lookup(w.Name)
+			if err != nil || done[fam.Name()] {
+				continue
+			}
+			done[fam.Name()] = true
+			s, err := x.prepareSpec(ls, w.Name)
+			if err != nil {
+				return err
+			}
+			s.Command = spec.Cleanup
+			fmt.Fprintf(log, "$ %s\n", s.Display())
+			if err := orchestrator.Cleanup(ctx, s, x.Registry, log); err != nil {
+				return fmt.Errorf("cleanup of %s on %s: %w", w.Name, ls.target.Name, err)
+			}
+			removed = append(removed, fmt.Sprintf("%s on %s", fam.Name(), ls.ID))
+		}
+	}
+	if len(removed) > 0 {
+		fmt.Fprintf(x.Stdout, "cleanup: true: removed the data sets %s (what was dropped: %s)\n", strings.Join(removed, ", "), log.Name())
+	}
+	return nil
+}

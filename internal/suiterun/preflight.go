@@ -1,0 +1,260 @@
+package suiterun
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/orchestrator"
+	"github.com/encbench/encbench/internal/spec"
+	"github.com/encbench/encbench/internal/suite"
+)
+
+// checkTargetSettings refuses, before anything runs, a variant that a DSN
+// target's settings cannot serve, naming the suite key and its line.
+func (x *Executor) checkTargetSettings(ls *liveSetup, s spec.Spec) error {
+	if ls.Sandbox {
+		return nil
+	}
+	if _, err := engine.ParseTarget(s.Server.DSN, s.Server.TLS); err != nil {
+		st := x.Plan.Suite
+		if ls.variant.TLS && s.Server.TLS.Mode != engine.TLSRequire && s.Server.TLS.CAFile == "" {
+			return errs.Usage("%svariant %s needs tls_ca (the server's CA certificate) on target %s", st.TargetLine(ls.target.Name), ls.Variant, ls.target.Name)
+		}
+		return errs.Usage("%starget %s, variant %s: %w", st.TargetLine(ls.target.Name), ls.target.Name, ls.Variant, err)
+	}
+	return nil
+}
+
+// Preflight proves, before anything is prepared or measured (and before
+// a new suite claims its directory), what each DSN target's setups need:
+// a connection with the setup's own settings (TLS proven by the server),
+// the right to create, fill and drop tables, a server that can encrypt the
+// tde setups' tables, and data sets this suite may reuse or replace. A
+// failure stops the suite once, naming the target's line.
+func (x *Executor) Preflight(ctx context.Context) error {
+	x.reuse, x.replace = map[string]*orchestrator.DataSet{}, map[string]bool{}
+	for _, su := range x.Plan.Setups {
+		ls := x.setups[su.ID]
+		if ls.Sandbox {
+			continue
+		}
+		at := fmt.Sprintf("%starget %s, variant %s", x.Plan.Suite.TargetLine(ls.target.Name), ls.target.Name, ls.Variant)
+		first, ok := x.firstCell(ls)
+		if !ok {
+			continue // no workload runs in this variant on this target
+		}
+		s, err := x.cellSpec(ls, first)
+		if err != nil {
+			return errs.Usage("%s: %w", at, err)
+		}
+		t, err := engine.ParseTarget(s.Server.DSN, s.Server.TLS)
+		if err != nil {
+			return x.checkTargetSettings(ls, s)
+		}
+		if ls.copies != "" && ls.owner == nil {
+			if err := x.createCopies(ctx, ls, t); err != nil {
+				return fmt.Errorf("%s: %w", at, err)
+			}
+		}
+		if err := preflightConn(ctx, t, ls); err != nil {
+			return fmt.Errorf("%s: %w; the suite stops before preparing or measuring anything", at, err)
+		}
+		if ls.owner == nil {
+			if err := x.checkDataSets(ctx, ls); err != nil {
+				return fmt.Errorf("%s: %w", at, err)
+			}
+		}
+	}
+	return nil
+}
+
+// preflightConn opens one connection with the setup's settings and proves
+// on it what the setup needs.
+func preflightConn(ctx context.Context, t engine.Target, ls *liveSetup) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	c, err := t.Engine.Connect(ctx, t)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if ls.variant.TLS {
+		st, err := c.TLSState(ctx)
+		if err != nil {
+			return fmt.Errorf("asking the server about the session's TLS: %w", err)
+		}
+		if !st.Encrypted {
+			return errors.New("the server says the session is not encrypted, though TLS was asked for")
+		}
+	}
+	if _, ok := c.(engine.Documents); ok {
+		return nil
+	}
+	if ls.variant.TDE {
+		ar, ok := t.Engine.(engine.AtRest)
+		if !ok {
+			return errs.Usage("%s servers cannot encrypt tables, so variant %s cannot run on this target", t.Engine.Kind(), ls.Variant)
+		}
+		if _, err := ar.TDETableOption(ctx, c); err != nil {
+			return err
+		}
+	}
+	if ls.owner == nil {
+		return canCreateTables(ctx, c)
+	}
+	return nil
+}
+
+// canCreateTables creates, fills and drops a table of a name no one else
+// uses: what prepare and cleanup will do, proven before they run.
+func canCreateTables(ctx context.Context, c engine.Conn) error {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return err
+	}
+	name := "encbench_probe_" + hex.EncodeToString(b[:])
+	if err := c.Exec(ctx, "CREATE TABLE "+name+" (id INT PRIMARY KEY)"); err != nil {
+		return errs.Usage("the user cannot create tables in this database (%w): grant it CREATE, INSERT, DROP and the rest of what the README's \"Your own servers\" lists", err)
+	}
+	err := c.Exec(ctx, "INSERT INTO "+name+" VALUES (1)")
+	if derr := c.Exec(ctx, "DROP TABLE "+name); derr != nil {
+		return fmt.Errorf("dropping the probe table %s (drop it by hand): %w", name, derr)
+	}
+	if err != nil {
+		return errs.Usage("the user cannot insert into a table it created (%w): grant it INSERT", err)
+	}
+	return nil
+}
+
+// createCopies makes the database that holds a tde setup's encrypted
+// copies, when it does not exist yet (connecting to it fails).
+func (x *Executor) createCopies(ctx context.Context, ls *liveSetup, copies engine.Target) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if c, err := copies.Engine.Connect(ctx, copies); err == nil {
+		c.Close()
+		return nil
+	}
+	st, _ := x.Plan.Suite.Target(ls.target.Name)
+	mainDSN := os.ExpandEnv(st.DSN)
+	tls := engine.TLSOptions{Mode: engine.TLSDisable}
+	if ls.variant.TLS {
+		tls = copies.TLS
+	}
+	t, err := engine.ParseTarget(mainDSN, tls)
+	if err != nil {
+		return err
+	}
+	c, err := t.Engine.Connect(ctx, t)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.Exec(ctx, "CREATE DATABASE "+ls.copies); err != nil {
+		return errs.Usage("the encrypted copies of the tables go in database %s on the same server, which does not exist and cannot be created (%w): create it and grant the user on it, or set tde_database or tde_dsn", ls.copies, err)
+	}
+	fmt.Fprintf(x.Stdout, "created database %s on %s for the encrypted copies of the tables (encbench drops its tables at cleanup, never the database)\n", ls.copies, ls.target.Name)
+	return nil
+}
+
+// checkDataSets decides, per workload family, whether the target already
+// holds this suite's data set (reused: no reload), one of other
+// parameters (refused unless recreate_data), or none.
+func (x *Executor) checkDataSets(ctx context.Context, ls *liveSetup) error {
+	done := map[string]bool{}
+	for _, w := range x.Plan.Suite.Workloads {
+		if !w.RunsOn(ls.target) || !w.RunsIn(ls.Variant) {
+			continue
+		}
+		fam, err := x.Registry.Lookup(w.Name)
+		if err != nil || done[fam.Name()] {
+			continue
+		}
+		done[fam.Name()] = true
+		s, err := x.prepareSpec(ls, w.Name)
+		if err != nil {
+			return err
+		}
+		ds, err := orchestrator.ReadDataSet(ctx, s, x.Registry)
+		if err != nil || ds == nil {
+			return err
+		}
+		want := orchestrator.DataParams(s)
+		switch {
+		case ds.Params == want:
+			x.reuse[ls.ID+"/"+fam.Name()] = ds
+		case x.Plan.Suite.RecreateData:
+			x.replace[ls.ID+"/"+fam.Name()] = true
+			fmt.Fprintf(x.Stdout, "the %s data set on %s was prepared with %s: replacing it (recreate_data: true)\n", fam.Name(), ls.target.Name, ds.Params)
+		default:
+			return errs.Usage("it holds a %s data set prepared %s with %s, and this suite asks for %s: set recreate_data: true in the suite to replace it, or use another database",
+				fam.Name(), ds.PreparedAt, ds.Params, want)
+		}
+	}
+	return nil
+}
+
+// firstCell is a cell of the setup's, for the settings its runs use.
+func (x *Executor) firstCell(ls *liveSetup) (suite.Cell, bool) {
+	for _, c := range x.Plan.Cells {
+		if c.Setup == ls.ID {
+			return c, true
+		}
+	}
+	return suite.Cell{}, false
+}
+
+// tdeTarget points a DSN target's tde setup at tde_dsn, or at the
+// database of the same server that holds the encrypted copies.
+func (x *Executor) tdeTarget(ls *liveSetup) error {
+	t := ls.target
+	line := x.Plan.Suite.TargetLine(t.Name)
+	if t.TDEDSN != "" {
+		ls.target.DSN = os.ExpandEnv(t.TDEDSN)
+		ls.pid = t.TDEServerPID
+		if _, err := engine.ParseTarget(ls.target.DSN, engine.TLSOptions{}); err != nil {
+			return errs.Usage("%starget %s, tde_dsn: %w", line, t.Name, err)
+		}
+		return nil
+	}
+	db, err := engine.Database(ls.target.DSN)
+	if err != nil {
+		return errs.Usage("%starget %s: %w", line, t.Name, err)
+	}
+	ls.copies = t.TDEDatabase
+	if ls.copies == "" {
+		if db == "" {
+			return errs.Usage("%starget %s: its DSN names no database, so the encrypted copies have no name: add one to the DSN, or set tde_database or tde_dsn", line, t.Name)
+		}
+		ls.copies = db + "_tde"
+	}
+	if !validDatabase(ls.copies) || ls.copies == db {
+		return errs.Usage("%starget %s: tde_database %q: name another database of letters, digits and _", line, t.Name, ls.copies)
+	}
+	ls.target.DSN, err = engine.WithDatabase(ls.target.DSN, ls.copies)
+	if err != nil {
+		return errs.Usage("%starget %s: %w", line, t.Name, err)
+	}
+	return nil
+}
+
+// validDatabase keeps a name encbench puts in CREATE DATABASE to one that
+// needs no quoting on any engine.
+func validDatabase(name string) bool {
+	if name == "" || len(name) > 63 {
+		return false
+	}
+	for _, r := range name {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
