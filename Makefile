@@ -14,7 +14,7 @@ PKGS     := postgresql mariadb-server sysbench time postgresql-server-dev-15 lib
 TEST_PKGS := poppler-utils maven openjdk-17-jdk-headless
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps install-pkgs ore-ext mongo-test-server run test vet fuzz bench clean
+.PHONY: all build deps test-deps install-pkgs ore-ext mongo-test-server run seeds test vet fuzz bench clean
 
 all: build
 
@@ -49,6 +49,14 @@ run: deps build ore-ext
 	@rm -rf $(RUN_DIR) && mkdir -p $(RUN_DIR) && chmod 755 $(RUN_DIR)
 	$(BIN) suite run quick --out $(RUN_DIR)/quick
 	@echo "open $(RUN_DIR)/quick/report.html (or read $(RUN_DIR)/quick/report.md)"
+
+# Reproduces the four published reports (suites tls, tde, colenc-tpcc and
+# colenc-sysbench) under one budget of at most two hours, with one report
+# that sets each report's figures beside encbench's.
+seeds: deps build ore-ext
+	@rm -rf $(RUN_DIR)/seeds && mkdir -p $(RUN_DIR) && chmod 755 $(RUN_DIR)
+	$(BIN) suite run seeds --out $(RUN_DIR)/seeds
+	@echo "open $(RUN_DIR)/seeds/report.html (or read $(RUN_DIR)/seeds/report.md)"
 
 vet:
 	$(GO) vet ./...

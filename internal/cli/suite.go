@@ -87,6 +87,8 @@ func newSuite() *cobra.Command {
 			for _, s := range all {
 				fmt.Fprintf(cmd.OutOrStdout(), "%-8s %s\n", s.Name, strings.Join(strings.Fields(s.Description), " "))
 			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%-8s %s, under one budget (default %v), with one report that sets each published report's figures beside encbench's\n",
+				suiterun.SeedsName, strings.Join(report.SeedSuites(), ", "), suiterun.DefaultSeedsBudget)
 			return nil
 		},
 	}
@@ -145,7 +147,14 @@ func (f *suiteFlags) run(cmd *cobra.Command, nameOrFile string) error {
 		f.noReport = true // one generator's share is not the suite's result
 	}
 	out := cmd.OutOrStdout()
-	return suiterun.Run(cmd.Context(), suiterun.Options{
+	runSuite := suiterun.Run
+	if nameOrFile == suiterun.SeedsName {
+		if f.generator != "" || f.prepareOnly {
+			return errs.Usage("seeds runs four suites on local sandboxes: --generator and --prepare-only do not apply")
+		}
+		runSuite = suiterun.RunSeeds
+	}
+	return runSuite(cmd.Context(), suiterun.Options{
 		NameOrFile: nameOrFile, Out: f.out, Resume: f.resume, Overrides: f.overrides(cmd), NoReport: f.noReport, Report: f.report,
 		Command: commandLine(cmd, nameOrFile, abs), Registry: workload.Default(), Supports: sandboxSupports,
 		Stdout: out, Stderr: cmd.ErrOrStderr(),

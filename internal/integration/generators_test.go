@@ -189,7 +189,7 @@ func runGenerators(t *testing.T, n int, args func(i int) []string) {
 // TLS is optional, each run proving its own transport.
 func TestSuiteSetupsShareAServer(t *testing.T) {
 	s := servers(t)[0]
-	common := "workloads: [{name: oltp_point_select}]\nthreads: [1]\ntime: 1\nwarmup: 0\nrepetitions: 1\ndata: {tables: 1, table-size: 1000}\n"
+	common := "workloads: [{name: oltp_point_select}]\nthreads: [1]\ntime: 1\nwarmup: 0\nrepetitions: 1\nprecision: 0\ndata: {tables: 1, table-size: 1000}\n"
 	dir, dsnSuite := suiteFile(t, "dsn", fmt.Sprintf("name: dsn\ntargets: [{name: pg, dsn: \"%s\"}]\nvariants: [plain, aa]\n", s.info.DSN)+common)
 	out := filepath.Join(dir, "out")
 	mustRun(t, "suite", "run", dsnSuite, "--out", out)

@@ -29,6 +29,7 @@ time: 1
 warmup: 0
 turn: 100ms
 repetitions: 2
+precision: 0
 restart: repetition
 data: {tables: 1, table-size: 1000}
 `, "--seed", "3")

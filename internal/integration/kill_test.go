@@ -67,7 +67,7 @@ func TestSIGKILLedSuiteLeavesNoOrphans(t *testing.T) {
 	}
 }
 
-// smallSuite writes a six-cell MariaDB suite (plain and tls, one
+// smallSuite writes a six-cell MariaDB suite, run cell by cell (plain and tls, one
 // workload, three blocks of 1 s); see suiteFile.
 func smallSuite(t *testing.T, name string) (dir, file string) {
 	t.Helper()
@@ -79,6 +79,8 @@ threads: [1]
 time: 1
 warmup: 0
 repetitions: 3
+precision: 0
+turn: "off"
 data: {tables: 1, table-size: 1000}
 `)
 }

@@ -57,6 +57,7 @@ repetitions: 2
 precision: 0.001
 max_repetitions: 3
 budget: 10m
+turn: "off"
 offered_load: [50]
 data: {tables: 1, table-size: 1000}
 `)

@@ -310,7 +310,14 @@ func method(l *locale.Lang, d *Data, cells []*Row, m *Model) []string {
 	if il != nil {
 		design = l.T("method.design.interleaved", blocks, il.TurnMs, il.TurnMs*float64(il.Rounds)/1000, il.Rounds, il.WarmupRounds)
 	}
-	out := []string{design, l.T("method.loss"), l.T("method.cost")}
+	out := []string{design}
+	if s := autoTurnText(l, d.Results); s != "" {
+		out = append(out, s)
+	}
+	if d.Record != nil && d.Record.Plan != nil && len(d.Record.Suite.Defaults) > 0 {
+		out = append(out, defaultsText(l, d.Record.Suite))
+	}
+	out = append(out, l.T("method.loss"), l.T("method.cost"))
 	if !serverMeasured(cells) {
 		out = append(out, l.T("method.cost.no_server"))
 	}
@@ -711,4 +718,38 @@ func perTableTDE(l *locale.Lang, cells []*Row) []string {
 		}
 	}
 	return out
+}
+
+// autoTurnText says how turns were chosen when the suite left them out.
+func autoTurnText(l *locale.Lang, rs []*result.Result) string {
+	var turnMs, txnMs []float64
+	for _, r := range rs {
+		if r.Suite == nil || r.Suite.Interleaved == nil || !r.Suite.Interleaved.TurnAuto {
+			continue
+		}
+		turnMs = append(turnMs, r.Suite.Interleaved.TurnMs)
+		txnMs = append(txnMs, r.Suite.Interleaved.WarmupTxnMs)
+	}
+	if len(turnMs) == 0 {
+		return ""
+	}
+	return l.T("method.turn.auto", suite.AutoTxnsPerTurn, l.F("%.0f", slices.Min(turnMs)), l.F("%.0f", slices.Max(turnMs)),
+		l.F("%.3g", slices.Min(txnMs)), l.F("%.3g", slices.Max(txnMs)))
+}
+
+// defaultsText names the suite keys that took encbench's defaults.
+func defaultsText(l *locale.Lang, st suite.Suite) string {
+	var keys, values []string
+	for _, k := range st.Defaults {
+		keys = append(keys, k+":")
+		switch k {
+		case "precision":
+			values = append(values, l.T("default.precision", l.F("%g", st.Precision)))
+		case "budget":
+			values = append(values, l.T("default.budget", st.Budget))
+		case "turn":
+			values = append(values, l.T("default.turn"))
+		}
+	}
+	return l.T("method.defaults", strings.Join(keys, l.T("list.sep")), strings.Join(values, l.T("list.sep")))
 }

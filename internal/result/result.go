@@ -169,6 +169,10 @@ type Interleaving struct {
 	Position int      `json:"position"`
 	// WarmupRounds ran before measuring and are not counted.
 	WarmupRounds int `json:"warmup_rounds"`
+	// TurnAuto: the length was chosen from the warm-up, where the slowest
+	// variant took WarmupTxnMs per transaction per worker.
+	TurnAuto    bool    `json:"turn_auto,omitempty"`
+	WarmupTxnMs float64 `json:"warmup_txn_ms,omitempty"`
 	// ColdWarmupMs is this cell's warm-up turn after its server had been
 	// restarted (a second per server, shared among its cells), not counted.
 	ColdWarmupMs float64 `json:"cold_warmup_ms,omitempty"`

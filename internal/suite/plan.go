@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/encbench/encbench/internal/quiet"
 	"github.com/encbench/encbench/internal/variant"
@@ -115,6 +116,10 @@ type Supports func(engine string, v variant.Variant) error
 // when it does not say (the precision rule may add more).
 const DefaultRepetitions = 3
 
+// DefaultPrecision is the half-width, in points, that every loss interval
+// of a suite that names no precision is run to (within its budget).
+const DefaultPrecision = 3.0
+
 // Expand applies the overrides and expands the matrix. Repetitions are
 // the outer loop, so every variant's repetition r runs before any r+1:
 // drift on a noisy machine then hits all variants alike. In reads-first
@@ -167,7 +172,19 @@ func Expand(s Suite, o Overrides, supports Supports) (*Plan, error) {
 		}
 	}
 	p.orderPhases()
+	if slices.Contains(p.Suite.Defaults, "budget") {
+		p.Suite.Budget = DefaultBudget(len(p.Cells), p.Suite.Time+p.Suite.Warmup).String()
+	}
 	return p, nil
+}
+
+// DefaultBudget is the wall time a suite that names no budget may take:
+// three times what its least blocks take (cells x seconds each), so the
+// precision rule may run about twice as many blocks again as the least,
+// and at least ten minutes, in whole minutes.
+func DefaultBudget(cells, secondsEach int) time.Duration {
+	d := 3 * time.Duration(cells*secondsEach) * time.Second
+	return max(10*time.Minute, d.Round(time.Minute)+time.Minute)
 }
 
 // threadsOf is a workload's thread counts: its own, or the suite's.
@@ -256,6 +273,19 @@ func (s *Suite) apply(o Overrides) error {
 	}
 	if s.Repetitions == 0 && s.at("$.repetitions") == "" && o.Repetitions < 0 {
 		s.Repetitions = DefaultRepetitions
+	}
+	// The precise design is the default: what the file leaves out and no
+	// flag gives takes its default, recorded so the report can say so.
+	s.Defaults = nil
+	if len(s.source) > 0 && s.at("$.precision") == "" && o.Precision < 0 {
+		s.Precision = DefaultPrecision
+		s.Defaults = append(s.Defaults, "precision")
+	}
+	if len(s.source) > 0 && s.at("$.budget") == "" && o.Budget == "" {
+		s.Defaults = append(s.Defaults, "budget")
+	}
+	if s.TurnAuto() {
+		s.Defaults = append(s.Defaults, "turn")
 	}
 	switch {
 	case s.Time <= 0:

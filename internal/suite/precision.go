@@ -17,6 +17,22 @@ func (s Suite) TurnDuration() time.Duration {
 	return d
 }
 
+// TurnAuto says the suite leaves the turn's length to the warm-up.
+func (s Suite) TurnAuto() bool { return s.Turn == "" || s.Turn == TurnAutoKey }
+
+// Interleaved says whether blocks run their variants in turns.
+func (s Suite) Interleaved() bool { return s.Turn != TurnOff }
+
+// AutoTxnsPerTurn is how many transactions per worker of a block's
+// slowest variant an auto turn holds (see suiterun's chooseTurn).
+const AutoTxnsPerTurn = 200
+
+// The turn: key's words: auto (the default), off (no turns).
+const (
+	TurnAutoKey = "auto"
+	TurnOff     = "off"
+)
+
 // BudgetDuration is the suite's wall-time budget; 0 means none.
 func (s Suite) BudgetDuration() time.Duration {
 	d, _ := time.ParseDuration(s.Budget)
@@ -44,10 +60,10 @@ func (s Suite) checkPrecision() error {
 			return fmt.Errorf("%sbudget %q: give a duration such as 10m or 1h30m", s.at("$.budget"), s.Budget)
 		}
 	}
-	if s.Turn != "" {
+	if !s.TurnAuto() && s.Turn != TurnOff {
 		d, err := time.ParseDuration(s.Turn)
 		if err != nil || d < 20*time.Millisecond || d > time.Duration(s.Time)*time.Second {
-			return fmt.Errorf("%sturn %q: give a duration from 20ms up to the cell's time (%ds), such as 250ms", s.at("$.turn"), s.Turn, s.Time)
+			return fmt.Errorf("%sturn %q: give auto (the default: chosen from the warm-up's latency), off (variants one after the other) or a duration from 20ms up to the cell's time (%ds), such as 250ms", s.at("$.turn"), s.Turn, s.Time)
 		}
 	}
 	if s.Restart != "" && s.Restart != "repetition" {

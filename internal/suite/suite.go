@@ -56,8 +56,13 @@ type Suite struct {
 	// Turn, a duration such as 250ms, interleaves each block's variants
 	// inside the block: every variant's workers connect at once and take
 	// turns of this length, round after round, until each has run Time
-	// seconds. "" runs a block's variants one after the other.
+	// seconds. "" or auto (the default) chooses the length from the
+	// warm-up's transaction latency; off runs a block's variants one
+	// after the other.
 	Turn string `yaml:"turn" json:"turn,omitempty"`
+	// Defaults are the keys the suite left out that took their default
+	// (precision, budget, turn: auto), for the report.
+	Defaults []string `yaml:"-" json:"defaults,omitempty"`
 	// Restart, "repetition", restarts every sandbox server before the
 	// blocks of each new repetition: two instances of one server differ by
 	// a few percent (memory layout), and a new draw per block turns that
@@ -497,6 +502,26 @@ type Reference struct {
 	// ByWorkload holds losses of several workloads: workload -> variant ->
 	// threads -> loss %.
 	ByWorkload map[string]map[string]map[int]float64 `yaml:"by_workload" json:"by_workload,omitempty"`
+	// Report names the published report ("R1" .. "R4") whose figures
+	// these are, for the seeds report.
+	Report string `yaml:"report" json:"report,omitempty"`
+	// Bounds are losses a report states in words, not per cell (R1: "up
+	// to 20% at low concurrency").
+	Bounds []Bound `yaml:"bounds" json:"bounds,omitempty"`
+	// Parts are a connection anatomy's published means, in ms, with the
+	// layer off and on (R2): part -> "off" / "on" -> ms.
+	Parts map[string]map[string]float64 `yaml:"parts" json:"parts,omitempty"`
+	// PartsVariants are the suite's variants compared with PartsBaseline
+	// against the published parts.
+	PartsVariants []string `yaml:"parts_variants" json:"parts_variants,omitempty"`
+}
+
+// Bound is a published claim that the loss is at most AtMost percent at
+// the suite's lowest (Threads "lowest") or highest thread count, for every
+// workload.
+type Bound struct {
+	Threads string  `yaml:"threads" json:"threads"`
+	AtMost  float64 `yaml:"at_most" json:"at_most"`
 }
 
 // Losses lists the reference's (workload, variant -> threads -> loss).

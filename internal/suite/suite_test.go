@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/encbench/encbench/internal/locale"
 	"github.com/encbench/encbench/internal/variant"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -503,5 +504,43 @@ func TestRunSettingsNameTheirLine(t *testing.T) {
 	o.Repetitions = 0
 	if _, err := Expand(*s, o, nil); err == nil || !strings.HasPrefix(err.Error(), "--repetitions: ") {
 		t.Errorf("--repetitions 0: %v", err)
+	}
+}
+
+// A suite file that names no precision, budget or turn gets the precise
+// design: precision 3, a budget from its size, turns chosen from the
+// warm-up; each default is recorded. Keys given (even precision: 0) or
+// flags keep their values.
+func TestPreciseDesignIsTheDefault(t *testing.T) {
+	text := "name: x\ntargets: [{engine: postgres}]\nvariants: [plain, tls]\nworkloads: [{name: oltp_point_select}]\nthreads: [1, 8]\ntime: 2\nwarmup: 1\n"
+	s, err := Parse([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Expand(*s, NoOverrides(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := p.Suite
+	if st.Precision != DefaultPrecision || !st.TurnAuto() || !st.Interleaved() || !slices.Equal(st.Defaults, []string{"precision", "budget", "turn"}) {
+		t.Errorf("precision %v, turn %q, defaults %v", st.Precision, st.Turn, st.Defaults)
+	}
+	if want := DefaultBudget(len(p.Cells), 3); st.BudgetDuration() != want || want != 10*time.Minute {
+		t.Errorf("budget %q, want %v", st.Budget, want)
+	}
+	if DefaultBudget(200, 25) != 4*time.Hour+11*time.Minute {
+		t.Errorf("a big suite's default budget: %v", DefaultBudget(200, 25))
+	}
+	s, err = Parse([]byte(text + "precision: 0\nturn: \"off\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := NoOverrides()
+	o.Budget = "5m"
+	if p, err = Expand(*s, o, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st := p.Suite; st.Precision != 0 || st.Interleaved() || st.Budget != "5m" || len(st.Defaults) != 0 {
+		t.Errorf("given keys: precision %v, turn %q, budget %q, defaults %v", st.Precision, st.Turn, st.Budget, st.Defaults)
 	}
 }

@@ -193,7 +193,7 @@ func (x *Executor) measureCell(ctx context.Context, q *quietMachine, ls *liveSet
 // wholeBlocks widens the pending cells of an interleaved suite to whole
 // blocks (a suite that runs cell by cell resumes cell by cell).
 func (x *Executor) wholeBlocks(pending []suite.Cell) []suite.Cell {
-	if x.Plan.Suite.TurnDuration() <= 0 {
+	if !x.Plan.Suite.Interleaved() {
 		return pending
 	}
 	return x.Plan.WholeBlocks(pending)

@@ -94,8 +94,10 @@ type Executor struct {
 	// instance is the repetition (Plan.Instance) each server was
 	// (re)started for, and cold the servers restarted since, which the
 	// next block warms up.
-	instance   map[string]int
-	cold       map[string]bool
+	instance map[string]int
+	cold     map[string]bool
+	// autoTurns are the turns chosen per group (suites without turn:).
+	autoTurns  map[suite.Group]*autoTurn
 	clientCPUs string
 	serverCPUs string
 }

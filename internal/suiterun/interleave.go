@@ -23,7 +23,7 @@ import (
 // asks for it, and every cell is closed loop in one process (a fixed rate
 // or several generators run cell by cell).
 func (x *Executor) interleaves(block []suite.Cell) bool {
-	if x.Plan.Suite.TurnDuration() <= 0 || len(block) < 2 {
+	if !x.Plan.Suite.Interleaved() || len(block) < 2 {
 		return false
 	}
 	for _, c := range block {
@@ -107,25 +107,43 @@ func (m *member) close() {
 // counted. Every cell's result covers its own turns only.
 func (x *Executor) interleave(ctx context.Context, q *quietMachine, cells []suite.Cell, live func(float64), discarded []string) (rs []*result.Result, err error) {
 	st := x.Plan.Suite
-	turn := st.TurnDuration()
-	rounds := max(1, int(math.Round(float64(time.Duration(st.Time)*time.Second)/float64(turn))))
+	group := cells[0].Group()
+	turn, chosen := st.TurnDuration(), x.autoTurns[group]
+	if chosen != nil {
+		turn = chosen.turn
+	}
+	// Without a turn yet (auto, the group's first block), the warm-up
+	// runs in probe turns and measures what the turn is chosen from.
+	warmTurn := turn
+	if turn == 0 {
+		warmTurn = autoProbeTurn
+	}
 	// Without a warmup, one short round still goes first: fresh
 	// connections' first transactions fill their caches. A round of whole
 	// turns instead was tried: the first measured round rose from 0.965 to
 	// 0.974 of the median turn, for a sixth of the quick suite's budget,
 	// and a slow round falls on every variant of the block alike.
-	warmup, warmTurn := int(math.Ceil(float64(time.Duration(st.Warmup)*time.Second)/float64(turn))), turn
+	warmup := int(math.Ceil(float64(time.Duration(st.Warmup)*time.Second) / float64(warmTurn)))
 	if warmup == 0 {
-		warmup, warmTurn = 1, min(turn, 100*time.Millisecond)
+		warmup, warmTurn = 1, min(warmTurn, 100*time.Millisecond)
 	}
 	members := make([]*member, len(cells))
-	defer func() {
-		for _, m := range members {
+	var servers []string
+	// Closing a member can write (enc_write_mix puts back the rows its
+	// events deleted): every server of the block must run, or the close
+	// waits for a frozen server forever.
+	closeAll := func() {
+		for _, id := range servers {
+			_ = q.thaw(id)
+		}
+		for i, m := range members {
 			if m != nil {
 				m.close()
+				members[i] = nil
 			}
 		}
-	}()
+	}
+	defer closeAll()
 	servers, order, threads, err := x.newMembers(cells, members, discarded)
 	if err != nil {
 		return nil, err
@@ -145,23 +163,39 @@ func (x *Executor) interleave(ctx context.Context, q *quietMachine, cells []suit
 	for _, m := range members {
 		m.turns = m.sess.StartTurns()
 	}
-	runRound := func(k int, turn time.Duration) error { return round(ctx, q, members, servers, k, turn, live) }
+	warm := make([]runner.Turn, len(members))
+	seen := func(i int, t runner.Turn) {
+		warm[i].Window += t.Window
+		warm[i].Work += t.Work
+	}
+	runRound := func(k int, turn time.Duration, seen func(int, runner.Turn)) error {
+		return round(ctx, q, members, servers, k, turn, live, seen)
+	}
 	for k := range warmup {
-		if err := runRound(k, warmTurn); err != nil {
+		if err := runRound(k, warmTurn, seen); err != nil {
 			return nil, err
 		}
 	}
+	if turn == 0 {
+		chosen = chooseTurn(warm, cells, time.Duration(st.Time)*time.Second)
+		if x.autoTurns == nil {
+			x.autoTurns = map[suite.Group]*autoTurn{}
+		}
+		x.autoTurns[group] = chosen
+		turn = chosen.turn
+	}
+	rounds := max(1, int(math.Round(float64(time.Duration(st.Time)*time.Second)/float64(turn))))
 	cold, err := x.warmRestarted(ctx, q, members, servers)
 	if err != nil {
 		return nil, err
 	}
 	var runErr error
 	for k := range rounds {
-		if runErr = runRound(warmup+k, turn); runErr != nil {
+		if runErr = runRound(warmup+k, turn, nil); runErr != nil {
 			break
 		}
 	}
-	rs, wrote, err := x.blockResults(members, &runErr, started, discarded, turns{turn: turn, rounds: rounds, warmup: warmup, order: order, cold: cold})
+	rs, wrote, err := x.blockResults(members, &runErr, started, discarded, turns{turn: turn, rounds: rounds, warmup: warmup, order: order, cold: cold, auto: chosen})
 	if err != nil {
 		return rs, err
 	}
@@ -171,7 +205,13 @@ func (x *Executor) interleave(ctx context.Context, q *quietMachine, cells []suit
 		}
 		return rs, runErr
 	}
-	if err := q.afterBlock(ctx, servers, wrote, members[0].log); err != nil {
+	// The members' own writes at close are part of what the block's
+	// servers settle.
+	log := members[0].log
+	members[0].log = nil
+	defer log.Close()
+	closeAll()
+	if err := q.afterBlock(ctx, servers, wrote, log); err != nil {
 		return rs, err
 	}
 	return rs, nil
@@ -179,7 +219,7 @@ func (x *Executor) interleave(ctx context.Context, q *quietMachine, cells []suit
 
 // round gives every member a turn of d, in the block's order rotated by k
 // places, with only its own server thawed.
-func round(ctx context.Context, q *quietMachine, members []*member, servers []string, k int, d time.Duration, live func(float64)) error {
+func round(ctx context.Context, q *quietMachine, members []*member, servers []string, k int, d time.Duration, live func(float64), seen func(int, runner.Turn)) error {
 	n := len(members)
 	for i := range n {
 		m := members[(i+k)%n]
@@ -189,6 +229,9 @@ func round(ctx context.Context, q *quietMachine, members []*member, servers []st
 		sl, err := m.turns.Turn(ctx, d)
 		if err != nil {
 			return fmt.Errorf("cell %s: %w", m.cell.ID, err)
+		}
+		if seen != nil {
+			seen((i+k)%n, sl)
 		}
 		live(float64(sl.Txns) / sl.Elapsed.Seconds())
 	}
@@ -245,6 +288,7 @@ type turns struct {
 	rounds, warmup int
 	order          []string
 	cold           []time.Duration
+	auto           *autoTurn
 }
 
 // blockResults takes each member's measurement as its cell's result and
@@ -266,6 +310,9 @@ func (x *Executor) blockResults(members []*member, runErr *error, started time.T
 		res := m.lr.Result(out, *runErr == nil, started)
 		res.Suite = &result.SuiteRef{Name: st.Name, Cell: m.cell.ID, Setup: m.cell.Setup, Target: m.cell.Target, Discarded: discarded,
 			Interleaved: &result.Interleaving{TurnMs: ms(tn.turn), Rounds: tn.rounds, Order: tn.order, Position: i, WarmupRounds: tn.warmup, ColdWarmupMs: ms(tn.cold[i])}}
+		if tn.auto != nil {
+			res.Suite.Interleaved.TurnAuto, res.Suite.Interleaved.WarmupTxnMs = true, ms(tn.auto.txn)
+		}
 		res.Workload.Label = m.cell.Label
 		res.Partial = res.Partial || *runErr != nil
 		wrote = wrote || res.Totals.Queries.Write > 0

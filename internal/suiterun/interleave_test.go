@@ -74,7 +74,7 @@ func ids(cs []suite.Cell) []string {
 }
 
 // Fixed-rate cells and single cells run one after another; a suite
-// without turn never interleaves.
+// with turn: off never interleaves, and one without turn does (auto).
 func TestWhatInterleaves(t *testing.T) {
 	x := interleavedPlan(t, 0)
 	b := suite.Blocks(x.Plan.Cells)[0]
@@ -88,9 +88,13 @@ func TestWhatInterleaves(t *testing.T) {
 	if x.interleaves(load) {
 		t.Error("fixed-rate cells interleave")
 	}
-	x.Plan.Suite.Turn = ""
+	x.Plan.Suite.Turn = "off"
 	if x.interleaves(b) {
-		t.Error("a suite without turn interleaves")
+		t.Error("a suite with turn: off interleaves")
+	}
+	x.Plan.Suite.Turn = ""
+	if !x.interleaves(b) {
+		t.Error("a suite without turn does not interleave (auto)")
 	}
 }
 
@@ -105,7 +109,7 @@ func TestWholeBlocksOnResume(t *testing.T) {
 	if !slices.Equal(ids(got), ids(want)) {
 		t.Errorf("pending %v widened to %v, want blocks 1 and 3 whole", ids(pending), ids(got))
 	}
-	x.Plan.Suite.Turn = ""
+	x.Plan.Suite.Turn = "off"
 	if got := x.wholeBlocks(pending); !slices.Equal(ids(got), ids(pending)) {
 		t.Errorf("a suite that does not interleave widened its pending cells to %v", ids(got))
 	}

@@ -236,7 +236,11 @@ func (x *Executor) checkNoise(ctx context.Context, q *quietMachine) error {
 		return err
 	}
 	window := x.Plan.Suite.TurnDuration()
-	if window == 0 {
+	switch {
+	case window > 0:
+	case x.Plan.Suite.TurnAuto():
+		window = autoProbeTurn
+	default:
 		window = time.Second
 	}
 	d := max(noiseCheck, 10*window)

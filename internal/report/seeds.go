@@ -1,0 +1,384 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/fsx"
+	"github.com/encbench/encbench/internal/locale"
+	"github.com/encbench/encbench/internal/result"
+	"github.com/encbench/encbench/internal/stats"
+	"github.com/encbench/encbench/internal/suite"
+	"github.com/encbench/encbench/internal/version"
+)
+
+// SeedSuites are the built-in suites that reproduce the four published
+// reports, in the order encbench suite run seeds runs them.
+func SeedSuites() []string { return []string{"tls", "tde", "colenc-tpcc", "colenc-sysbench"} }
+
+// Verdict says where a published figure lies against encbench's 95%
+// interval for the same cell.
+type Verdict string
+
+const (
+	Agrees Verdict = "agrees" // inside the interval
+	Lower  Verdict = "lower"  // encbench's interval lies below it
+	Higher Verdict = "higher" // encbench's interval lies above it
+)
+
+// verdictOf places a published figure against [low, high].
+func verdictOf(published, low, high float64) Verdict {
+	switch {
+	case high < published:
+		return Lower
+	case low > published:
+		return Higher
+	}
+	return Agrees
+}
+
+// SeedSection is one published report beside encbench's figures.
+type SeedSection struct {
+	Suite, Report, Title, Source, Setting, Link, Missing, Count string
+	Table                                                       Table
+	Verdicts                                                    map[Verdict]int
+}
+
+// SeedsModel is the seeds report: a section per published report.
+type SeedsModel struct {
+	L         *locale.Lang
+	Title     string
+	Generated string
+	Intro     string
+	Sections  []SeedSection
+}
+
+// WriteSeeds writes the seeds report of a seeds run's directory (one
+// suite directory per seed suite) as HTML and Markdown.
+func WriteSeeds(dir string, o Options) ([]string, error) {
+	if o.Lang == "" {
+		o.Lang = locale.Default
+	}
+	l, err := locale.Get(o.Lang)
+	if err != nil {
+		return nil, errs.Usage("%w", err)
+	}
+	m := BuildSeeds(dir, l)
+	htmlPath, mdPath, _ := Files(dir, o.Lang)
+	var h bytes.Buffer
+	if err := seedsHTML.Execute(&h, m); err != nil {
+		return nil, fmt.Errorf("rendering the seeds report: %w", err)
+	}
+	if err := fsx.WriteFile(htmlPath, h.Bytes(), 0o644); err != nil {
+		return nil, err
+	}
+	if err := fsx.WriteFile(mdPath, []byte(SeedsMarkdown(m)), 0o644); err != nil {
+		return nil, err
+	}
+	return []string{htmlPath, mdPath}, nil
+}
+
+// BuildSeeds reads each seed suite's results under dir.
+func BuildSeeds(dir string, l *locale.Lang) *SeedsModel {
+	m := &SeedsModel{L: l, Title: l.T("seeds.title"), Intro: l.T("seeds.intro"),
+		Generated: l.T("report.generated", time.Now().UTC().Format("2006-01-02 15:04 UTC"), version.String())}
+	for _, name := range SeedSuites() {
+		m.Sections = append(m.Sections, seedSection(dir, name, l))
+	}
+	return m
+}
+
+func seedSection(dir, name string, l *locale.Lang) SeedSection {
+	sec := SeedSection{Suite: name, Verdicts: map[Verdict]int{}}
+	st, _, err := suite.Load(name)
+	if err == nil && st.Reference != nil {
+		sec.Report = st.Reference.Report
+		sec.Source = st.Reference.Source
+	}
+	sec.Title = l.T("seeds.section", sec.Report, name)
+	sec.Setting = l.T("seeds.setting." + name)
+	sub := filepath.Join(dir, name)
+	d, err := Load(sub)
+	if err == nil && len(d.Results) == 0 {
+		err = errors.New(l.T("seeds.no_results"))
+	}
+	if err != nil {
+		sec.Missing = l.T("seeds.missing", firstLineOf(err))
+		return sec
+	}
+	htmlPath, _, _ := Files(sub, l.Code)
+	if _, err := os.Stat(htmlPath); err == nil {
+		sec.Link = filepath.Join(name, filepath.Base(htmlPath))
+	}
+	ref := st.Reference
+	if d.Record != nil && d.Record.Plan != nil && d.Record.Suite.Reference != nil {
+		ref = d.Record.Suite.Reference
+	}
+	order := d.Order()
+	cells := Aggregate(d.Results, d.Baseline(), &order)
+	switch {
+	case ref == nil:
+		sec.Missing = l.T("seeds.no_reference")
+	case len(ref.Parts) > 0:
+		sec.Table = partsVerdicts(l, ref, d.Results, d.Baseline(), order, sec.Verdicts)
+	case len(ref.Bounds) > 0:
+		sec.Table = boundVerdicts(l, ref, cells, order, sec.Verdicts)
+	default:
+		sec.Table = lossVerdicts(l, ref, cells, order, sec.Verdicts)
+	}
+	sec.Count = l.T("seeds.count", sec.Verdicts[Agrees], sec.Verdicts[Lower], sec.Verdicts[Higher])
+	return sec
+}
+
+func firstLineOf(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}
+
+// verdictText is a verdict in the report's language, counted.
+func verdictText(l *locale.Lang, v Verdict, count map[Verdict]int) Text {
+	count[v]++
+	return Text{S: l.T("seeds.verdict." + string(v)), Strong: v != Agrees}
+}
+
+// lossVerdicts sets each published loss (R3, R4) beside encbench's loss
+// and interval on every target, with a verdict.
+func lossVerdicts(l *locale.Lang, ref *suite.Reference, cells []*Row, order Order, count map[Verdict]int) Table {
+	t := Table{Head: []string{l.T("col.workload"), l.T("col.variant"), l.T("col.threads"), l.T("ref.published")}}
+	for _, tg := range order.Targets {
+		t.Head = append(t.Head, l.T("ref.encbench", tg), l.T("seeds.col.verdict"))
+	}
+	losses := ref.Losses()
+	for _, w := range sortedKeys(losses) {
+		for _, v := range order.Variants {
+			byThreads, ok := losses[w][v]
+			if !ok {
+				continue
+			}
+			for _, th := range sortedKeys(byThreads) {
+				pub := byThreads[th]
+				row := []Text{{S: w}, {S: v}, {S: fmt.Sprint(th)}, {S: l.F("%.2f", pub), Strong: true}}
+				for _, tg := range order.Targets {
+					c := findRow(cells, tg, w, v, th)
+					if c == nil || c.Loss == nil {
+						row = append(row, Text{S: "-"}, Text{S: l.T("seeds.verdict.none")})
+						continue
+					}
+					row = append(row, Text{S: lossCI(l, *c.Loss)}, verdictText(l, verdictOf(pub, c.Loss.Low, c.Loss.High), count))
+				}
+				t.Rows = append(t.Rows, row)
+			}
+		}
+	}
+	return t
+}
+
+// boundVerdicts checks losses a report states as bounds (R1: "up to 20%
+// at low concurrency", "under 5% at high concurrency") on every workload
+// at the suite's lowest and highest thread counts. A bound is met unless
+// encbench's whole interval lies above it.
+func boundVerdicts(l *locale.Lang, ref *suite.Reference, cells []*Row, order Order, count map[Verdict]int) Table {
+	t := Table{Head: []string{l.T("col.workload"), l.T("col.variant"), l.T("col.threads"), l.T("ref.published")}}
+	for _, tg := range order.Targets {
+		t.Head = append(t.Head, l.T("ref.encbench", tg), l.T("seeds.col.verdict"))
+	}
+	var threads []int
+	for _, c := range cells {
+		if !slices.Contains(threads, c.Threads) {
+			threads = append(threads, c.Threads)
+		}
+	}
+	if len(threads) == 0 {
+		return t
+	}
+	slices.Sort(threads)
+	for _, b := range ref.Bounds {
+		th := threads[0]
+		if b.Threads == "highest" {
+			th = threads[len(threads)-1]
+		}
+		for _, w := range order.Workloads {
+			for _, v := range order.Variants {
+				if v == order.Variants[0] || v == "aa" {
+					continue
+				}
+				row := []Text{{S: w}, {S: v}, {S: fmt.Sprint(th)}, {S: l.T("seeds.at_most", l.F("%g", b.AtMost)), Strong: true}}
+				any := false
+				for _, tg := range order.Targets {
+					c := findRow(cells, tg, w, v, th)
+					if c == nil || c.Loss == nil {
+						row = append(row, Text{S: "-"}, Text{S: l.T("seeds.verdict.none")})
+						continue
+					}
+					any = true
+					verdict := Agrees
+					if c.Loss.Low > b.AtMost {
+						verdict = Higher
+					}
+					row = append(row, Text{S: lossCI(l, *c.Loss)}, verdictText(l, verdict, count))
+				}
+				if any {
+					t.Rows = append(t.Rows, row)
+				}
+			}
+		}
+	}
+	return t
+}
+
+// partsVerdicts sets R2's connection anatomy (ms with TLS off and on, and
+// their ratio) beside encbench's for each TLS variant and each emulated
+// network of the suite's connect workloads: the ratio's interval comes
+// from the repetitions' paired ratios, and the verdict compares ratios,
+// since absolute times depend on the network and machine.
+func partsVerdicts(l *locale.Lang, ref *suite.Reference, rs []*result.Result, baseline string, order Order, count map[Verdict]int) Table {
+	t := Table{Head: []string{l.T("col.target"), l.T("col.workload"), l.T("parts.part"), l.T("seeds.col.published_ms"), l.T("seeds.col.published_ratio"),
+		l.T("col.variant"), l.T("seeds.col.encbench_ms"), l.T("seeds.col.encbench_ratio"), l.T("seeds.col.verdict")}}
+	type key struct{ target, workload, variant string }
+	byKey := map[key][]*result.Result{}
+	for _, r := range rs {
+		if r.Workload.Name == ref.Workload {
+			k := key{targetOf(r), workloadOf(r), r.Variant.Name}
+			byKey[k] = append(byKey[k], r)
+		}
+	}
+	parts := []string{"connect", "first_query", "connect_first_query", "reused_query"}
+	for _, tg := range order.Targets {
+		for _, w := range order.Workloads {
+			base := byKey[key{tg, w, baseline}]
+			if len(base) == 0 {
+				continue
+			}
+			for _, part := range parts {
+				pub, ok := ref.Parts[part]
+				if !ok {
+					continue
+				}
+				for _, v := range ref.PartsVariants {
+					vr := byKey[key{tg, w, v}]
+					if len(vr) == 0 {
+						continue
+					}
+					row := []Text{{S: tg}, {S: w}, {S: part}, {S: l.F("%.2f", pub["off"]) + " / " + l.F("%.2f", pub["on"])},
+						{S: l.F("%.2f", pub["on"]/pub["off"]), Strong: true}, {S: v}}
+					bReps, bMeans := partMeans(base, part)
+					vReps, vMeans := partMeans(vr, part)
+					loss, err := stats.LossByRepetition(bReps, bMeans, vReps, vMeans)
+					if err != nil {
+						row = append(row, Text{S: "-"}, Text{S: "-"}, Text{S: l.T("seeds.verdict.none")})
+						t.Rows = append(t.Rows, row)
+						continue
+					}
+					// loss = 1 - on/off, so the ratio on/off is 1 - loss.
+					ratio, lo, hi := 1-loss.Pct/100, 1-loss.High/100, 1-loss.Low/100
+					row = append(row, Text{S: l.F("%.3f", mean(bMeans)) + " / " + l.F("%.3f", mean(vMeans))},
+						Text{S: l.T("ci.range", l.F("%.2f", ratio), l.F("%.2f", lo), l.F("%.2f", hi))},
+						verdictText(l, verdictOf(pub["on"]/pub["off"], lo, hi), count))
+					t.Rows = append(t.Rows, row)
+				}
+			}
+		}
+	}
+	return t
+}
+
+// partMeans are the results' repetitions and their mean time of a part.
+func partMeans(rs []*result.Result, part string) (reps []int, means []float64) {
+	for _, r := range rs {
+		if it, ok := r.Parts[part]; ok && it.N > 0 {
+			reps = append(reps, r.Repetition)
+			means = append(means, it.Mean)
+		}
+	}
+	return reps, means
+}
+
+func mean(xs []float64) float64 {
+	s, err := stats.Summarize(xs)
+	if err != nil {
+		return 0
+	}
+	return s.Mean
+}
+
+func lossCI(l *locale.Lang, x stats.Loss) string {
+	return l.T("ci.range", l.F("%.1f", x.Pct), l.F("%.1f", x.Low), l.F("%.1f", x.High))
+}
+
+func findRow(cells []*Row, target, workload, variant string, threads int) *Row {
+	for _, c := range cells {
+		if c.Target == target && c.Workload == workload && c.Variant == variant && c.Threads == threads {
+			return c
+		}
+	}
+	return nil
+}
+
+func sortedKeys[K int | string, V any](m map[K]V) []K {
+	out := make([]K, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// SeedsMarkdown renders the seeds report as Markdown.
+func SeedsMarkdown(m *SeedsModel) string {
+	l := m.L
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n%s\n\n%s\n\n", m.Title, m.Generated, m.Intro)
+	for _, s := range m.Sections {
+		fmt.Fprintf(&b, "## %s\n\n", s.Title)
+		if s.Source != "" {
+			fmt.Fprintf(&b, "%s: %s\n\n", l.T("seeds.source"), s.Source)
+		}
+		fmt.Fprintf(&b, "%s\n\n", s.Setting)
+		if s.Missing != "" {
+			fmt.Fprintf(&b, "%s\n\n", s.Missing)
+			continue
+		}
+		fmt.Fprintf(&b, "%s\n\n", s.Count)
+		mdTable(&b, s.Table)
+		if s.Link != "" {
+			fmt.Fprintf(&b, "\n%s\n", l.T("seeds.full", s.Link))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+var seedsHTML = template.Must(template.New("seeds").Parse(`<!DOCTYPE html>
+<html lang="{{.L.Code}}"><head><meta charset="utf-8"><title>{{.Title}}</title>
+<style>
+body{font-family:system-ui,sans-serif;max-width:78rem;margin:2rem auto;padding:0 1rem;color:#222}
+table{border-collapse:collapse;margin:1rem 0;font-size:.9rem}
+th,td{border:1px solid #ccc;padding:.3rem .5rem;text-align:left}
+th{background:#f3f3f3}
+.note{color:#555}
+</style></head><body>
+<h1>{{.Title}}</h1>
+<p class="note">{{.Generated}}</p>
+<p>{{.Intro}}</p>
+{{range .Sections}}
+<h2>{{.Title}}</h2>
+{{if .Source}}<p class="note">{{$.L.T "seeds.source"}}: {{.Source}}</p>{{end}}
+<p>{{.Setting}}</p>
+{{if .Missing}}<p><strong>{{.Missing}}</strong></p>{{else}}
+<p>{{.Count}}</p>
+<table><thead><tr>{{range .Table.Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Table.Rows}}<tr>{{range .}}<td>{{if .Strong}}<strong>{{.S}}</strong>{{else}}{{.S}}{{end}}</td>{{end}}</tr>
+{{end}}</tbody></table>
+{{if .Link}}<p><a href="{{.Link}}">{{$.L.T "seeds.full" .Link}}</a></p>{{end}}
+{{end}}
+{{end}}
+</body></html>
+`))

@@ -1,0 +1,152 @@
+package suiterun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/fsx"
+	"github.com/encbench/encbench/internal/report"
+	"github.com/encbench/encbench/internal/suite"
+)
+
+// SeedsName runs the four seed suites as one: encbench suite run seeds.
+const SeedsName = "seeds"
+
+// DefaultSeedsBudget is the wall time the four seed suites share.
+const DefaultSeedsBudget = 2 * time.Hour
+
+// seedsMark marks a directory as a seeds run's (for --resume).
+const seedsMark = "seeds.txt"
+
+// RunSeeds runs the suites that reproduce the published reports, each in
+// a directory of its own under o.Out, under one budget: each suite gets
+// the share of what is left that its own budget is of the budgets still to
+// run, so a suite that finishes early leaves its time to the next. Then it
+// writes one report with a section per published report.
+func RunSeeds(ctx context.Context, o Options) error {
+	dir, err := filepath.Abs(o.Out)
+	if err != nil {
+		return errs.Usage("bad --out %q: %w", o.Out, err)
+	}
+	budget := DefaultSeedsBudget
+	if o.Overrides.Budget != "" {
+		if budget, err = time.ParseDuration(o.Overrides.Budget); err != nil || budget <= 0 {
+			return errs.Usage("--budget %q: give a duration such as 2h", o.Overrides.Budget)
+		}
+	}
+	if err := claimSeedsDir(dir, o.Resume); err != nil {
+		return err
+	}
+	own := make([]time.Duration, len(report.SeedSuites()))
+	for i, name := range report.SeedSuites() {
+		s, _, err := suite.Load(name)
+		if err != nil {
+			return err
+		}
+		own[i] = s.BudgetDuration()
+	}
+	start := time.Now()
+	var failed []string
+	for i, name := range report.SeedSuites() {
+		left := budget - time.Since(start)
+		var rest time.Duration
+		for _, b := range own[i:] {
+			rest += b
+		}
+		share := time.Duration(float64(left) * float64(own[i]) / float64(rest)).Round(time.Second)
+		if share < time.Minute {
+			failed = append(failed, fmt.Sprintf("%s: no budget left", name))
+			continue
+		}
+		if !hasTargets(name, o.Overrides.Engines) {
+			fmt.Fprintf(o.Stdout, "\n== seed suite %s: no target among --engines %s, skipped\n", name, strings.Join(o.Overrides.Engines, ","))
+			continue
+		}
+		fmt.Fprintf(o.Stdout, "\n== seed suite %s (%d of %d), budget %v of the %v left\n", name, i+1, len(report.SeedSuites()), share, left.Round(time.Second))
+		so := o
+		so.NameOrFile, so.Out = name, filepath.Join(dir, name)
+		so.Overrides.Budget = share.String()
+		so.Overrides.Scale = scaleOf(name, o.Overrides.Scale)
+		_, statErr := os.Stat(filepath.Join(so.Out, SuiteFile))
+		so.Resume = o.Resume && statErr == nil
+		so.Command = o.Command + " # seed suite " + name
+		err := Run(ctx, so)
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted in seed suite %s; continue with `encbench suite run seeds --out %s --resume`", name, dir)
+		}
+		if err != nil {
+			fmt.Fprintf(o.Stderr, "encbench: seed suite %s: %s\n", name, firstLine(err))
+			failed = append(failed, fmt.Sprintf("%s: %s", name, firstLine(err)))
+		}
+	}
+	if !o.NoReport {
+		paths, err := report.WriteSeeds(dir, o.Report)
+		if err != nil {
+			return fmt.Errorf("writing the seeds report: %w", err)
+		}
+		fmt.Fprintf(o.Stdout, "\nseeds report: %s (took %v of the %v budget)\n", strings.Join(paths, "  "), time.Since(start).Round(time.Second), budget)
+	}
+	if len(failed) > 0 {
+		return errors.New("seed suites that did not finish: " + strings.Join(failed, "; ") + "; rerun with --resume to retry them")
+	}
+	return nil
+}
+
+// scaleOf passes a --scale on only to the suites that have it.
+func scaleOf(name, scale string) string {
+	s, _, err := suite.Load(name)
+	if err != nil || scale == "" {
+		return ""
+	}
+	if _, ok := s.Scales[scale]; ok {
+		return scale
+	}
+	return ""
+}
+
+// claimSeedsDir creates a seeds run's directory, or checks that the one
+// to resume is one.
+func claimSeedsDir(dir string, resume bool) error {
+	_, err := os.Stat(filepath.Join(dir, seedsMark))
+	switch {
+	case resume && err != nil:
+		return errs.Usage("nothing to resume in %s (no %s): run without --resume", dir, seedsMark)
+	case resume:
+		return nil
+	case err == nil:
+		return errs.Usage("%s holds a seeds run already: add --resume to continue it, or give a new --out", dir)
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return errs.Usage("%s is not empty: give a new or empty --out directory", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	// Sandbox servers run as their own users and must reach their dirs.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return fmt.Errorf("setting mode of %s: %w", dir, err)
+	}
+	text := "encbench seeds run: " + strings.Join(report.SeedSuites(), ", ") + ", each in its own directory\n"
+	return fsx.WriteFile(filepath.Join(dir, seedsMark), []byte(text), 0o644)
+}
+
+// hasTargets says whether --engines (none: all) leaves the suite a target.
+func hasTargets(name string, engines []string) bool {
+	s, _, err := suite.Load(name)
+	if err != nil || len(engines) == 0 {
+		return err == nil
+	}
+	for _, t := range s.Targets {
+		if slices.Contains(engines, t.Name) || slices.Contains(engines, t.Engine) {
+			return true
+		}
+	}
+	return false
+}
