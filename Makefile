@@ -68,7 +68,7 @@ mongo-test-server:
 	mvn -q -B -f tools/mongo-test-server/pom.xml package
 
 test: test-deps vet mongo-test-server ore-ext
-	ENCBENCH_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 20m ./...
+	ENCBENCH_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 30m ./...
 	@$(MAKE) --no-print-directory fuzz
 
 # Native Go fuzzing, a short bounded time per target (FUZZTIME); inputs

@@ -2,7 +2,6 @@ package suiterun
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -82,8 +81,9 @@ func RunSeeds(ctx context.Context, o Options) error {
 			return fmt.Errorf("interrupted in seed suite %s; continue with `encbench suite run seeds --out %s --resume`", name, dir)
 		}
 		if err != nil {
-			fmt.Fprintf(o.Stderr, "encbench: seed suite %s: %s\n", name, firstLine(err))
-			failed = append(failed, fmt.Sprintf("%s: %s", name, firstLine(err)))
+			why, _, _ := strings.Cut(firstLine(err), "; rerun with --resume")
+			fmt.Fprintf(o.Stderr, "encbench: seed suite %s: %s\n", name, why)
+			failed = append(failed, fmt.Sprintf("%s (%s)", name, why))
 		}
 	}
 	if !o.NoReport {
@@ -94,7 +94,7 @@ func RunSeeds(ctx context.Context, o Options) error {
 		fmt.Fprintf(o.Stdout, "\nseeds report: %s (took %v of the %v budget)\n", strings.Join(paths, "  "), time.Since(start).Round(time.Second), budget)
 	}
 	if len(failed) > 0 {
-		return errors.New("seed suites that did not finish: " + strings.Join(failed, "; ") + "; rerun with --resume to retry them")
+		return fmt.Errorf("seed suites that did not finish: %s; continue with `encbench suite run seeds --out %s --resume`", strings.Join(failed, "; "), dir)
 	}
 	return nil
 }
