@@ -22,7 +22,11 @@ type PartsTable struct {
 	Variants []string
 	// Means[variant][part] in ms, from the means of each repetition.
 	Means map[string]map[string]stats.Summary
-	Notes map[string]map[string]int64
+	// Ratios[variant][part] is the variant's time over the baseline's,
+	// from the repetitions' paired ratios, with its 95% interval; absent
+	// when fewer than two repetitions pair up.
+	Ratios map[string]map[string]Ratio
+	Notes  map[string]map[string]int64
 	Table Table
 }
 
@@ -124,6 +128,7 @@ func partsTables(l *locale.Lang, cells []*Row, order Order, baseline string) []P
 				}
 			}
 		}
+		pt.Ratios = partRatios(cells, k.target, k.threads, baseline, pt.Variants)
 		pt.Parts = partsOf(rs)
 		pt.Roles = partRoles(rs)
 		pt.Labels = map[string]string{}
@@ -162,7 +167,9 @@ func (pt PartsTable) table(l *locale.Lang, baseline string) Table {
 				continue
 			}
 			ratio := Text{S: "-"}
-			if b, okb := pt.Means[baseline][part]; ok && okb && b.Mean > 0 {
+			if r, okr := pt.Ratios[v][part]; okr {
+				ratio = Text{S: l.T("ci.range", l.T("times", r.Ratio), l.F("%.2f", r.Low), l.F("%.2f", r.High)), Strong: r.Low >= 1.5}
+			} else if b, okb := pt.Means[baseline][part]; ok && okb && b.Mean > 0 {
 				ratio = Text{S: l.T("times", m.Mean/b.Mean), Strong: m.Mean/b.Mean >= 1.5}
 			}
 			row = append(row, ratio)
@@ -264,4 +271,44 @@ func itemMeans(cells []*Row, pt PartsTable, variant, part string) []float64 {
 		}
 	}
 	return out
+}
+
+// Ratio is a variant's time for a part over the baseline's, with its 95%
+// interval.
+type Ratio struct{ Ratio, Low, High float64 }
+
+// partRatios pairs each variant's repetitions with the baseline's: the
+// time ratio of a part is 1 - the paired "loss" of its mean times.
+func partRatios(cells []*Row, target string, threads int, baseline string, variants []string) map[string]map[string]Ratio {
+	out := map[string]map[string]Ratio{}
+	base := findRowOf(cells, target, threads, baseline)
+	if base == nil {
+		return out
+	}
+	for _, v := range variants {
+		c := findRowOf(cells, target, threads, v)
+		if v == baseline || c == nil {
+			continue
+		}
+		out[v] = map[string]Ratio{}
+		for _, part := range partsOf(c.Results) {
+			bReps, bMeans := partMeans(base.Results, part)
+			vReps, vMeans := partMeans(c.Results, part)
+			loss, err := stats.LossByRepetition(bReps, bMeans, vReps, vMeans)
+			if err != nil {
+				continue
+			}
+			out[v][part] = Ratio{Ratio: 1 - loss.Pct/100, Low: 1 - loss.High/100, High: 1 - loss.Low/100}
+		}
+	}
+	return out
+}
+
+func findRowOf(cells []*Row, target string, threads int, variant string) *Row {
+	for _, c := range cells {
+		if c.Target == target && c.Threads == threads && c.Variant == variant {
+			return c
+		}
+	}
+	return nil
 }
