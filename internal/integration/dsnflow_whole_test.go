@@ -139,6 +139,14 @@ data: {%s}
 	refused(s1, "o0", "variant tde: the encrypted copies of the tables go in database sbtest_tde")
 	adminExec(t, mariaAdmin, "CREATE DATABASE sbtest_tde")
 	adminExec(t, mariaAdmin, "GRANT ALL ON sbtest_tde.* TO 'sbtest'@'127.0.0.1'")
+	// A server that cannot encrypt tables is named with what it lacks.
+	pgTDE := write("pgtde", withCA, data, "")
+	raw, _ := os.ReadFile(pgTDE)
+	withTDE := strings.Replace(string(raw), "variants: [plain, tls, aa]\n", "variants: [plain, tls, aa, tde]\n", 1)
+	if err := os.WriteFile(pgTDE, []byte(withTDE), 0o600); err != nil || withTDE == string(raw) {
+		t.Fatalf("writing the suite with tde on PostgreSQL: %v", err)
+	}
+	refused(pgTDE, "o0", "this PostgreSQL server cannot encrypt tables: it has no pg_tde extension")
 	refused(write("noca", "", data, ""), "o0", "line 5: variant tls needs tls_ca (the server's CA certificate) on target pg")
 
 	// Interrupted after its first cell, then resumed.

@@ -27,7 +27,7 @@ type PartsTable struct {
 	// when fewer than two repetitions pair up.
 	Ratios map[string]map[string]Ratio
 	Notes  map[string]map[string]int64
-	Table Table
+	Table  Table
 }
 
 // declared are the event parts the results' workloads declare, in their

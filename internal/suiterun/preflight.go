@@ -133,15 +133,12 @@ func canCreateTables(ctx context.Context, c engine.Conn) error {
 	return nil
 }
 
-// createCopies makes the database that holds a tde setup's encrypted
-// copies, when it does not exist yet (connecting to it fails).
+// createCopies checks that the server can encrypt tables, then makes the
+// database that holds a tde setup's encrypted copies when it does not
+// exist yet (connecting to it fails).
 func (x *Executor) createCopies(ctx context.Context, ls *liveSetup, copies engine.Target) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if c, err := copies.Engine.Connect(ctx, copies); err == nil {
-		c.Close()
-		return nil
-	}
 	st, _ := x.Plan.Suite.Target(ls.target.Name)
 	mainDSN := os.ExpandEnv(st.DSN)
 	tls := engine.TLSOptions{Mode: engine.TLSDisable}
@@ -157,6 +154,19 @@ func (x *Executor) createCopies(ctx context.Context, ls *liveSetup, copies engin
 		return err
 	}
 	defer c.Close()
+	// What the server lacks comes first: copies it cannot encrypt would
+	// need no database.
+	ar, ok := t.Engine.(engine.AtRest)
+	if !ok {
+		return errs.Usage("%s servers cannot encrypt tables, so variant %s cannot run on this target", t.Engine.Kind(), ls.Variant)
+	}
+	if _, err := ar.TDETableOption(ctx, c); err != nil {
+		return err
+	}
+	if cc, err := copies.Engine.Connect(ctx, copies); err == nil {
+		cc.Close()
+		return nil
+	}
 	if err := c.Exec(ctx, "CREATE DATABASE "+ls.copies); err != nil {
 		return errs.Usage("the encrypted copies of the tables go in database %s on the same server, which does not exist and cannot be created (%w): create it and grant the user on it, or set tde_database or tde_dsn", ls.copies, err)
 	}

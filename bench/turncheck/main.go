@@ -1,0 +1,245 @@
+// Command turncheck measures one loss two ways on the same servers, to
+// validate the suite's turn design (issue 40, item 5): the suite's
+// interleaved turns, and long continuous runs in ABBA order of encbench and
+// of sysbench. TLS uses one MariaDB server that offers TLS; TDE two (plain
+// and encrypted at rest). It prints, per layer and model, the three losses
+// with their 95% intervals.
+//
+//	go run ./bench/turncheck -encbench bin/encbench -out /tmp/turncheck
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/encbench/encbench/internal/report"
+	"github.com/encbench/encbench/internal/result"
+	"github.com/encbench/encbench/internal/stats"
+)
+
+type options struct {
+	encbench, out, models, layers, clientCPU, serverCPU string
+	threads, seconds, pairs, tables, tableSize, reps     int
+}
+
+// server is a sandbox the check started, as its sandbox.json says.
+type server struct {
+	DSN, CA, Password string
+	PID, Port         int
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.encbench, "encbench", "bin/encbench", "encbench binary")
+	flag.StringVar(&o.out, "out", "/tmp/turncheck", "new directory for sandboxes and results")
+	flag.StringVar(&o.models, "models", "oltp_read_only,oltp_read_write,oltp_write_only", "sysbench models")
+	flag.StringVar(&o.layers, "layers", "tls,tde", "layers to check")
+	flag.StringVar(&o.clientCPU, "client-cpus", "0", "CPU of encbench's and sysbench's workers")
+	flag.StringVar(&o.serverCPU, "server-cpus", "1", "CPU of the servers")
+	flag.IntVar(&o.threads, "threads", 8, "threads")
+	flag.IntVar(&o.seconds, "time", 10, "seconds of each continuous run and of each variant per block")
+	flag.IntVar(&o.pairs, "pairs", 6, "ABBA pairs of continuous runs per tool")
+	flag.IntVar(&o.reps, "blocks", 6, "blocks of the turns suite")
+	flag.IntVar(&o.tables, "tables", 4, "tables")
+	flag.IntVar(&o.tableSize, "table-size", 10000, "rows per table")
+	flag.Parse()
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "turncheck:", err)
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	if err := os.Chmod(o.out, 0o755); err != nil {
+		return err
+	}
+	servers := map[string]*server{}
+	for _, v := range []string{"tls", "plain", "tde"} {
+		args := []string{"sandbox", "up", "--engine", "mariadb", "--variant", v, "--dir", filepath.Join(o.out, "sb-"+v), "--server-cpus", o.serverCPU, "--buffer-pool", "256M"}
+		if v == "tls" {
+			args = append(args, "--tls-optional")
+		}
+		if _, err := sh(o.encbench, args...); err != nil {
+			return err
+		}
+		defer sh(o.encbench, "sandbox", "down", "--dir", filepath.Join(o.out, "sb-"+v)) //nolint:errcheck
+		s := &server{}
+		raw, err := os.ReadFile(filepath.Join(o.out, "sb-"+v, "sandbox.json"))
+		if err != nil {
+			return err
+		}
+		var info struct {
+			DSN, CA, Password string
+			PID, Port         int
+		}
+		if err := json.Unmarshal(raw, &info); err != nil {
+			return err
+		}
+		*s = server(info)
+		u, err := url.Parse(s.DSN)
+		if err != nil {
+			return err
+		}
+		u.RawQuery = ""
+		s.DSN = u.String()
+		servers[v] = s
+	}
+	fmt.Printf("%-5s %-16s %-28s %-28s %-28s\n", "layer", "model", "turns (suite)", "encbench continuous", "sysbench continuous")
+	for _, layer := range strings.Split(o.layers, ",") {
+		for _, model := range strings.Split(o.models, ",") {
+			a, b := servers["tls"], servers["tls"]
+			if layer == "tde" {
+				a, b = servers["plain"], servers["tde"]
+			}
+			turns, err := turnsLoss(o, layer, model, a, b)
+			if err != nil {
+				return fmt.Errorf("%s %s turns: %w", layer, model, err)
+			}
+			eb, sb, err := continuousLosses(o, layer, model, a, b)
+			if err != nil {
+				return fmt.Errorf("%s %s continuous: %w", layer, model, err)
+			}
+			fmt.Printf("%-5s %-16s %-28s %-28s %-28s\n", layer, model, lossText(turns), lossText(eb), lossText(sb))
+		}
+	}
+	return nil
+}
+
+// turnsLoss runs the suite design on the servers and reads its loss.
+func turnsLoss(o options, layer, model string, a, b *server) (*stats.Loss, error) {
+	target := fmt.Sprintf("  - name: m\n    dsn: '%s'\n    server_pid: %d\n", a.DSN, a.PID)
+	variant := layer
+	if layer == "tls" {
+		target += fmt.Sprintf("    tls_ca: %s\n", a.CA)
+	} else {
+		target += fmt.Sprintf("    tde_dsn: '%s'\n    tde_server_pid: %d\n", b.DSN, b.PID)
+	}
+	name := layer + "-" + model
+	text := fmt.Sprintf("name: %s\ntargets:\n%svariants: [plain, %s]\nworkloads: [{name: %s}]\nthreads: [%d]\ntime: %d\nwarmup: 2\nrepetitions: %d\nprecision: 0\n"+
+		"data: {tables: %d, table-size: %d}\nclient_cpus: \"%s\"\n", name, target, variant, model, o.threads, o.seconds, o.reps, o.tables, o.tableSize, o.clientCPU)
+	file := filepath.Join(o.out, name+".yaml")
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(o.out, name)
+	if _, err := sh(o.encbench, "suite", "run", file, "--out", dir); err != nil {
+		return nil, err
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, report.AnalysisFile))
+	if err != nil {
+		return nil, err
+	}
+	var an report.Analysis
+	if err := json.Unmarshal(raw, &an); err != nil {
+		return nil, err
+	}
+	for _, c := range an.Cells {
+		if c.Variant != "plain" && c.Loss != nil {
+			return c.Loss, nil
+		}
+	}
+	return nil, fmt.Errorf("no loss in %s", dir)
+}
+
+// continuousLosses runs each tool in ABBA order: pair k is (A, B) for odd
+// k and (B, A) for even k; the loss pairs the runs of a pair.
+func continuousLosses(o options, layer, model string, a, b *server) (eb, sb *stats.Loss, err error) {
+	var ebA, ebB, sbA, sbB []float64
+	for k := 1; k <= o.pairs; k++ {
+		order := []bool{false, true}
+		if k%2 == 0 {
+			order = []bool{true, false}
+		}
+		for _, on := range order {
+			srv := a
+			if on {
+				srv = b
+			}
+			tps, err := encbenchRun(o, model, srv, layer == "tls" && on, fmt.Sprintf("%s-%s-%d-%v", layer, model, k, on))
+			if err != nil {
+				return nil, nil, err
+			}
+			stps, err := sysbenchRun(o, model, srv, layer == "tls" && on)
+			if err != nil {
+				return nil, nil, err
+			}
+			if on {
+				ebB, sbB = append(ebB, tps), append(sbB, stps)
+			} else {
+				ebA, sbA = append(ebA, tps), append(sbA, stps)
+			}
+		}
+	}
+	el, err := stats.PairedLossPct(ebA, ebB)
+	if err != nil {
+		return nil, nil, err
+	}
+	sl, err := stats.PairedLossPct(sbA, sbB)
+	return &el, &sl, err
+}
+
+func encbenchRun(o options, model string, s *server, tls bool, name string) (float64, error) {
+	path := filepath.Join(o.out, "runs", name+".json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return 0, err
+	}
+	args := []string{"run", model, "--dsn", s.DSN, "--threads", strconv.Itoa(o.threads), "--time", strconv.Itoa(o.seconds),
+		"--tables", strconv.Itoa(o.tables), "--table-size", strconv.Itoa(o.tableSize), "--client-cpus", o.clientCPU, "--json", path}
+	if tls {
+		args = append(args, "--tls", "verify-full", "--tls-ca", s.CA)
+	}
+	if _, err := sh(o.encbench, args...); err != nil {
+		return 0, err
+	}
+	r, err := result.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return r.TPS, nil
+}
+
+var sysbenchTPS = regexp.MustCompile(`transactions:\s+\d+\s+\(([0-9.]+) per sec`)
+
+func sysbenchRun(o options, model string, s *server, tls bool) (float64, error) {
+	args := []string{"-c", o.clientCPU, "sysbench", model, "--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port=" + strconv.Itoa(s.Port),
+		"--mysql-user=sbtest", "--mysql-password=" + s.Password, "--mysql-db=sbtest", "--tables=" + strconv.Itoa(o.tables),
+		"--table-size=" + strconv.Itoa(o.tableSize), "--threads=" + strconv.Itoa(o.threads), "--time=" + strconv.Itoa(o.seconds)}
+	if tls {
+		args = append(args, "--mysql-ssl=on")
+	}
+	out, err := sh("taskset", append(args, "run")...)
+	if err != nil {
+		return 0, err
+	}
+	m := sysbenchTPS.FindStringSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("no TPS in sysbench's output:\n%s", out)
+	}
+	return strconv.ParseFloat(m[1], 64)
+}
+
+func lossText(l *stats.Loss) string {
+	return fmt.Sprintf("%.1f (%.1f to %.1f)", l.Pct, l.Low, l.High)
+}
+
+func sh(name string, args ...string) (string, error) {
+	var out bytes.Buffer
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, out.String())
+	}
+	return out.String(), nil
+}
