@@ -28,13 +28,14 @@ import (
 
 type options struct {
 	encbench, out, models, layers, clientCPU, serverCPU string
-	threads, seconds, pairs, tables, tableSize, reps     int
+	threads, seconds, pairs, tables, tableSize, reps    int
 }
 
 // server is a sandbox the check started, as its sandbox.json says.
 type server struct {
-	DSN, CA, Password string
-	PID, Port         int
+	DSN, CA, Password     string
+	PID, Port             int
+	ClientCert, ClientKey string `json:"-"`
 }
 
 func main() {
@@ -80,14 +81,17 @@ func run(o options) error {
 		if err != nil {
 			return err
 		}
-		var info struct {
-			DSN, CA, Password string
-			PID, Port         int
-		}
-		if err := json.Unmarshal(raw, &info); err != nil {
+		if err := json.Unmarshal(raw, s); err != nil {
 			return err
 		}
-		*s = server(info)
+		var keys struct {
+			Cert string `json:"client_cert"`
+			Key  string `json:"client_key"`
+		}
+		if err := json.Unmarshal(raw, &keys); err != nil {
+			return err
+		}
+		s.ClientCert, s.ClientKey = keys.Cert, keys.Key
 		u, err := url.Parse(s.DSN)
 		if err != nil {
 			return err
@@ -167,7 +171,7 @@ func continuousLosses(o options, layer, model string, a, b *server) (eb, sb *sta
 			if on {
 				srv = b
 			}
-			tps, err := encbenchRun(o, model, srv, layer == "tls" && on, fmt.Sprintf("%s-%s-%d-%v", layer, model, k, on))
+			tps, err := encbenchRun(o, model, srv, layer, on, fmt.Sprintf("%s-%s-%d-%v", layer, model, k, on))
 			if err != nil {
 				return nil, nil, err
 			}
@@ -190,15 +194,18 @@ func continuousLosses(o options, layer, model string, a, b *server) (eb, sb *sta
 	return &el, &sl, err
 }
 
-func encbenchRun(o options, model string, s *server, tls bool, name string) (float64, error) {
+func encbenchRun(o options, model string, s *server, layer string, on bool, name string) (float64, error) {
 	path := filepath.Join(o.out, "runs", name+".json")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return 0, err
 	}
 	args := []string{"run", model, "--dsn", s.DSN, "--threads", strconv.Itoa(o.threads), "--time", strconv.Itoa(o.seconds),
 		"--tables", strconv.Itoa(o.tables), "--table-size", strconv.Itoa(o.tableSize), "--client-cpus", o.clientCPU, "--json", path}
-	if tls {
+	switch {
+	case on && layer == "tls":
 		args = append(args, "--tls", "verify-full", "--tls-ca", s.CA)
+	case on && layer == "tde":
+		args = append(args, "--tde")
 	}
 	if _, err := sh(o.encbench, args...); err != nil {
 		return 0, err
@@ -219,7 +226,23 @@ func sysbenchRun(o options, model string, s *server, tls bool) (float64, error) 
 	if tls {
 		args = append(args, "--mysql-ssl=on")
 	}
-	out, err := sh("taskset", append(args, "run")...)
+	// sysbench's mysql driver reads its TLS files from the current
+	// directory, under fixed names, and needs a client certificate.
+	dir := filepath.Join(o.out, "sysbench-"+strconv.Itoa(s.Port))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, err
+	}
+	for name, from := range map[string]string{"cacert.pem": s.CA, "client-cert.pem": s.ClientCert, "client-key.pem": s.ClientKey} {
+		if from == "" {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(dir, name)); err != nil {
+			if err := os.Symlink(from, filepath.Join(dir, name)); err != nil {
+				return 0, err
+			}
+		}
+	}
+	out, err := shIn(dir, "taskset", append(args, "run")...)
 	if err != nil {
 		return 0, err
 	}
@@ -234,9 +257,12 @@ func lossText(l *stats.Loss) string {
 	return fmt.Sprintf("%.1f (%.1f to %.1f)", l.Pct, l.Low, l.High)
 }
 
-func sh(name string, args ...string) (string, error) {
+func sh(name string, args ...string) (string, error) { return shIn("", name, args...) }
+
+func shIn(dir, name string, args ...string) (string, error) {
 	var out bytes.Buffer
 	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		return out.String(), fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, out.String())
