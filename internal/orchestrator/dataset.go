@@ -78,14 +78,11 @@ func ReadDataSet(ctx context.Context, s spec.Spec, reg *workload.Registry) (*Dat
 // recordDataSet notes what a prepare just made (after the workload's own
 // prepare, which created the ownership table this table is listed in).
 func recordDataSet(ctx context.Context, r *Resolved, family string) error {
-	c, err := r.Target.Engine.Connect(ctx, r.Target)
-	if err != nil {
-		return engine.ConnectError(r.Target, err)
+	c, err := sqlConn(ctx, r)
+	if c == nil {
+		return err
 	}
 	defer c.Close()
-	if _, ok := c.(engine.Documents); ok {
-		return nil
-	}
 	if err := c.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+DataSetTable+
 		" (family VARCHAR(64) NOT NULL PRIMARY KEY, params VARCHAR(4000) NOT NULL, prepared_at VARCHAR(40) NOT NULL)"); err != nil {
 		return fmt.Errorf("creating %s: %w", DataSetTable, err)
@@ -107,14 +104,11 @@ func recordDataSet(ctx context.Context, r *Resolved, family string) error {
 // forgetDataSet removes a family's record after its cleanup, and the
 // table once no family is left in it.
 func forgetDataSet(ctx context.Context, r *Resolved, family string) error {
-	c, err := r.Target.Engine.Connect(ctx, r.Target)
-	if err != nil {
-		return engine.ConnectError(r.Target, err)
+	c, err := sqlConn(ctx, r)
+	if c == nil {
+		return err
 	}
 	defer c.Close()
-	if _, ok := c.(engine.Documents); ok {
-		return nil
-	}
 	d := r.Target.Engine.Dialect()
 	tables, err := workload.Tables(ctx, c, d)
 	if err != nil || !tables[DataSetTable] {
@@ -131,4 +125,18 @@ func forgetDataSet(ctx context.Context, r *Resolved, family string) error {
 		return fmt.Errorf("dropping %s: %w", DataSetTable, err)
 	}
 	return workload.Disown(ctx, c, d, []string{DataSetTable})
+}
+
+// sqlConn connects to the spec's server; nil (and no error) for a document
+// store, which keeps no data set record.
+func sqlConn(ctx context.Context, r *Resolved) (engine.Conn, error) {
+	c, err := r.Target.Engine.Connect(ctx, r.Target)
+	if err != nil {
+		return nil, engine.ConnectError(r.Target, err)
+	}
+	if _, ok := c.(engine.Documents); ok {
+		c.Close()
+		return nil, nil
+	}
+	return c, nil
 }

@@ -178,34 +178,29 @@ func (x *Executor) createCopies(ctx context.Context, ls *liveSetup, copies engin
 // holds this suite's data set (reused: no reload), one of other
 // parameters (refused unless recreate_data), or none.
 func (x *Executor) checkDataSets(ctx context.Context, ls *liveSetup) error {
-	done := map[string]bool{}
-	for _, w := range x.Plan.Suite.Workloads {
-		if !w.RunsOn(ls.target) || !w.RunsIn(ls.Variant) {
-			continue
-		}
-		fam, err := x.Registry.Lookup(w.Name)
-		if err != nil || done[fam.Name()] {
-			continue
-		}
-		done[fam.Name()] = true
-		s, err := x.prepareSpec(ls, w.Name)
+	sets, err := x.dataSets(ls)
+	if err != nil {
+		return err
+	}
+	for _, d := range sets {
+		ds, err := orchestrator.ReadDataSet(ctx, d.spec, x.Registry)
 		if err != nil {
 			return err
 		}
-		ds, err := orchestrator.ReadDataSet(ctx, s, x.Registry)
-		if err != nil || ds == nil {
-			return err
+		if ds == nil {
+			continue // none yet: prepare makes it
 		}
-		want := orchestrator.DataParams(s)
+		key := ls.ID + "/" + d.family
+		want := orchestrator.DataParams(d.spec)
 		switch {
 		case ds.Params == want:
-			x.reuse[ls.ID+"/"+fam.Name()] = ds
+			x.reuse[key] = ds
 		case x.Plan.Suite.RecreateData:
-			x.replace[ls.ID+"/"+fam.Name()] = true
-			fmt.Fprintf(x.Stdout, "the %s data set on %s was prepared with %s: replacing it (recreate_data: true)\n", fam.Name(), ls.target.Name, ds.Params)
+			x.replace[key] = true
+			fmt.Fprintf(x.Stdout, "the %s data set on %s was prepared with %s: replacing it (recreate_data: true)\n", d.family, ls.target.Name, ds.Params)
 		default:
 			return errs.Usage("it holds a %s data set prepared %s with %s, and this suite asks for %s: set recreate_data: true in the suite to replace it, or use another database",
-				fam.Name(), ds.PreparedAt, ds.Params, want)
+				d.family, ds.PreparedAt, ds.Params, want)
 		}
 	}
 	return nil
