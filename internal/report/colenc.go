@@ -143,7 +143,7 @@ func referenceTable(l *locale.Lang, ref *suite.Reference, cells []*Row, order Or
 					cell := Text{S: "-"}
 					for _, c := range cells {
 						if c.Target == tg && c.Variant == v && c.Threads == th && c.Workload == w && c.Loss != nil {
-							cell = Text{S: l.T("ci.range", l.F("%.1f", c.Loss.Pct), l.F("%.1f", c.Loss.Low), l.F("%.1f", c.Loss.High))}
+							cell = Text{S: lossCI(l, *c.Loss)}
 						}
 					}
 					row = append(row, cell)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -157,13 +158,13 @@ func lossVerdicts(l *locale.Lang, ref *suite.Reference, cells []*Row, order Orde
 		t.Head = append(t.Head, l.T("ref.encbench", tg), l.T("seeds.col.verdict"))
 	}
 	losses := ref.Losses()
-	for _, w := range sortedKeys(losses) {
+	for _, w := range slices.Sorted(maps.Keys(losses)) {
 		for _, v := range order.Variants {
 			byThreads, ok := losses[w][v]
 			if !ok {
 				continue
 			}
-			for _, th := range sortedKeys(byThreads) {
+			for _, th := range slices.Sorted(maps.Keys(byThreads)) {
 				pub := byThreads[th]
 				row := []Text{{S: w}, {S: v}, {S: fmt.Sprint(th)}, {S: l.F("%.2f", pub), Strong: true}}
 				for _, tg := range order.Targets {
@@ -320,15 +321,6 @@ func findRow(cells []*Row, target, workload, variant string, threads int) *Row {
 		}
 	}
 	return nil
-}
-
-func sortedKeys[K int | string, V any](m map[K]V) []K {
-	out := make([]K, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // SeedsMarkdown renders the seeds report as Markdown.

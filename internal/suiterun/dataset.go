@@ -20,10 +20,6 @@ func (x *Executor) reuseData(ls *liveSetup, family string) bool {
 		return false
 	}
 	fmt.Fprintf(x.Stdout, "reusing the %s data set on %s, prepared %s with the same parameters (%s)\n", family, ls.target.Name, ds.PreparedAt, ds.Params)
-	if x.reused == nil {
-		x.reused = map[string]string{}
-	}
-	x.reused[ls.ID] = ds.PreparedAt
 	return true
 }
 

@@ -69,9 +69,6 @@ type Executor struct {
 	// failures are this execution's failed cells by variant, with the
 	// first cause, for plan.json and the report.
 	failures map[string]suite.Failure
-	// reused are the setups whose DSN target already held the suite's
-	// data set, with when it was prepared.
-	reused map[string]string
 	// reuse are the data sets pre-flight found on DSN targets with this
 	// suite's parameters, by setup and family.
 	reuse map[string]*orchestrator.DataSet
@@ -356,7 +353,7 @@ func (x *Executor) sandboxLine(ls *liveSetup) string {
 func (x *Executor) Record() suite.Record {
 	d := suite.Record{Plan: x.Plan, Command: x.Command,
 		CreatedAt: time.Now().UTC().Format(time.RFC3339), ClientCPUs: x.clientCPUs, ServerCPUs: x.serverCPUs,
-		Reproduce: map[string]string{}, BudgetSpent: x.BudgetSpent, Noise: x.noise, Failed: x.failures, ReusedData: x.reused}
+		Reproduce: map[string]string{}, BudgetSpent: x.BudgetSpent, Noise: x.noise, Failed: x.failures, ReusedData: x.reusedData()}
 	for _, su := range x.Plan.Setups {
 		ls := x.setups[su.ID]
 		var lines []string
@@ -445,3 +442,17 @@ func WriteJSON(path string, v any) error {
 
 // ms is a duration in milliseconds, as results give them.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// reusedData are the setups whose DSN target already held the suite's data
+// set (pre-flight found it), with when it was prepared.
+func (x *Executor) reusedData() map[string]string {
+	if len(x.reuse) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for key, ds := range x.reuse {
+		setup, _, _ := strings.Cut(key, "/")
+		out[setup] = ds.PreparedAt
+	}
+	return out
+}
