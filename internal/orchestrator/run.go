@@ -271,7 +271,7 @@ func (lr *Live) Result(out *runner.Outcome, verified bool, started time.Time) *r
 		for name, it := range res.Parts {
 			counts[name] = it.N
 		}
-		res.Rates = caps.Rates(counts, res.DurationS)
+		res.Rates = caps.Rates(counts, rateSeconds(res))
 	}
 	res.Regime = lr.regime
 	res.Generator = lr.genDoc
@@ -405,4 +405,15 @@ func bandwidthText(kbps int64) string {
 		return "unlimited"
 	}
 	return strconv.FormatInt(kbps, 10) + " KB/s"
+}
+
+// rateSeconds is the time a workload's rates (tpmC) are per: the run's
+// duration, or in turns the time that makes them agree with its TPS (the
+// work done while the gates were open, not the drains after them, which
+// are longer for a slower variant).
+func rateSeconds(r *result.Result) float64 {
+	if r.TurnsS > 0 && r.TPS > 0 {
+		return float64(r.Totals.Transactions) / r.TPS
+	}
+	return r.DurationS
 }

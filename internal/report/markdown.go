@@ -84,6 +84,10 @@ func Markdown(w io.Writer, m *Model) error {
 	for _, s := range m.Sections {
 		fmt.Fprintf(&b, "\n### %s\n\n", s.Workload)
 		mdTable(&b, s.Table)
+		for _, rt := range s.Rates {
+			fmt.Fprintf(&b, "\n%s:\n\n", rt.Title)
+			mdTable(&b, rt.Table)
+		}
 		for _, pt := range s.Parts {
 			fmt.Fprintf(&b, "\n%s:\n\n", pt.Title)
 			mdTable(&b, pt.Table)

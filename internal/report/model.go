@@ -37,6 +37,8 @@ type Section struct {
 	Table    Table
 	// Parts are R2-style tables of workloads that time parts of events.
 	Parts []PartsTable
+	// Rates are the losses in the workload's own rates (TPC-C's tpmC).
+	Rates []RateTable
 }
 
 // Model is everything a report says, rendered as Markdown or HTML, in
@@ -139,6 +141,7 @@ func Build(d *Data, l *locale.Lang) *Model {
 		}
 		s.Table = resultTable(l, s.Cells, m.Precision)
 		s.Parts = partsTables(l, s.Cells, order, baseline)
+		s.Rates = rateTables(l, s.Cells, order, baseline)
 		partsSaid = append(partsSaid, partsConclusions(l, s.Parts, baseline, s.Cells)...)
 		m.Sections = append(m.Sections, s)
 	}
@@ -338,6 +341,10 @@ func method(l *locale.Lang, d *Data, cells []*Row, m *Model) []string {
 			out = append(out, l.T(key))
 			if key == "method.aa.shared" && otherInstance(cells, d.Record.Baseline) {
 				out = append(out, l.T("method.aa.instances"))
+			}
+			// servers: own starts a second sandbox; a DSN target has no such option.
+			if key == "method.aa.shared" && slices.ContainsFunc(d.Record.Setups, func(su suite.Setup) bool { return su.Variant == variant.AAName && su.Sandbox }) {
+				out = append(out, l.T("method.aa.own_option"))
 			}
 		}
 		dist := st.Disturb()

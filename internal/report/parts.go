@@ -102,11 +102,13 @@ func partsTables(l *locale.Lang, cells []*Row, order Order, baseline string) []P
 	for _, k := range keys {
 		pt := PartsTable{Target: k.target, Threads: k.threads, Means: map[string]map[string]stats.Summary{}, Notes: map[string]map[string]int64{}}
 		var rs []*result.Result
+		rows := map[string]*Row{}
 		for _, v := range order.Variants {
 			for _, c := range cells {
 				if c.Target != k.target || c.Threads != k.threads || c.Variant != v {
 					continue
 				}
+				rows[v] = c
 				pt.Variants = append(pt.Variants, v)
 				rs = append(rs, c.Results...)
 				pt.Means[v] = map[string]stats.Summary{}
@@ -128,7 +130,7 @@ func partsTables(l *locale.Lang, cells []*Row, order Order, baseline string) []P
 				}
 			}
 		}
-		pt.Ratios = partRatios(cells, k.target, k.threads, baseline, pt.Variants)
+		pt.Ratios = partRatios(rows, baseline, pt.Variants)
 		pt.Parts = partsOf(rs)
 		pt.Roles = partRoles(rs)
 		pt.Labels = map[string]string{}
@@ -277,16 +279,17 @@ func itemMeans(cells []*Row, pt PartsTable, variant, part string) []float64 {
 // interval.
 type Ratio struct{ Ratio, Low, High float64 }
 
-// partRatios pairs each variant's repetitions with the baseline's: the
-// time ratio of a part is 1 - the paired "loss" of its mean times.
-func partRatios(cells []*Row, target string, threads int, baseline string, variants []string) map[string]map[string]Ratio {
+// partRatios pairs each variant's repetitions (rows: the table's row per
+// variant) with the baseline's: the time ratio of a part is 1 - the
+// paired "loss" of its mean times.
+func partRatios(rows map[string]*Row, baseline string, variants []string) map[string]map[string]Ratio {
 	out := map[string]map[string]Ratio{}
-	base := findRowOf(cells, target, threads, baseline)
+	base := rows[baseline]
 	if base == nil {
 		return out
 	}
 	for _, v := range variants {
-		c := findRowOf(cells, target, threads, v)
+		c := rows[v]
 		if v == baseline || c == nil {
 			continue
 		}
@@ -302,13 +305,4 @@ func partRatios(cells []*Row, target string, threads int, baseline string, varia
 		}
 	}
 	return out
-}
-
-func findRowOf(cells []*Row, target string, threads int, variant string) *Row {
-	for _, c := range cells {
-		if c.Target == target && c.Threads == threads && c.Variant == variant {
-			return c
-		}
-	}
-	return nil
 }

@@ -311,11 +311,17 @@ func (s *Suite) apply(o Overrides) error {
 	return nil
 }
 
+// Matches says whether --engines names the target, by its name or its
+// engine.
+func (t Target) Matches(engines []string) bool {
+	return slices.Contains(engines, t.Name) || (t.Engine != "" && slices.Contains(engines, t.Engine))
+}
+
 // keepTargets keeps the targets --engines names (by name or engine).
 func (s *Suite) keepTargets(engines []string) error {
 	var kept []Target
 	for _, t := range s.Targets {
-		if slices.Contains(engines, t.Name) || (t.Engine != "" && slices.Contains(engines, t.Engine)) {
+		if t.Matches(engines) {
 			kept = append(kept, t)
 		}
 	}

@@ -166,8 +166,8 @@ func TestBuiltinSuitesParseAndExpand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Two engines x four levels x four terminal counts x three repetitions.
-	if len(p.Setups) != 8 || len(p.Cells) != 96 {
+	// Two engines x four levels x four terminal counts x five repetitions.
+	if len(p.Setups) != 8 || len(p.Cells) != 160 {
 		t.Fatalf("colenc-tpcc: %d setups, %d cells", len(p.Setups), len(p.Cells))
 	}
 }
@@ -192,7 +192,7 @@ func TestColencSysbenchSuite(t *testing.T) {
 	// 2 engines x 7 variants; per engine, thread count and repetition 5
 	// workloads x 3 variants, and enc_range_sum_k in enc-k-index-rows and
 	// enc-k-index-sum.
-	if len(p.Setups) != 14 || len(p.Cells) != 2*4*3*17 {
+	if len(p.Setups) != 14 || len(p.Cells) != 2*4*5*17 {
 		t.Fatalf("%d setups, %d cells", len(p.Setups), len(p.Cells))
 	}
 	for _, c := range p.Cells {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/encbench/encbench/internal/orchestrator"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/fsx"
+	"github.com/encbench/encbench/internal/orchestrator"
 	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/runner"
 	"github.com/encbench/encbench/internal/sandbox"

@@ -55,11 +55,7 @@ func RunSeeds(ctx context.Context, o Options) error {
 	var failed []string
 	for i, name := range report.SeedSuites() {
 		left := budget - time.Since(start)
-		var rest time.Duration
-		for _, b := range own[i:] {
-			rest += b
-		}
-		share := time.Duration(float64(left) * float64(own[i]) / float64(rest)).Round(time.Second)
+		share := seedShare(left, own[i:])
 		if share < time.Minute {
 			failed = append(failed, fmt.Sprintf("%s: no budget left", name))
 			continue
@@ -97,6 +93,19 @@ func RunSeeds(ctx context.Context, o Options) error {
 		return fmt.Errorf("seed suites that did not finish: %s; continue with `encbench suite run seeds --out %s --resume`", strings.Join(failed, "; "), dir)
 	}
 	return nil
+}
+
+// seedShare is the next suite's part of the time left: what its own
+// budget (own[0]) is of the budgets of the suites still to run.
+func seedShare(left time.Duration, own []time.Duration) time.Duration {
+	var rest time.Duration
+	for _, b := range own {
+		rest += b
+	}
+	if rest <= 0 || left <= 0 {
+		return 0
+	}
+	return time.Duration(float64(left) * float64(own[0]) / float64(rest)).Round(time.Second)
 }
 
 // scaleOf passes a --scale on only to the suites that have it.
@@ -143,10 +152,5 @@ func hasTargets(name string, engines []string) bool {
 	if err != nil || len(engines) == 0 {
 		return err == nil
 	}
-	for _, t := range s.Targets {
-		if slices.Contains(engines, t.Name) || slices.Contains(engines, t.Engine) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.Targets, func(t suite.Target) bool { return t.Matches(engines) })
 }
