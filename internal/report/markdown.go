@@ -24,6 +24,10 @@ func Markdown(w io.Writer, m *Model) error {
 		fmt.Fprintf(&b, "\n%s\n\n", l.T("glance.intro", m.GlanceNote))
 		mdTable(&b, m.Glance)
 	}
+	if len(m.Missed.Rows) > 0 {
+		fmt.Fprintf(&b, "\n%s\n\n", l.T("missed.intro", m.Precision))
+		mdTable(&b, m.Missed)
+	}
 	fmt.Fprintf(&b, "\n%s  \n%s\n\n", o.Machine, o.Dates)
 	if len(m.Reference.Rows) > 0 {
 		fmt.Fprintf(&b, "%s\n\n", l.T("overview.reference", m.ReferenceSource))

@@ -54,6 +54,9 @@ type Model struct {
 	// GlanceNote says how to read it.
 	Glance     Table
 	GlanceNote string
+	// Missed lists the variants whose loss stayed wider than the precision
+	// target, with why.
+	Missed Table
 	// Precision is the suite's target half-width (0: none); BudgetSpent
 	// says its budget ended the blocks first.
 	Precision   float64
@@ -119,6 +122,10 @@ func Build(d *Data, l *locale.Lang) *Model {
 	m.Subtitle = subtitle(l, d.Results)
 	var partsSaid []string
 	m.Glance = glance(l, closedLoop(cells, false), order, baseline, m.Precision)
+	if rec := d.Record; rec != nil && rec.Plan != nil && m.Precision > 0 {
+		_, most := rec.Suite.Blocks()
+		m.Missed = missedTable(l, closedLoop(cells, false), baseline, missedRule{precision: m.Precision, most: most, spent: rec.BudgetSpent, stallPct: rec.Suite.Disturb().StallPct})
+	}
 	m.Offered = offeredTable(l, cells)
 	m.GlanceNote = l.T("glance.note")
 	if m.Precision > 0 {
@@ -140,7 +147,7 @@ func Build(d *Data, l *locale.Lang) *Model {
 			}
 		}
 		s.Table = resultTable(l, s.Cells, m.Precision)
-		s.Parts = partsTables(l, s.Cells, order, baseline)
+		s.Parts = partsTables(l, s.Cells, order, baseline, m.Precision)
 		s.Rates = rateTables(l, s.Cells, order, baseline)
 		partsSaid = append(partsSaid, partsConclusions(l, s.Parts, baseline, s.Cells)...)
 		m.Sections = append(m.Sections, s)
@@ -493,17 +500,12 @@ func rerunText(l *locale.Lang, rs []*result.Result, stallPct float64) string {
 			n += len(r.Suite.Discarded)
 			cells++
 			for _, why := range r.Suite.Discarded {
-				v, cause := result.DiscardOf(why)
+				_, cause := result.DiscardOf(why)
 				causes[cause]++
-				// A block's reasons are on each of its cells: count the
-				// stall once, on the cell that stalled.
-				if cause == result.CauseStall && v == r.Variant.Name {
-					stalls[v]++
-				}
 			}
 		}
-		if _, ok := r.Stall(stallPct); ok {
-			stalls[r.Variant.Name]++
+		if k := runStalls(r, stallPct); k > 0 {
+			stalls[r.Variant.Name] += k
 		}
 	}
 	var out []string

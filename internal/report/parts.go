@@ -27,7 +27,9 @@ type PartsTable struct {
 	// when fewer than two repetitions pair up.
 	Ratios map[string]map[string]Ratio
 	Notes  map[string]map[string]int64
-	Table  Table
+	// Precision is the suite's target, in percent of a mean (0: none).
+	Precision float64
+	Table     Table
 }
 
 // declared are the event parts the results' workloads declare, in their
@@ -86,7 +88,7 @@ func partRoles(rs []*result.Result) map[string]string {
 
 // partsTables builds one table per target and thread count of a section
 // whose results time parts of their events.
-func partsTables(l *locale.Lang, cells []*Row, order Order, baseline string) []PartsTable {
+func partsTables(l *locale.Lang, cells []*Row, order Order, baseline string, precision float64) []PartsTable {
 	var out []PartsTable
 	type tt struct {
 		target  string
@@ -100,7 +102,7 @@ func partsTables(l *locale.Lang, cells []*Row, order Order, baseline string) []P
 		}
 	}
 	for _, k := range keys {
-		pt := PartsTable{Target: k.target, Threads: k.threads, Means: map[string]map[string]stats.Summary{}, Notes: map[string]map[string]int64{}}
+		pt := PartsTable{Target: k.target, Threads: k.threads, Precision: precision, Means: map[string]map[string]stats.Summary{}, Notes: map[string]map[string]int64{}}
 		var rs []*result.Result
 		rows := map[string]*Row{}
 		for _, v := range order.Variants {
@@ -163,6 +165,13 @@ func (pt PartsTable) table(l *locale.Lang, baseline string) Table {
 			cell := Text{S: "-"}
 			if ok {
 				cell = Text{S: l.F("%.4f", m.Mean)}
+				if m.N >= 2 && m.Mean > 0 {
+					rel := 100 * (m.High - m.Low) / 2 / m.Mean
+					cell.S = l.T("parts.mean_ci", m.Mean, rel)
+					if pt.Precision > 0 && rel > pt.Precision {
+						cell.S += " *"
+					}
+				}
 			}
 			row = append(row, cell)
 			if v == baseline {
@@ -201,6 +210,12 @@ func (pt PartsTable) table(l *locale.Lang, baseline string) Table {
 func partsConclusions(l *locale.Lang, tables []PartsTable, baseline string, cells []*Row) []string {
 	var out []string
 	for _, pt := range tables {
+		// A section's cells share its workload: name it, as one target
+		// may time connections on several (connect, connect_rtt2ms).
+		where := pt.Target
+		if len(cells) > 0 {
+			where += " " + cells[0].Workload
+		}
 		b := pt.Means[baseline]
 		conn, steadyPart := pt.Roles["connect"], pt.Roles["steady"]
 		hs, cfPart := pt.Roles["handshake"], pt.Roles["connect_first_query"]
@@ -217,7 +232,7 @@ func partsConclusions(l *locale.Lang, tables []PartsTable, baseline string, cell
 				continue
 			}
 			// One sentence of clauses, each a catalogue template.
-			clauses := []string{l.T("parts.connect", pt.Target, v, baseline, threadsText(l, pt.Threads), con.Mean/b[conn].Mean, b[conn].Mean, con.Mean)}
+			clauses := []string{l.T("parts.connect", where, v, baseline, threadsText(l, pt.Threads), con.Mean/b[conn].Mean, b[conn].Mean, con.Mean)}
 			if h, ok := m[hs]; ok && hs != "" && con.Mean > 0 {
 				clauses = append(clauses, l.T("parts.handshake_share", 100*h.Mean/con.Mean))
 			}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/stats"
 	"github.com/encbench/encbench/internal/suite"
 )
@@ -139,6 +140,8 @@ func (x *Executor) HalfWidths() map[suite.Group]map[string]float64 {
 	type runs struct {
 		reps []int
 		tps  []float64
+		// parts are an anatomy's block means, by part.
+		parts map[string][]float64
 	}
 	byGroup := map[suite.Group]map[string]*runs{}
 	for _, c := range x.Plan.Cells {
@@ -152,10 +155,15 @@ func (x *Executor) HalfWidths() map[suite.Group]map[string]float64 {
 		}
 		rs := byGroup[g][c.Variant]
 		if rs == nil {
-			rs = &runs{}
+			rs = &runs{parts: map[string][]float64{}}
 			byGroup[g][c.Variant] = rs
 		}
 		rs.reps, rs.tps = append(rs.reps, r.Repetition), append(rs.tps, r.TPS)
+		if anatomy(r) {
+			for name, part := range r.Parts {
+				rs.parts[name] = append(rs.parts[name], part.Mean)
+			}
+		}
 	}
 	out := map[suite.Group]map[string]float64{}
 	for g, variants := range byGroup {
@@ -174,7 +182,9 @@ func (x *Executor) HalfWidths() map[suite.Group]map[string]float64 {
 			if out[g] == nil {
 				out[g] = map[string]float64{}
 			}
-			out[g][v] = l.HalfWidth()
+			// A connection anatomy's part means count too, the baseline's
+			// with each variant's, as half-widths in percent of the mean.
+			out[g][v] = max(l.HalfWidth(), partsWidth(rs.parts), partsWidth(base.parts))
 		}
 	}
 	return out
@@ -280,4 +290,25 @@ func (x *Executor) baselineTPS() map[suite.Group]float64 {
 		out[g] = s / float64(n[g])
 	}
 	return out
+}
+
+// anatomy says whether a result times the parts of a connection (its
+// workload gives parts roles: connect, handshake, ...); other workloads'
+// parts (TPC-C's transaction types) are not held to the precision target.
+func anatomy(r *result.Result) bool {
+	return slices.ContainsFunc(r.Workload.Parts, func(p result.Part) bool { return p.Role != "" })
+}
+
+// partsWidth is the widest 95% half-width of the parts' means over
+// blocks, in percent of the mean; 0 without two blocks of any part.
+func partsWidth(parts map[string][]float64) float64 {
+	w := 0.0
+	for _, means := range parts {
+		s, err := stats.Summarize(means)
+		if err != nil || s.Mean <= 0 {
+			continue
+		}
+		w = max(w, 100*(s.High-s.Low)/2/s.Mean)
+	}
+	return w
 }

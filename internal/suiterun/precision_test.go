@@ -229,3 +229,27 @@ func TestPhaseShareSetsTheLaterPhasesAside(t *testing.T) {
 		}
 	}
 }
+
+// TestAnatomyMeansCountForPrecision: a connection anatomy's part means
+// are held to the target as half-widths in percent of the mean; parts
+// without roles (TPC-C's transaction types) are not.
+func TestAnatomyMeansCountForPrecision(t *testing.T) {
+	steady := map[string][]float64{"connect": {10, 10.2, 9.8, 10.1, 9.9}}
+	if w := partsWidth(steady); w <= 0 || w > 3 {
+		t.Errorf("steady means: width %.2f%%, want under 3%%", w)
+	}
+	wide := map[string][]float64{"connect": {10, 10.2, 9.8}, "reused_query": {0.3, 0.5, 0.4}}
+	if w := partsWidth(wide); w < 30 {
+		t.Errorf("the widest part decides: width %.2f%%, want reused_query's (over 30%%)", w)
+	}
+	if w := partsWidth(map[string][]float64{"connect": {10}}); w != 0 {
+		t.Errorf("one block: width %v, want 0", w)
+	}
+	conn := &result.Result{}
+	conn.Workload.Parts = []result.Part{{Name: "connect", Role: "connect"}, {Name: "first_query"}}
+	tpcc := &result.Result{}
+	tpcc.Workload.Parts = []result.Part{{Name: "new_order"}, {Name: "payment"}}
+	if !anatomy(conn) || anatomy(tpcc) {
+		t.Errorf("anatomy: connect %v, tpcc %v; want true, false", anatomy(conn), anatomy(tpcc))
+	}
+}
