@@ -2,10 +2,12 @@
 // validate the suite's turn design (issue 40, item 5): the suite's
 // interleaved turns, and long continuous runs in ABBA order of encbench and
 // of sysbench. TLS uses one MariaDB server that offers TLS; TDE two (plain
-// and encrypted at rest). It prints, per layer and model, the three losses
-// with their 95% intervals.
+// and encrypted at rest). It prints, per layer and model, the losses with
+// their 95% intervals: the turns' at each -turns length (with the turn the
+// suite ran), then the continuous runs'.
 //
 //	go run ./bench/turncheck -encbench bin/encbench -out /tmp/turncheck
+//	go run ./bench/turncheck -layers tls -models oltp_read_write -turns auto,25ms,400ms -continuous=false
 package main
 
 import (
@@ -29,6 +31,10 @@ import (
 type options struct {
 	encbench, out, models, layers, clientCPU, serverCPU string
 	threads, seconds, pairs, tables, tableSize, reps    int
+	// turns are the suite's turn lengths to measure (auto or durations);
+	// continuous says whether to run the continuous ABBA runs too.
+	turns      []string
+	continuous bool
 }
 
 // server is a sandbox the check started, as its sandbox.json says.
@@ -52,7 +58,10 @@ func main() {
 	flag.IntVar(&o.reps, "blocks", 6, "blocks of the turns suite")
 	flag.IntVar(&o.tables, "tables", 4, "tables")
 	flag.IntVar(&o.tableSize, "table-size", 10000, "rows per table")
+	turns := flag.String("turns", "auto", "the suite's turn lengths, comma-separated: auto or durations such as 50ms (a turn-edge bias shrinks as turns grow)")
+	flag.BoolVar(&o.continuous, "continuous", true, "also measure with continuous ABBA runs of encbench and sysbench")
 	flag.Parse()
+	o.turns = strings.Split(*turns, ",")
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "turncheck:", err)
 		os.Exit(1)
@@ -100,29 +109,43 @@ func run(o options) error {
 		s.DSN = u.String()
 		servers[v] = s
 	}
-	fmt.Printf("%-5s %-16s %-28s %-28s %-28s\n", "layer", "model", "turns (suite)", "encbench continuous", "sysbench continuous")
+	fmt.Printf("%-5s %-16s", "layer", "model")
+	for _, t := range o.turns {
+		fmt.Printf(" %-36s", "turns "+t)
+	}
+	if o.continuous {
+		fmt.Printf(" %-28s %-28s", "encbench continuous", "sysbench continuous")
+	}
+	fmt.Println()
 	for _, layer := range strings.Split(o.layers, ",") {
 		for _, model := range strings.Split(o.models, ",") {
 			a, b := servers["tls"], servers["tls"]
 			if layer == "tde" {
 				a, b = servers["plain"], servers["tde"]
 			}
-			turns, err := turnsLoss(o, layer, model, a, b)
-			if err != nil {
-				return fmt.Errorf("%s %s turns: %w", layer, model, err)
+			row := fmt.Sprintf("%-5s %-16s", layer, model)
+			for _, turn := range o.turns {
+				loss, turnMs, err := turnsLoss(o, layer, model, turn, a, b)
+				if err != nil {
+					return fmt.Errorf("%s %s turns %s: %w", layer, model, turn, err)
+				}
+				row += fmt.Sprintf(" %-36s", fmt.Sprintf("%s [%.0fms]", lossText(loss), turnMs))
 			}
-			eb, sb, err := continuousLosses(o, layer, model, a, b)
-			if err != nil {
-				return fmt.Errorf("%s %s continuous: %w", layer, model, err)
+			if o.continuous {
+				eb, sb, err := continuousLosses(o, layer, model, a, b)
+				if err != nil {
+					return fmt.Errorf("%s %s continuous: %w", layer, model, err)
+				}
+				row += fmt.Sprintf(" %-28s %-28s", lossText(eb), lossText(sb))
 			}
-			fmt.Printf("%-5s %-16s %-28s %-28s %-28s\n", layer, model, lossText(turns), lossText(eb), lossText(sb))
+			fmt.Println(row)
 		}
 	}
 	return nil
 }
 
 // turnsLoss runs the suite design on the servers and reads its loss.
-func turnsLoss(o options, layer, model string, a, b *server) (*stats.Loss, error) {
+func turnsLoss(o options, layer, model, turn string, a, b *server) (*stats.Loss, float64, error) {
 	target := fmt.Sprintf("  - name: m\n    dsn: '%s'\n    server_pid: %d\n", a.DSN, a.PID)
 	variant := layer
 	if layer == "tls" {
@@ -130,31 +153,47 @@ func turnsLoss(o options, layer, model string, a, b *server) (*stats.Loss, error
 	} else {
 		target += fmt.Sprintf("    tde_dsn: '%s'\n    tde_server_pid: %d\n", b.DSN, b.PID)
 	}
-	name := layer + "-" + model
-	text := fmt.Sprintf("name: %s\ntargets:\n%svariants: [plain, %s]\nworkloads: [{name: %s}]\nthreads: [%d]\ntime: %d\nwarmup: 2\nrepetitions: %d\nprecision: 0\n"+
-		"data: {tables: %d, table-size: %d}\nclient_cpus: \"%s\"\n", name, target, variant, model, o.threads, o.seconds, o.reps, o.tables, o.tableSize, o.clientCPU)
+	name := layer + "-" + model + "-turn-" + turn
+	text := fmt.Sprintf("name: %s\ntargets:\n%svariants: [plain, %s]\nworkloads: [{name: %s}]\nthreads: [%d]\ntime: %d\nwarmup: 2\nturn: %s\nrepetitions: %d\nprecision: 0\n"+
+		"data: {tables: %d, table-size: %d}\nclient_cpus: \"%s\"\n", name, target, variant, model, o.threads, o.seconds, turn, o.reps, o.tables, o.tableSize, o.clientCPU)
 	file := filepath.Join(o.out, name+".yaml")
 	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	dir := filepath.Join(o.out, name)
 	if _, err := sh(o.encbench, "suite", "run", file, "--out", dir); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, report.AnalysisFile))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var an report.Analysis
 	if err := json.Unmarshal(raw, &an); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	for _, c := range an.Cells {
 		if c.Variant != "plain" && c.Loss != nil {
-			return c.Loss, nil
+			return c.Loss, turnOf(dir), nil
 		}
 	}
-	return nil, fmt.Errorf("no loss in %s", dir)
+	return nil, 0, fmt.Errorf("no loss in %s", dir)
+}
+
+// turnOf is the turn length, in ms, the suite's cells ran (0: unknown).
+func turnOf(dir string) float64 {
+	files, _ := filepath.Glob(filepath.Join(dir, "cells", "*.json"))
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var r result.Result
+		if json.Unmarshal(raw, &r) == nil && r.Suite != nil && r.Suite.Interleaved != nil {
+			return r.Suite.Interleaved.TurnMs
+		}
+	}
+	return 0
 }
 
 // continuousLosses runs each tool in ABBA order: pair k is (A, B) for odd
