@@ -27,7 +27,8 @@ type PartsTable struct {
 	// when fewer than two repetitions pair up.
 	Ratios map[string]map[string]Ratio
 	Notes  map[string]map[string]int64
-	// Precision is the suite's target, in percent of a mean (0: none).
+	// Precision is the suite's target for a ratio's half-width, in percent
+	// of the baseline's time (0: none).
 	Precision float64
 	Table     Table
 }
@@ -166,11 +167,7 @@ func (pt PartsTable) table(l *locale.Lang, baseline string) Table {
 			if ok {
 				cell = Text{S: l.F("%.4f", m.Mean)}
 				if m.N >= 2 && m.Mean > 0 {
-					rel := 100 * (m.High - m.Low) / 2 / m.Mean
-					cell.S = l.T("parts.mean_ci", m.Mean, rel)
-					if pt.Precision > 0 && rel > pt.Precision {
-						cell.S += " *"
-					}
+					cell.S = l.T("parts.mean_ci", m.Mean, 100*(m.High-m.Low)/2/m.Mean)
 				}
 			}
 			row = append(row, cell)
@@ -180,6 +177,11 @@ func (pt PartsTable) table(l *locale.Lang, baseline string) Table {
 			ratio := Text{S: "-"}
 			if r, okr := pt.Ratios[v][part]; okr {
 				ratio = Text{S: l.T("ci.range", l.T("times", r.Ratio), l.F("%.2f", r.Low), l.F("%.2f", r.High)), Strong: r.Low >= 1.5}
+				// The precision rule holds the ratio, paired by block, to
+				// the target (in percent of the baseline's time).
+				if pt.Precision > 0 && 100*max(r.Ratio-r.Low, r.High-r.Ratio) > pt.Precision {
+					ratio.S += " *"
+				}
 			} else if b, okb := pt.Means[baseline][part]; ok && okb && b.Mean > 0 {
 				ratio = Text{S: l.T("times", m.Mean/b.Mean), Strong: m.Mean/b.Mean >= 1.5}
 			}

@@ -140,8 +140,8 @@ func (x *Executor) HalfWidths() map[suite.Group]map[string]float64 {
 	type runs struct {
 		reps []int
 		tps  []float64
-		// parts are an anatomy's block means, by part.
-		parts map[string][]float64
+		// parts are an anatomy's block means, by part, with their blocks.
+		parts map[string]*partRuns
 	}
 	byGroup := map[suite.Group]map[string]*runs{}
 	for _, c := range x.Plan.Cells {
@@ -155,13 +155,18 @@ func (x *Executor) HalfWidths() map[suite.Group]map[string]float64 {
 		}
 		rs := byGroup[g][c.Variant]
 		if rs == nil {
-			rs = &runs{parts: map[string][]float64{}}
+			rs = &runs{parts: map[string]*partRuns{}}
 			byGroup[g][c.Variant] = rs
 		}
 		rs.reps, rs.tps = append(rs.reps, r.Repetition), append(rs.tps, r.TPS)
 		if anatomy(r) {
 			for name, part := range r.Parts {
-				rs.parts[name] = append(rs.parts[name], part.Mean)
+				pr := rs.parts[name]
+				if pr == nil {
+					pr = &partRuns{}
+					rs.parts[name] = pr
+				}
+				pr.reps, pr.means = append(pr.reps, r.Repetition), append(pr.means, part.Mean)
 			}
 		}
 	}
@@ -182,9 +187,9 @@ func (x *Executor) HalfWidths() map[suite.Group]map[string]float64 {
 			if out[g] == nil {
 				out[g] = map[string]float64{}
 			}
-			// A connection anatomy's part means count too, the baseline's
-			// with each variant's, as half-widths in percent of the mean.
-			out[g][v] = max(l.HalfWidth(), partsWidth(rs.parts), partsWidth(base.parts))
+			// A connection anatomy's parts count too, as each part's time
+			// against the baseline's, paired by block like the loss.
+			out[g][v] = max(l.HalfWidth(), partsWidth(base.parts, rs.parts))
 		}
 	}
 	return out
@@ -299,16 +304,29 @@ func anatomy(r *result.Result) bool {
 	return slices.ContainsFunc(r.Workload.Parts, func(p result.Part) bool { return p.Role != "" })
 }
 
-// partsWidth is the widest 95% half-width of the parts' means over
-// blocks, in percent of the mean; 0 without two blocks of any part.
-func partsWidth(parts map[string][]float64) float64 {
+// partRuns are one part's block means and the blocks they came from.
+type partRuns struct {
+	reps  []int
+	means []float64
+}
+
+// partsWidth is the widest 95% half-width, in percent of the baseline's
+// time, of a variant's part times against the baseline's, paired by
+// block: on a shared machine a part's own mean drifts by 10-20% from
+// block to block, while its ratio to the baseline, measured in the same
+// block, is what the anatomy reports. 0 without two paired blocks.
+func partsWidth(base, variant map[string]*partRuns) float64 {
 	w := 0.0
-	for _, means := range parts {
-		s, err := stats.Summarize(means)
-		if err != nil || s.Mean <= 0 {
+	for name, v := range variant {
+		b := base[name]
+		if b == nil {
 			continue
 		}
-		w = max(w, 100*(s.High-s.Low)/2/s.Mean)
+		l, err := stats.LossByRepetition(b.reps, b.means, v.reps, v.means)
+		if err != nil {
+			continue
+		}
+		w = max(w, l.HalfWidth())
 	}
 	return w
 }

@@ -230,19 +230,31 @@ func TestPhaseShareSetsTheLaterPhasesAside(t *testing.T) {
 	}
 }
 
-// TestAnatomyMeansCountForPrecision: a connection anatomy's part means
-// are held to the target as half-widths in percent of the mean; parts
-// without roles (TPC-C's transaction types) are not.
-func TestAnatomyMeansCountForPrecision(t *testing.T) {
-	steady := map[string][]float64{"connect": {10, 10.2, 9.8, 10.1, 9.9}}
-	if w := partsWidth(steady); w <= 0 || w > 3 {
-		t.Errorf("steady means: width %.2f%%, want under 3%%", w)
+// TestAnatomyRatiosCountForPrecision: a connection anatomy's parts are
+// held to the target as each part's time against the baseline's, paired
+// by block (drift that moves both in a block cancels); parts without
+// roles (TPC-C's transaction types) are not.
+func TestAnatomyRatiosCountForPrecision(t *testing.T) {
+	runs := func(means ...float64) *partRuns {
+		pr := &partRuns{means: means}
+		for i := range means {
+			pr.reps = append(pr.reps, i+1)
+		}
+		return pr
 	}
-	wide := map[string][]float64{"connect": {10, 10.2, 9.8}, "reused_query": {0.3, 0.5, 0.4}}
-	if w := partsWidth(wide); w < 30 {
-		t.Errorf("the widest part decides: width %.2f%%, want reused_query's (over 30%%)", w)
+	// The machine drifts by 20% from block to block; tls takes 1.5x plain
+	// in every block, give or take half a percent.
+	base := map[string]*partRuns{"connect": runs(10, 12, 8, 11, 9)}
+	steady := map[string]*partRuns{"connect": runs(15, 18.1, 11.95, 16.5, 13.55)}
+	if w := partsWidth(base, steady); w <= 0 || w > 3 {
+		t.Errorf("a steady ratio under drift: width %.2f points, want under 3", w)
 	}
-	if w := partsWidth(map[string][]float64{"connect": {10}}); w != 0 {
+	base["reused_query"] = runs(0.3, 0.3, 0.3)
+	steady["reused_query"] = runs(0.3, 0.5, 0.4)
+	if w := partsWidth(base, steady); w < 30 {
+		t.Errorf("the widest part decides: width %.2f, want reused_query's (over 30)", w)
+	}
+	if w := partsWidth(map[string]*partRuns{"connect": runs(10)}, map[string]*partRuns{"connect": runs(15)}); w != 0 {
 		t.Errorf("one block: width %v, want 0", w)
 	}
 	conn := &result.Result{}
