@@ -121,10 +121,11 @@ func Build(d *Data, l *locale.Lang) *Model {
 	}
 	m.Subtitle = subtitle(l, d.Results)
 	var partsSaid []string
-	m.Glance = glance(l, closedLoop(cells, false), order, baseline, m.Precision)
+	closed := closedLoop(cells, false)
+	m.Glance = glance(l, closed, order, baseline, m.Precision)
 	if rec := d.Record; rec != nil && rec.Plan != nil && m.Precision > 0 {
 		_, most := rec.Suite.Blocks()
-		m.Missed = missedTable(l, closedLoop(cells, false), baseline, missedRule{precision: m.Precision, most: most, spent: rec.BudgetSpent, stallPct: rec.Suite.Disturb().StallPct})
+		m.Missed = missedTable(l, closed, baseline, missedRule{precision: m.Precision, most: most, spent: rec.BudgetSpent, stallPct: rec.Suite.Disturb().StallPct})
 	}
 	m.Offered = offeredTable(l, cells)
 	m.GlanceNote = l.T("glance.note")
@@ -152,7 +153,6 @@ func Build(d *Data, l *locale.Lang) *Model {
 		partsSaid = append(partsSaid, partsConclusions(l, s.Parts, baseline, s.Cells)...)
 		m.Sections = append(m.Sections, s)
 	}
-	closed := closedLoop(cells, false)
 	m.Conclusions = Conclusions(l, closed, baseline, order, append(partsSaid, offeredConclusions(l, cells, baseline, order)...))
 	m.Overview = overviewOf(l, d, closed, m)
 	return m
