@@ -233,7 +233,7 @@ func (x *Executor) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.
 			s.Server.TLS = engine.TLSOptions{Mode: engine.TLSVerifyFull, CAFile: t.TLSCA, CertFile: t.TLSCert, KeyFile: t.TLSKey, Version: ls.variant.TLSVersion}
 		}
 		s.TDE = ls.variant.TDE
-		s.Server.ServerPID = t.ServerPID
+		s.Server.ServerPID = ls.pid // tde_dsn's own server for a tde variant
 	}
 	if err := x.applyColumns(&s, ls); err != nil {
 		return s, err
