@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Side-by-side check of encbench against sysbench 1.0.20 on the same local
-# sandboxes, runs alternating (sysbench, encbench, sysbench, ...) so machine
-# drift hits both tools alike. Prints medians of TPS, p95 latency, client CPU
+# sandboxes, in ABBA pairs (sysbench, encbench, encbench, sysbench, ...) so
+# machine drift and the order within a pair hit both tools alike. Prints medians of TPS, p95 latency, client CPU
 # seconds per 1,000 transactions, the server's CPU seconds per 1,000
 # transactions and statements per transaction as counted by
 # the server itself (MariaDB Com_* counters, PostgreSQL pg_stat_statements).
@@ -126,9 +126,12 @@ for e in $ENGINES; do
   for wl in $WORKLOADS; do
     for th in $THREADS; do
       : >"$work/sysbench.rows"; : >"$work/encbench.rows"
-      for _ in $(seq "$PAIRS"); do
-        run_one sysbench "$e" "$wl" "$th" >>"$work/sysbench.rows"
-        run_one encbench "$e" "$wl" "$th" >>"$work/encbench.rows"
+      # ABBA: the tool that runs first alternates, so neither always
+      # inherits the other's server state (caches, purge, thread cache).
+      for p in $(seq "$PAIRS"); do
+        order="sysbench encbench"
+        [ $((p % 2)) = 0 ] && order="encbench sysbench"
+        for tool in $order; do run_one "$tool" "$e" "$wl" "$th" >>"$work/$tool.rows"; done
       done
       col() { awk -v c="$2" '{print $c}' "$work/$1.rows" | median; }
       # ratio of each pair (adjacent runs share the machine's drift), then the median
