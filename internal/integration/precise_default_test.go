@@ -51,8 +51,8 @@ func TestSuiteWithoutDesignKeysRunsPrecisely(t *testing.T) {
 			t.Fatal(err)
 		}
 		il := r.Suite.Interleaved
-		if il == nil || !il.TurnAuto || il.TurnMs < 50 || il.TurnMs > 250 || il.WarmupTxnMs <= 0 || il.Rounds < 4 {
-			t.Fatalf("%s: interleaving %+v, want an auto turn from 50 ms to a quarter of the cell, with its warm-up latency", filepath.Base(path), il)
+		if il == nil || !il.TurnAuto || il.TurnMs < 50 || il.TurnMs > 100 || il.WarmupTxnMs <= 0 || il.Rounds < 10 {
+			t.Fatalf("%s: interleaving %+v, want an auto turn from 50 ms to a tenth of the cell, with its warm-up latency", filepath.Base(path), il)
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))

@@ -25,7 +25,7 @@ func (s Suite) Interleaved() bool { return s.Turn != TurnOff }
 
 // AutoTxnsPerTurn is how many transactions per worker of a block's
 // slowest variant an auto turn holds (see suiterun's chooseTurn).
-const AutoTxnsPerTurn = 200
+const AutoTxnsPerTurn = 10
 
 // The turn: key's words: auto (the default), off (no turns).
 const (

@@ -12,11 +12,15 @@ import (
 // suite.AutoTxnsPerTurn transactions of every worker of the slowest variant (so
 // the work in flight at a turn's edges, which the runner apportions but
 // cannot make free of the ramp, is a small share of it), and short enough
-// that a block holds several rounds (autoMinRounds) to pair well.
+// that a block holds many rounds (autoMinRounds): the machine's drift
+// within a block then falls on every variant alike. bench/turncheck
+// measured the loss at turns of 2 to 200 transactions per worker on the
+// same servers: the same loss, with intervals five to eight times
+// narrower at the short turns than at 4 rounds per block.
 const (
 	autoProbeTurn = 100 * time.Millisecond
 	autoMinTurn   = 50 * time.Millisecond
-	autoMinRounds = 4
+	autoMinRounds = 10
 )
 
 // autoTurn is a group's chosen turn and the warm-up latency it came from.
