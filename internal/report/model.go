@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -318,7 +319,8 @@ func method(l *locale.Lang, d *Data, cells []*Row, m *Model) []string {
 	il := interleaving(d.Results)
 	design := l.T("method.design", blocks, r.DurationS, r.WarmupS)
 	if il != nil {
-		design = l.T("method.design.interleaved", blocks, il.TurnMs, il.TurnMs*float64(il.Rounds)/1000, il.Rounds, il.WarmupRounds)
+		turns, rounds := turnRanges(l, d.Results)
+		design = l.T("method.design.interleaved", blocks, turns, il.TurnMs*float64(il.Rounds)/1000, rounds, il.WarmupRounds)
 	}
 	out := []string{design}
 	if s := autoTurnText(l, d.Results); s != "" {
@@ -414,6 +416,26 @@ func interleaving(rs []*result.Result) *result.Interleaving {
 		}
 	}
 	return nil
+}
+
+// turnRanges is the turn length (ms) and the rounds a block ran, as one
+// figure or, where groups chose their own auto turns, as a range.
+func turnRanges(l *locale.Lang, rs []*result.Result) (turns, rounds string) {
+	var ms, ns []int
+	for _, r := range rs {
+		if r.Suite != nil && r.Suite.Interleaved != nil {
+			ms = append(ms, int(math.Round(r.Suite.Interleaved.TurnMs)))
+			ns = append(ns, r.Suite.Interleaved.Rounds)
+		}
+	}
+	text := func(xs []int) string {
+		lo, hi := slices.Min(xs), slices.Max(xs)
+		if lo == hi {
+			return l.F("%d", lo)
+		}
+		return l.T("range.int", lo, hi)
+	}
+	return text(ms), text(ns)
 }
 
 // networkText says which workloads ran through the emulated network.
