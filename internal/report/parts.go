@@ -178,8 +178,8 @@ func (pt PartsTable) table(l *locale.Lang, baseline string) Table {
 			if r, okr := pt.Ratios[v][part]; okr {
 				ratio = Text{S: l.T("ci.range", l.T("times", r.Ratio), l.F("%.2f", r.Low), l.F("%.2f", r.High)), Strong: r.Low >= 1.5}
 				// The precision rule holds the ratio, paired by block, to
-				// the target (in percent of the baseline's time).
-				if pt.Precision > 0 && 100*max(r.Ratio-r.Low, r.High-r.Ratio) > pt.Precision {
+				// the target in percent of the ratio itself.
+				if pt.Precision > 0 && r.Ratio > 0 && 100*max(r.Ratio-r.Low, r.High-r.Ratio)/r.Ratio > pt.Precision {
 					ratio.S += " *"
 				}
 			} else if b, okb := pt.Means[baseline][part]; ok && okb && b.Mean > 0 {
