@@ -1,8 +1,6 @@
 package report
 
 import (
-	"math"
-
 	"github.com/encbench/encbench/internal/locale"
 	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/stats"
@@ -38,13 +36,13 @@ func missedTable(l *locale.Lang, cells []*Row, baseline string, rule missedRule)
 			continue
 		}
 		blocks := len(c.Results)
-		sdText, need := "-", 0
+		sdText := "-"
 		if sd, ok := blockSD(c); ok {
 			sdText = l.F("%.1f", sd)
-			// Blocks for a half-width of the target at this spread
-			// (normal approximation of the t interval).
-			need = int(math.Ceil(math.Pow(1.96*sd/rule.precision, 2)))
 		}
+		// From the interval itself, so the estimate is never fewer
+		// blocks than already ran.
+		need := stats.BlocksFor(hw, blocks, rule.precision)
 		base := findRow(cells, c.Target, c.Workload, baseline, c.Threads)
 		own, theirs := stallsIn(c, rule.stallPct), 0
 		if base != nil {

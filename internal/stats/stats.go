@@ -205,3 +205,21 @@ func PairedLossPctAt(baseline, variant []float64, level float64) (Loss, error) {
 	l.Significant = l.Low > 0 || l.High < 0
 	return l, nil
 }
+
+// BlocksFor is about how many blocks a Student-t interval of half-width
+// half from n blocks needs to narrow to target at the same spread: the
+// half-width scales as t(n-1)/sqrt(n). It is always more than n when half
+// is wider than target, and n when it is not.
+func BlocksFor(half float64, n int, target float64) int {
+	if n < 2 || target <= 0 || half <= target {
+		return n
+	}
+	scale := half / (tQuantile(float64(n-1)) / math.Sqrt(float64(n)))
+	const most = 100000
+	for m := n + 1; m < most; m++ {
+		if scale*tQuantile(float64(m-1))/math.Sqrt(float64(m)) <= target {
+			return m
+		}
+	}
+	return most
+}

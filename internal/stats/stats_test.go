@@ -151,3 +151,21 @@ func TestMedian(t *testing.T) {
 		t.Fatalf("Median reordered its input: %v", x)
 	}
 }
+
+// A loss of ±3.2 from 5 blocks was once said to need "about 3" blocks
+// for ±3 (a normal quantile against the interval's t): the estimate must
+// name more blocks than ran, and agree with t's own scaling.
+func TestBlocksForNeverNamesFewerThanRan(t *testing.T) {
+	if got := BlocksFor(3.2, 5, 3); got <= 5 {
+		t.Fatalf("±3.2 from 5 blocks to ±3 needs %d blocks, want more than 5", got)
+	}
+	if got := BlocksFor(2.5, 5, 3); got != 5 {
+		t.Fatalf("a half-width already within target needs %d blocks, want the 5 run", got)
+	}
+	got := BlocksFor(6, 5, 3)
+	half := 6 * tQuantile(float64(got-1)) / math.Sqrt(float64(got)) / (tQuantile(4) / math.Sqrt(5))
+	before := 6 * tQuantile(float64(got-2)) / math.Sqrt(float64(got-1)) / (tQuantile(4) / math.Sqrt(5))
+	if half > 3 || before <= 3 {
+		t.Fatalf("±6 from 5 blocks: %d blocks give ±%.2f (one fewer ±%.2f), want the fewest within ±3", got, half, before)
+	}
+}
