@@ -122,6 +122,7 @@ echo "placement: clients on CPUs ${CLIENT_CPUS:-any}, servers on CPUs ${SERVER_C
 printf '\n| %-8s | %-17s | %3s | %9s | %9s | %5s | %8s | %8s | %5s | %8s | %8s | %5s | %9s | %9s | %8s | %8s | %5s |\n' \
   engine workload thr "sb TPS" "enc TPS" ratio "sb p95" "enc p95" ratio "sb cpu" "enc cpu" ratio "sb stmt" "enc stmt" "sb srv" "enc srv" ratio
 printf '|%s|\n' "----------|-------------------|-----|-----------|-----------|-------|----------|----------|-------|----------|----------|-------|-----------|-----------|----------|----------|-------"
+: >"$work/pairs.md"
 for e in $ENGINES; do
   for wl in $WORKLOADS; do
     for th in $THREADS; do
@@ -143,6 +144,11 @@ for e in $ENGINES; do
       sb_st=$(col sysbench 4); en_st=$(col encbench 4)
       sb_srv=$(col sysbench 5); en_srv=$(col encbench 5)
       r_tps=$(pair_ratio 1); r_p95=$(pair_ratio 2); r_cpu=$(pair_ratio 3); r_srv=$(pair_ratio 5)
+      # each pair's ratio, in run order, so a reader can see how far one
+      # pair's machine differed from the next before trusting a median
+      pair_list() { paste -d' ' "$work/sysbench.rows" "$work/encbench.rows" |
+        awk -v c="$1" '{n=NF/2; printf "%s%.2f", (NR > 1 ? " " : ""), ($c>0 ? $(c+n)/$c : 0)} END {print ""}'; }
+      printf '| %-8s | %-17s | %3s | %s | %s | %s |\n' "$e" "$wl" "$th" "$(pair_list 1)" "$(pair_list 3)" "$(pair_list 5)" >>"$work/pairs.md"
       awk -v e="$e" -v w="$wl" -v t="$th" -v a="$sb_tps" -v b="$en_tps" -v c="$sb_p95" -v d="$en_p95" \
         -v f="$sb_cpu" -v g="$en_cpu" -v h="$sb_st" -v i="$en_st" -v j="$sb_srv" -v k="$en_srv" -v rt="$r_tps" -v rp="$r_p95" -v rc="$r_cpu" -v rs="$r_srv" 'BEGIN {
           printf "| %-8s | %-17s | %3s | %9.0f | %9.0f | %5.2f | %8.2f | %8.2f | %5.2f | %8.4f | %8.4f | %5.2f | %9.2f | %9.2f | %8.4f | %8.4f | %5.2f |\n",
@@ -152,3 +158,9 @@ for e in $ENGINES; do
 done
 echo
 echo "cpu = client CPU seconds (user+sys of the tool's process) per 1,000 transactions; srv = the server's CPU seconds per 1,000 transactions"
+echo
+echo "each pair's encbench / sysbench, in run order (odd pairs: sysbench first)"
+echo
+echo "| engine   | workload          | thr | TPS | client cpu | server cpu |"
+echo "|----------|-------------------|-----|-----|------------|------------|"
+cat "$work/pairs.md"

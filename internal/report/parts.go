@@ -233,21 +233,33 @@ func partsConclusions(l *locale.Lang, tables []PartsTable, baseline string, cell
 			if con.N == 0 || b[conn].Mean <= 0 || b[steadyPart].Mean <= 0 {
 				continue
 			}
+			// The ratios are the table's, paired by block, where it has
+			// them, so the sentence and the table say the same.
+			ratio := func(part string) float64 {
+				if r, ok := pt.Ratios[v][part]; ok && r.Ratio > 0 {
+					return r.Ratio
+				}
+				return m[part].Mean / b[part].Mean
+			}
 			// One sentence of clauses, each a catalogue template.
-			clauses := []string{l.T("parts.connect", where, v, baseline, threadsText(l, pt.Threads), con.Mean/b[conn].Mean, b[conn].Mean, con.Mean)}
+			clauses := []string{l.T("parts.connect", where, v, baseline, threadsText(l, pt.Threads), ratio(conn), b[conn].Mean, con.Mean)}
 			if h, ok := m[hs]; ok && hs != "" && con.Mean > 0 {
 				clauses = append(clauses, l.T("parts.handshake_share", 100*h.Mean/con.Mean))
 			}
-			if cf, ok := m[cfPart]; ok && cfPart != "" && b[cfPart].Mean > 0 {
-				clauses = append(clauses, l.T("parts.connect_first", cf.Mean/b[cfPart].Mean))
+			if _, ok := m[cfPart]; ok && cfPart != "" && b[cfPart].Mean > 0 {
+				clauses = append(clauses, l.T("parts.connect_first", ratio(cfPart)))
 			}
 			steadyID := "parts.steady"
-			if x, err := stats.LossPct(itemMeans(cells, pt, baseline, steadyPart), itemMeans(cells, pt, v, steadyPart)); err == nil && !x.Significant {
+			if r, ok := pt.Ratios[v][steadyPart]; ok {
+				if r.Low <= 1 && r.High >= 1 {
+					steadyID = "parts.steady.ns"
+				}
+			} else if x, err := stats.LossPct(itemMeans(cells, pt, baseline, steadyPart), itemMeans(cells, pt, v, steadyPart)); err == nil && !x.Significant {
 				steadyID = "parts.steady.ns"
 			}
-			clauses = append(clauses, l.T(steadyID, rq.Mean/b[steadyPart].Mean, b[steadyPart].Mean, rq.Mean))
+			clauses = append(clauses, l.T(steadyID, ratio(steadyPart), b[steadyPart].Mean, rq.Mean))
 			s := []string{l.T("parts.sentence", strings.Join(clauses, l.T("clause.sep")))}
-			if con.Mean/b[conn].Mean >= 1.5 && rq.Mean/b[steadyPart].Mean < 1.25 {
+			if ratio(conn) >= 1.5 && ratio(steadyPart) < 1.25 {
 				s = append(s, l.T("parts.pool"))
 			}
 			if n := pt.Notes[v]; n["tls_handshakes"] > 0 {

@@ -133,6 +133,7 @@ func (r *run) replaceConn(id int, s *slot) error {
 		c.Close()
 		return err
 	}
+	s.retireNotes()
 	s.conn, s.worker = c, w
 	return nil
 }
@@ -169,6 +170,7 @@ func (r *run) reconnect(id int, s *slot, cause error) error {
 			env.Previous = s.worker
 			w, werr := r.wl.NewWorker(ctx, env)
 			if werr == nil {
+				s.retireNotes()
 				s.conn, s.worker = c, w
 				return nil
 			}

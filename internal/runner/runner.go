@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -164,6 +165,50 @@ type slot struct {
 	done atomic.Bool
 	// started is set before the worker's loop begins.
 	started bool
+	// noted is the worker's notes as last taken; carried, what workers
+	// replaced since (after a lost connection) noted and nobody took.
+	noted, carried map[string]int64
+}
+
+// takeNotes adds to out what the slot's workers noted since the last
+// take: a worker keeps running counts, a block wants its own.
+func (s *slot) takeNotes(out *Outcome) {
+	add := func(k string, d int64) {
+		if d == 0 {
+			return
+		}
+		if out.Notes == nil {
+			out.Notes = map[string]int64{}
+		}
+		out.Notes[k] += d
+	}
+	for k, d := range s.carried {
+		add(k, d)
+	}
+	clear(s.carried)
+	if n, ok := s.worker.(workload.Noter); ok {
+		now := n.Notes()
+		for k, v := range now {
+			add(k, v-s.noted[k])
+		}
+		s.noted = maps.Clone(now)
+	}
+}
+
+// retireNotes keeps what the worker about to be replaced noted since the
+// last take, for the next.
+func (s *slot) retireNotes() {
+	if n, ok := s.worker.(workload.Noter); ok {
+		for k, v := range n.Notes() {
+			if d := v - s.noted[k]; d != 0 {
+				if s.carried == nil {
+					s.carried = map[string]int64{}
+				}
+				s.carried[k] += d
+			}
+		}
+	}
+	s.noted = nil
 }
 
 // idle says the worker's loop is not running: never started, or returned.
@@ -345,23 +390,13 @@ type run struct {
 }
 
 func notes(slots []*slot) map[string]int64 {
-	var out map[string]int64
+	var out Outcome
 	for _, s := range slots {
-		if !s.idle() {
-			continue
-		}
-		n, ok := s.worker.(workload.Noter)
-		if !ok {
-			continue
-		}
-		if out == nil {
-			out = map[string]int64{}
-		}
-		for k, v := range n.Notes() {
-			out[k] += v
+		if s.idle() {
+			s.takeNotes(&out)
 		}
 	}
-	return out
+	return out.Notes
 }
 
 // ErrWarmupInterrupted: the run was stopped before its measured window.
@@ -589,6 +624,7 @@ func (r *run) harvest(out *Outcome, between bool) {
 		}
 		if between {
 			clear(s.codes)
+			s.takeNotes(out)
 		}
 	}
 }

@@ -130,7 +130,11 @@ type fakeWorker struct {
 	tries  int
 	replay bool
 	tried  []int64
+	// notes counts the worker's committed events, as workload.Noter.
+	notes map[string]int64
 }
+
+func (k *fakeWorker) Notes() map[string]int64 { return k.notes }
 
 func (k *fakeWorker) Event(c *workload.Counters) error {
 	n := k.w.events.Add(1)
@@ -156,6 +160,10 @@ func (k *fakeWorker) Event(c *workload.Counters) error {
 		time.Sleep(k.w.eventTime)
 	}
 	c.Reads++
+	if k.notes == nil {
+		k.notes = map[string]int64{}
+	}
+	k.notes["committed"]++
 	k.items = [2]time.Duration{time.Microsecond, 2 * time.Microsecond}
 	c.Parts = k.items[:]
 	return nil
@@ -274,6 +282,10 @@ func TestWorkersAndConnectionsAreClosed(t *testing.T) {
 	}
 	if out.Reconnects == 0 || out.Errors == 0 {
 		t.Errorf("lost connections: %d reconnects, %d errors", out.Reconnects, out.Errors)
+	}
+	// The notes of workers replaced after a lost connection count too.
+	if out.Notes["committed"] != out.Txns {
+		t.Errorf("notes count %d committed events, the run %d", out.Notes["committed"], out.Txns)
 	}
 	if e.opened.Load() != e.closed.Load() {
 		t.Errorf("%d connections opened, %d closed", e.opened.Load(), e.closed.Load())

@@ -136,3 +136,36 @@ func TestSliceCountsWorkInsideTheWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Each take has the notes of its own turns (the TLS handshakes of a
+// connect block), not the workers' running totals, and keeps those of
+// workers replaced after a lost connection.
+func TestTakesHaveTheirOwnNotes(t *testing.T) {
+	ctx := context.Background()
+	e, w := &fakeEngine{}, &fakeWorkload{eventTime: 100 * time.Microsecond, loseEvery: 40}
+	s, err := Open(ctx, target(e), w, Config{Threads: 3, ReconnectTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	x := s.StartTurns()
+	var reconnects int64
+	for take := range 3 {
+		for range take + 1 {
+			if _, err := x.Turn(ctx, 20*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+		}
+		o := x.Take()
+		if o.Txns == 0 || o.Notes["committed"] != o.Txns {
+			t.Errorf("take %d: notes count %d committed events, the take %d", take, o.Notes["committed"], o.Txns)
+		}
+		reconnects += o.Reconnects
+	}
+	if reconnects == 0 {
+		t.Error("no worker lost its connection, so replaced workers' notes were not tested")
+	}
+	if err := x.Stop(); err != nil {
+		t.Fatal(err)
+	}
+}
