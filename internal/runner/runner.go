@@ -173,24 +173,11 @@ type slot struct {
 // takeNotes adds to out what the slot's workers noted since the last
 // take: a worker keeps running counts, a block wants its own.
 func (s *slot) takeNotes(out *Outcome) {
-	add := func(k string, d int64) {
-		if d == 0 {
-			return
-		}
-		if out.Notes == nil {
-			out.Notes = map[string]int64{}
-		}
-		out.Notes[k] += d
-	}
-	for k, d := range s.carried {
-		add(k, d)
-	}
+	addSince(&out.Notes, s.carried, nil)
 	clear(s.carried)
 	if n, ok := s.worker.(workload.Noter); ok {
 		now := n.Notes()
-		for k, v := range now {
-			add(k, v-s.noted[k])
-		}
+		addSince(&out.Notes, now, s.noted)
 		s.noted = maps.Clone(now)
 	}
 }
@@ -199,16 +186,22 @@ func (s *slot) takeNotes(out *Outcome) {
 // last take, for the next.
 func (s *slot) retireNotes() {
 	if n, ok := s.worker.(workload.Noter); ok {
-		for k, v := range n.Notes() {
-			if d := v - s.noted[k]; d != 0 {
-				if s.carried == nil {
-					s.carried = map[string]int64{}
-				}
-				s.carried[k] += d
-			}
-		}
+		addSince(&s.carried, n.Notes(), s.noted)
 	}
 	s.noted = nil
+}
+
+// addSince adds to *dst each count's growth from then to now, making the
+// map only when there is something to add.
+func addSince(dst *map[string]int64, now, then map[string]int64) {
+	for k, v := range now {
+		if d := v - then[k]; d != 0 {
+			if *dst == nil {
+				*dst = map[string]int64{}
+			}
+			(*dst)[k] += d
+		}
+	}
 }
 
 // idle says the worker's loop is not running: never started, or returned.

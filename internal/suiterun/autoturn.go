@@ -15,7 +15,7 @@ import (
 // that a block holds many rounds (autoMinRounds): the machine's drift
 // within a block then falls on every variant alike. bench/turncheck
 // measured the loss at turns of 2 to 200 transactions per worker on the
-// same servers: the same loss, with intervals five to eight times
+// same servers: the same loss, with intervals three to eight times
 // narrower at the short turns than at 4 rounds per block.
 const (
 	autoProbeTurn = 100 * time.Millisecond
