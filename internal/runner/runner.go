@@ -660,10 +660,23 @@ const yieldEvery = 8 * time.Millisecond
 
 // work is one worker's loop. Latency counts from the intended start in rate
 // mode, so a slow server cannot hide queueing (no coordinated omission).
+//
+// The worker keeps its thread and the thread ends with it (no
+// UnlockOSThread): the CPU affinity and scheduling policy set here never
+// pass to another goroutine, or to a server a sandbox starts from it. The
+// policy is also put back, for the main thread, which the runtime parks
+// for good instead of ending.
 func (r *run) work(id int, s *slot) {
-	if n := len(r.cfg.ClientCPUs); n > 0 {
+	// A rate-mode worker parks twice an event (schedule and sleep), and a
+	// locked one's park hands its thread over through the scheduler.
+	closedLoop := r.cfg.Rate == 0
+	if closedLoop || len(r.cfg.ClientCPUs) > 0 {
 		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
+	}
+	if closedLoop {
+		defer batchThread()()
+	}
+	if n := len(r.cfg.ClientCPUs); n > 0 {
 		var set unix.CPUSet
 		set.Set(r.cfg.ClientCPUs[id%n])
 		if err := unix.SchedSetaffinity(0, &set); err != nil {

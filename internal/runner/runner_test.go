@@ -13,6 +13,7 @@ import (
 
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/workload"
+	"golang.org/x/sys/unix"
 )
 
 // fakeEngine hands out in-memory connections and counts them; no database
@@ -95,9 +96,13 @@ type fakeWorkload struct {
 	// onLost, when set, runs when a connection is lost (before reconnecting).
 	onLost func()
 	// hang makes events block until it is closed.
-	hang    chan struct{}
-	mu      sync.Mutex
-	workers []*fakeWorker
+	hang chan struct{}
+	// watchPolicy counts events by their thread's scheduling policy.
+	watchPolicy bool
+	batch       atomic.Int64
+	notBatch    atomic.Int64
+	mu          sync.Mutex
+	workers     []*fakeWorker
 }
 
 func (w *fakeWorkload) Name() string { return "fake" }
@@ -144,6 +149,13 @@ func (k *fakeWorker) Event(c *workload.Counters) error {
 	k.replay = false
 	k.tries++
 	k.tried = append(k.tried, k.input)
+	if k.w.watchPolicy {
+		if attr, err := unix.SchedGetAttr(0, 0); err == nil && attr.Policy == unix.SCHED_BATCH {
+			k.w.batch.Add(1)
+		} else {
+			k.w.notBatch.Add(1)
+		}
+	}
 	if k.w.hang != nil {
 		<-k.w.hang
 	}
