@@ -667,13 +667,14 @@ const yieldEvery = 8 * time.Millisecond
 // policy is also put back, for the main thread, which the runtime parks
 // for good instead of ending.
 func (r *run) work(id int, s *slot) {
+	// Only closed-loop workers that share a CPU run SCHED_BATCH (sched.go).
 	// A rate-mode worker parks twice an event (schedule and sleep), and a
 	// locked one's park hands its thread over through the scheduler.
-	closedLoop := r.cfg.Rate == 0
-	if closedLoop || len(r.cfg.ClientCPUs) > 0 {
+	batch := r.cfg.Rate == 0 && r.cfg.Threads > clientCPUCount(r.cfg.ClientCPUs)
+	if batch || len(r.cfg.ClientCPUs) > 0 {
 		runtime.LockOSThread()
 	}
-	if closedLoop {
+	if batch {
 		defer batchThread()()
 	}
 	if n := len(r.cfg.ClientCPUs); n > 0 {

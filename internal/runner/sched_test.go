@@ -9,24 +9,29 @@ import (
 	"time"
 )
 
-// TestClosedLoopWorkersRunBatchOnThreadsOfTheirOwn: a closed-loop worker's
-// thread is SCHED_BATCH, a rate-mode worker's is not, and no thread is left
-// SCHED_BATCH once the run is over (a server started later from such a
-// thread would inherit the policy).
+// TestClosedLoopWorkersRunBatchOnThreadsOfTheirOwn: closed-loop workers
+// sharing a CPU run on SCHED_BATCH threads; a lone worker on its CPU and
+// rate-mode workers do not; and no thread is left SCHED_BATCH once the runs
+// are over (a server started later from such a thread would inherit it).
 func TestClosedLoopWorkersRunBatchOnThreadsOfTheirOwn(t *testing.T) {
-	closed := &fakeWorkload{watchPolicy: true}
-	if _, err := Run(context.Background(), target(&fakeEngine{}), closed, Config{Threads: 3, Events: 300}); err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name      string
+		cfg       Config
+		wantBatch bool
+	}{
+		{"three workers on one CPU", Config{Threads: 3, Events: 300, ClientCPUs: []int{0}}, true},
+		{"one worker on its CPU", Config{Threads: 1, Events: 100, ClientCPUs: []int{0}}, false},
+		{"rate mode", Config{Threads: 3, Time: 300 * time.Millisecond, Rate: 200, ClientCPUs: []int{0}}, false},
 	}
-	if closed.batch.Load() == 0 || closed.notBatch.Load() != 0 {
-		t.Errorf("closed loop: %d events on SCHED_BATCH threads, %d on others; want all batch", closed.batch.Load(), closed.notBatch.Load())
-	}
-	paced := &fakeWorkload{watchPolicy: true}
-	if _, err := Run(context.Background(), target(&fakeEngine{}), paced, Config{Threads: 2, Time: 300 * time.Millisecond, Rate: 200}); err != nil {
-		t.Fatal(err)
-	}
-	if paced.notBatch.Load() == 0 || paced.batch.Load() != 0 {
-		t.Errorf("rate mode: %d events on SCHED_BATCH threads, %d on others; want none batch", paced.batch.Load(), paced.notBatch.Load())
+	for _, c := range cases {
+		w := &fakeWorkload{watchPolicy: true}
+		if _, err := Run(context.Background(), target(&fakeEngine{}), w, c.cfg); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		batch, other := w.batch.Load(), w.notBatch.Load()
+		if c.wantBatch && (batch == 0 || other != 0) || !c.wantBatch && (other == 0 || batch != 0) {
+			t.Errorf("%s: %d events on SCHED_BATCH threads, %d on others; want batch %v", c.name, batch, other, c.wantBatch)
+		}
 	}
 	// A locked goroutine's thread exits with it, shortly after Run returns.
 	var left []string
