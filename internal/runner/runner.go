@@ -358,7 +358,9 @@ func (s *Session) Close() {
 }
 
 func (s *Session) newRun() *run {
-	return &run{cfg: s.cfg, slots: s.slots, t: s.t, wl: s.wl, partNames: s.partNames}
+	// Only closed-loop workers that share a CPU run SCHED_BATCH (sched.go).
+	batch := s.cfg.Rate == 0 && s.cfg.Threads > clientCPUCount(s.cfg.ClientCPUs)
+	return &run{cfg: s.cfg, slots: s.slots, t: s.t, wl: s.wl, partNames: s.partNames, batch: batch}
 }
 
 type run struct {
@@ -380,6 +382,8 @@ type run struct {
 	// gate, when set, lets workers start events only in a controller's
 	// turns (Turns).
 	gate *gate
+	// batch: workers lock their threads and run them SCHED_BATCH.
+	batch bool
 }
 
 func notes(slots []*slot) map[string]int64 {
@@ -667,14 +671,13 @@ const yieldEvery = 8 * time.Millisecond
 // policy is also put back, for the main thread, which the runtime parks
 // for good instead of ending.
 func (r *run) work(id int, s *slot) {
-	// Only closed-loop workers that share a CPU run SCHED_BATCH (sched.go).
 	// A rate-mode worker parks twice an event (schedule and sleep), and a
-	// locked one's park hands its thread over through the scheduler.
-	batch := r.cfg.Rate == 0 && r.cfg.Threads > clientCPUCount(r.cfg.ClientCPUs)
-	if batch || len(r.cfg.ClientCPUs) > 0 {
+	// locked one's park hands its thread over through the scheduler: only
+	// batch or pinned workers lock.
+	if r.batch || len(r.cfg.ClientCPUs) > 0 {
 		runtime.LockOSThread()
 	}
-	if batch {
+	if r.batch {
 		defer batchThread()()
 	}
 	if n := len(r.cfg.ClientCPUs); n > 0 {
