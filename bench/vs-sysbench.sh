@@ -42,7 +42,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-json_field() { sed -n "s/.*\"$2\": *\"\{0,1\}\([^\",}]*\).*/\1/p" "$1/sandbox.json" | head -1; }
+# json_field, server_ticks, sysbench_args
+. "$top/bench/lib.sh"
 
 # server_statements ENGINE DIR: statements the server has executed so far.
 server_statements() {
@@ -59,25 +60,8 @@ server_statements() {
   esac
 }
 
-# server_cpu DIR: CPU seconds of the sandbox's server so far: the server
-# process (with its reaped children, PostgreSQL's ended backends) plus its
-# live children.
-server_cpu() {
-  local pid tick
-  pid=$(json_field "$1" pid); tick=$(getconf CLK_TCK)
-  { awk '{print $14+$15+$16+$17}' "/proc/$pid/stat"
-    # a backend may end between listing and reading
-    for c in $(cat "/proc/$pid/task/"*/children 2>/dev/null || true); do awk '{print $14+$15}' "/proc/$c/stat" 2>/dev/null || true; done
-  } | awk -v t="$tick" '{s+=$1} END {printf "%.2f\n", s/t}'
-}
-
-sysbench_args() {
-  local engine=$1 dir=$2
-  case $engine in
-    mariadb) echo "--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$(json_field "$dir" port) --mysql-user=sbtest --mysql-password=$(json_field "$dir" password) --mysql-db=sbtest --mysql-ssl=off" ;;
-    postgres) echo "--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port=$(json_field "$dir" port) --pgsql-user=sbtest --pgsql-password=$(json_field "$dir" password) --pgsql-db=sbtest" ;;
-  esac
-}
+# server_cpu DIR: CPU seconds of the sandbox's server so far.
+server_cpu() { awk -v n="$(server_ticks "$1")" -v t="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f\n", n/t}'; }
 
 # run_one TOOL ENGINE WORKLOAD THREADS -> "tps p95 cpu_per_1000 stmts_per_txn server_cpu_per_1000"
 run_one() {
