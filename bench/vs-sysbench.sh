@@ -16,8 +16,9 @@ set -euo pipefail
 
 PAIRS=${PAIRS:-4}
 # ABBA is balanced only over an even number of pairs: the tool that runs
-# first in a pair tends to do a little better (23 of 33 rows on 2026-11-27
-# gave encbench a higher TPS ratio in the pairs it began), so an odd count
+# first in a pair tends to do a little better (27 of 41 rows recorded in
+# bench/README.md gave encbench a higher TPS ratio in the pairs it began;
+# bench/order.sh counts them), so an odd count
 # hands one tool an extra first place. Round up.
 if [ $((PAIRS % 2)) = 1 ]; then
   echo "vs-sysbench: PAIRS=$PAIRS is odd; running $((PAIRS + 1)) so each tool goes first equally often" >&2
