@@ -695,7 +695,8 @@ func (r *run) work(id int, s *slot) {
 func (r *run) loop(id int, s *slot) {
 	var c workload.Counters
 	first := true
-	lastYield := time.Now()
+	clock := monoClock{base: time.Now()}
+	lastYield := clock.base
 	for !r.stop.Load() {
 		// Warmup events are neither counted against --events nor recorded.
 		// The shared counter is touched only when events are limited.
@@ -727,7 +728,7 @@ func (r *run) loop(id int, s *slot) {
 			if r.gate != nil && !r.gate.enter(&r.stop) {
 				continue
 			}
-			start = time.Now()
+			start = clock.now()
 		}
 		c = workload.Counters{}
 		var t tally
@@ -750,7 +751,7 @@ func (r *run) loop(id int, s *slot) {
 			// transaction gives its event back.
 			r.remaining.Add(1)
 		}
-		end := time.Now()
+		end := clock.now()
 		lat := end.Sub(start)
 		if end.Sub(lastYield) >= yieldEvery {
 			runtime.Gosched()
@@ -769,6 +770,13 @@ func (r *run) loop(id int, s *slot) {
 		}
 	}
 }
+
+// monoClock reads only the monotonic clock. time.Now also reads the wall
+// clock, a second vDSO call, and a worker reads the time twice an event;
+// latencies and turns need elapsed time only.
+type monoClock struct{ base time.Time }
+
+func (m monoClock) now() time.Time { return m.base.Add(time.Since(m.base)) }
 
 // record adds one event to the worker's stats: its latency and parts when
 // it committed (with the share of it a closing gate left outside the

@@ -67,3 +67,21 @@ func batchThreads(t *testing.T) []string {
 	}
 	return out
 }
+
+// monoClock's readings carry the monotonic clock (latencies subtract
+// without the wall clock) and stay within a moment of time.Now.
+func TestMonoClockFollowsTimeNow(t *testing.T) {
+	c := monoClock{base: time.Now()}
+	a := c.now()
+	time.Sleep(2 * time.Millisecond)
+	b := c.now()
+	if d := b.Sub(a); d < 2*time.Millisecond || d > time.Second {
+		t.Fatalf("2ms apart, monoClock says %v", d)
+	}
+	if d := time.Since(b); d < 0 || d > time.Second {
+		t.Fatalf("monoClock is %v behind time.Now", d)
+	}
+	if !strings.Contains(b.String(), " m=") {
+		t.Fatal("monoClock's reading has no monotonic clock")
+	}
+}
