@@ -6,15 +6,18 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/encbench/encbench/internal/errs"
 )
@@ -185,6 +188,24 @@ type Target struct {
 	// Worker marks a benchmark worker's own connection: engines may use
 	// I/O that assumes the goroutine has a thread and P to itself.
 	Worker bool
+	// WrapDial, when set, wraps the socket dialer the engine would use
+	// (beneath TLS), for a connection that must pass through something of
+	// the caller's: a delay, or a test's slowed writes.
+	WrapDial func(DialFunc) DialFunc
+}
+
+// ConnectTimeout bounds a connection's set-up (TCP, TLS, authentication
+// and the engine's first statements) when the caller's context allows
+// longer: a server that accepts but never answers (stopped, overloaded)
+// ends the attempt with an error instead of holding it.
+const ConnectTimeout = 10 * time.Second
+
+// BoundConnect returns ctx bounded by ConnectTimeout, unless ctx ends sooner.
+func BoundConnect(ctx context.Context) (context.Context, context.CancelFunc) {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= ConnectTimeout {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, ConnectTimeout)
 }
 
 // Redacted is the DSN without its password, safe for logs and results.
@@ -473,7 +494,20 @@ func RedactDSN(dsn string) string {
 
 // ConnectError wraps a connection failure with a hint on how to fix it;
 // the driver's message is scrubbed of the DSN's secrets (Scrub).
+// ConnectFailed is ConnectError for an attempt made under ctx: a driver
+// that gave up because ctx ended says so in its own words ("unexpected
+// EOF" once the socket is shut), so the context's own error is added.
+func ConnectFailed(ctx context.Context, t Target, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		err = fmt.Errorf("%w (%w)", err, cerr)
+	}
+	return ConnectError(t, err)
+}
+
 func ConnectError(t Target, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Errorf("cannot connect to %s: the server did not complete the connection's set-up in time: %w (is it stopped or overloaded?)", t.Redacted(), Scrub(err, t.URL))
+	}
 	return fmt.Errorf("cannot connect to %s: %w (check that the server is running, the address and credentials, and --tls)", t.Redacted(), Scrub(err, t.URL))
 }
 

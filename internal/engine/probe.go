@@ -58,8 +58,12 @@ func (p *TLSProbe) Observe(cs tls.ConnectionState) {
 	p.Group, p.Retried = cs.CurveID, cs.HelloRetryRequest
 }
 
-// Dial returns the dial function for t: d, wrapped by t's probe if any.
+// Dial returns the dial function for t: d, wrapped by t's WrapDial and
+// then by its probe, if any.
 func (t Target) Dial(d DialFunc) DialFunc {
+	if t.WrapDial != nil {
+		d = t.WrapDial(d)
+	}
 	if t.Probe == nil {
 		return d
 	}

@@ -95,9 +95,11 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 		return nil, errs.Usage("invalid MongoDB URI %s: %w", t.Redacted(), engine.Scrub(err, t.URL))
 	}
 	c := &conn{client: client, db: client.Database(database(t.URL)), probe: probe, tls: tc != nil}
-	if err := c.db.RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err(); err != nil {
+	pctx, cancel := engine.BoundConnect(ctx)
+	defer cancel()
+	if err := c.db.RunCommand(pctx, bson.D{{Key: "ping", Value: 1}}).Err(); err != nil {
 		_ = client.Disconnect(context.Background())
-		return nil, engine.ConnectError(t, err)
+		return nil, engine.ConnectFailed(pctx, t, err)
 	}
 	return c, nil
 }

@@ -29,6 +29,16 @@ type session struct {
 // plugin and TLS, which encbench has no reason to write again, but offers
 // no hijack as pgconn does; go.mod pins its version, and any change to the
 // fields read here fails the connection with this error (and the tests).
+//
+// Nothing of the driver's reads the socket after Connect returns, so no
+// byte can be taken from under encbench: the driver reads only in the
+// calling goroutine (mysqlConn.readPacket through its buffer, no
+// background reader), and its one goroutine per connection (startWatcher)
+// only watches contexts; connector.Connect ends with mc.finish(), which
+// waits until the watcher has let go of Connect's context, so a later end
+// of that context cannot close the socket either. What the driver read
+// ahead would sit in its buffer, which must be empty (checked below).
+// TestMySQLTakeOverLosesNoReply checks this with slowed writes.
 func takeOver(dc driver.Conn) (session, error) {
 	v := reflect.ValueOf(dc)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {

@@ -117,9 +117,11 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 	if err != nil {
 		return nil, errs.Usage("invalid MySQL DSN %s: %w", t.Redacted(), engine.Scrub(err, t.URL))
 	}
+	ctx, cancel := engine.BoundConnect(ctx)
+	defer cancel()
 	dc, err := connector.Connect(ctx)
 	if err != nil {
-		return nil, engine.ConnectError(t, err)
+		return nil, engine.ConnectFailed(ctx, t, err)
 	}
 	s, err := takeOver(dc)
 	if err != nil {

@@ -58,7 +58,20 @@ type Conn struct {
 	local  net.Addr
 	remote net.Addr
 	closed atomic.Bool
+	// readBy and writeBy are the deadlines (monotonic nanoseconds since
+	// epoch, 0 for none) that SO_RCVTIMEO and SO_SNDTIMEO were set from. The
+	// kernel starts a socket timeout again from its full value on every
+	// call, and a call the Go runtime's preemption signal (SIGURG, about
+	// every 10 ms) interrupts returns EINTR: calling again with the same
+	// timeout would never time out. After EINTR the remainder is set anew.
+	readBy, writeBy atomic.Int64
+	// perRead bounds each read of a raw socket that has no deadline.
+	perRead time.Duration
 }
+
+// epoch anchors the monotonic deadlines above; time.Since reads the
+// monotonic clock, so a wall-clock step cannot move a deadline.
+var epoch = time.Now()
 
 var errClosed = net.ErrClosed
 
@@ -80,8 +93,8 @@ func DialRaw(ctx context.Context, network, address string) (net.Conn, error) {
 		return nil, err
 	}
 	nc := c.(*Conn)
-	nc.raw = true
-	if err := nc.timeout(unix.SO_RCVTIMEO, time.Now().Add(rawReadTimeout)); err != nil {
+	nc.raw, nc.perRead = true, rawReadTimeout
+	if err := nc.setTimeout(unix.SO_RCVTIMEO, nc.perRead); err != nil {
 		nc.Close()
 		return nil, err
 	}
@@ -110,6 +123,7 @@ func (c *Conn) read(b []byte) (int, error) {
 }
 
 func (c *Conn) Read(b []byte) (int, error) {
+	var bound resumeBound
 	for {
 		n, err := c.read(b)
 		switch {
@@ -118,6 +132,9 @@ func (c *Conn) Read(b []byte) (int, error) {
 		case err == nil:
 			return n, nil
 		case errors.Is(err, unix.EINTR):
+			if err := bound.rearm(c, unix.SO_RCVTIMEO, &c.readBy); err != nil {
+				return 0, err
+			}
 			continue
 		case errors.Is(err, unix.EAGAIN):
 			return 0, os.ErrDeadlineExceeded
@@ -149,6 +166,7 @@ func (c *Conn) write(b []byte) (int, error) {
 
 func (c *Conn) Write(b []byte) (int, error) {
 	total := 0
+	var bound resumeBound
 	for total < len(b) {
 		n, err := c.write(b[total:])
 		if n > 0 {
@@ -157,6 +175,9 @@ func (c *Conn) Write(b []byte) (int, error) {
 		switch {
 		case err == nil:
 		case errors.Is(err, unix.EINTR):
+			if err := bound.rearm(c, unix.SO_SNDTIMEO, &c.writeBy); err != nil {
+				return total, err
+			}
 		case errors.Is(err, unix.EAGAIN):
 			return total, os.ErrDeadlineExceeded
 		case c.closed.Load():
@@ -197,25 +218,69 @@ func (c *Conn) SetDeadline(t time.Time) error {
 	return c.SetWriteDeadline(t)
 }
 
+// SetReadDeadline on a raw socket with a zero time keeps the 60 s bound
+// per read (rawReadTimeout) rather than none: it is not stored as a
+// deadline, so a read interrupted by a signal bounds itself from then on.
 func (c *Conn) SetReadDeadline(t time.Time) error {
 	if t.IsZero() && c.raw {
-		t = time.Now().Add(rawReadTimeout)
+		c.readBy.Store(0)
+		return c.setTimeout(unix.SO_RCVTIMEO, c.perRead)
 	}
-	return c.timeout(unix.SO_RCVTIMEO, t)
+	return c.deadline(unix.SO_RCVTIMEO, &c.readBy, t)
 }
-func (c *Conn) SetWriteDeadline(t time.Time) error { return c.timeout(unix.SO_SNDTIMEO, t) }
+func (c *Conn) SetWriteDeadline(t time.Time) error {
+	return c.deadline(unix.SO_SNDTIMEO, &c.writeBy, t)
+}
 
-func (c *Conn) timeout(opt int, t time.Time) error {
-	var d time.Duration
-	if !t.IsZero() {
-		d = time.Until(t)
-		if d <= 0 {
-			return unix.Shutdown(c.fd, unix.SHUT_RDWR)
-		}
+func (c *Conn) deadline(opt int, by *atomic.Int64, t time.Time) error {
+	if t.IsZero() {
+		by.Store(0)
+		return c.setTimeout(opt, 0)
 	}
+	d := time.Until(t)
+	if d <= 0 {
+		by.Store(1) // any past instant: an interrupted call gives up
+		return unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	}
+	by.Store(int64(time.Since(epoch) + d))
+	return c.setTimeout(opt, d)
+}
+
+func (c *Conn) setTimeout(opt int, d time.Duration) error {
 	tv := unix.NsecToTimeval(d.Nanoseconds())
 	if err := unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, opt, &tv); err != nil {
 		return fmt.Errorf("setting socket timeout: %w", err)
 	}
 	return nil
+}
+
+// resumeBound keeps one blocking call's bound across the EINTRs that
+// interrupt it: before the call is made again, the socket's timeout is
+// set to what is left of the deadline (or, on a raw socket with none, of
+// rawReadTimeout counted from the first interruption), and a bound already
+// passed ends the call with os.ErrDeadlineExceeded. Only interrupted calls
+// pay for this, so the hot path reads no clock.
+type resumeBound struct {
+	interrupted bool
+	since       time.Duration // first interruption, on a raw read without deadline
+}
+
+func (r *resumeBound) rearm(c *Conn, opt int, by *atomic.Int64) error {
+	now := time.Since(epoch)
+	var left time.Duration
+	switch dl := by.Load(); {
+	case dl != 0:
+		left = time.Duration(dl) - now
+	case c.raw && opt == unix.SO_RCVTIMEO:
+		if !r.interrupted {
+			r.interrupted, r.since = true, now
+		}
+		left = c.perRead - (now - r.since)
+	default:
+		return nil // no bound was asked for
+	}
+	if left <= 0 {
+		return os.ErrDeadlineExceeded
+	}
+	return c.setTimeout(opt, left)
 }

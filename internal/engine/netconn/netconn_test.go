@@ -6,8 +6,11 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // listen accepts one connection on loopback and hands it to serve.
@@ -142,5 +145,85 @@ func TestReadDeadline(t *testing.T) {
 	}
 	if waited := time.Since(start); waited < 40*time.Millisecond || waited > 5*time.Second {
 		t.Fatalf("read gave up after %v, want about 50ms", waited)
+	}
+}
+
+// interruptedRead blocks a read on a socket whose peer never answers, on a
+// thread of its own, while that thread is sent SIGURG (the Go runtime's
+// preemption signal; its handler ignores one it did not ask for) every
+// 2 ms, as the runtime itself does to a busy program. It returns how long
+// the read took and its error, or fails the test after limit.
+func interruptedRead(t *testing.T, c *Conn, limit time.Duration) (time.Duration, error) {
+	t.Helper()
+	tid := make(chan int, 1)
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		tid <- unix.Gettid()
+		_, err := c.Read(make([]byte, 16))
+		done <- err
+	}()
+	thread, pid := <-tid, unix.Getpid()
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	giveUp := time.After(limit)
+	for {
+		select {
+		case err := <-done:
+			return time.Since(start), err
+		case <-tick.C:
+			_ = unix.Tgkill(pid, thread, unix.SIGURG)
+		case <-giveUp:
+			c.Close()
+			<-done
+			t.Fatalf("the read was still blocked after %v of signals", limit)
+			return 0, nil
+		}
+	}
+}
+
+func TestSignalsDoNotResetTheReadDeadline(t *testing.T) {
+	for name, dial := range dialers() {
+		t.Run(name, func(t *testing.T) {
+			hold := make(chan struct{})
+			defer close(hold)
+			addr := listen(t, func(net.Conn) { <-hold })
+			nc, err := dial(context.Background(), "tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			if err := nc.SetReadDeadline(time.Now().Add(300 * time.Millisecond)); err != nil {
+				t.Fatal(err)
+			}
+			took, err := interruptedRead(t, nc.(*Conn), 5*time.Second)
+			if !errors.Is(err, os.ErrDeadlineExceeded) || took < 250*time.Millisecond {
+				t.Fatalf("read ended after %v with %v, want the deadline's error after 300ms", took, err)
+			}
+		})
+	}
+}
+
+// A raw worker socket without a deadline still bounds each read (60 s in
+// use; 300 ms here), counted from the read's first interruption.
+func TestSignalsDoNotResetARawReadsBound(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	addr := listen(t, func(net.Conn) { <-hold })
+	nc, err := DialRaw(context.Background(), "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c := nc.(*Conn)
+	c.perRead = 300 * time.Millisecond
+	if err := c.SetReadDeadline(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	took, err := interruptedRead(t, c, 5*time.Second)
+	if !errors.Is(err, os.ErrDeadlineExceeded) || took > 2*time.Second {
+		t.Fatalf("read ended after %v with %v, want the per-read bound's error", took, err)
 	}
 }

@@ -79,18 +79,54 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 	cfg.TLSConfig = tc
 	cfg.Fallbacks = nil
 	cfg.DialFunc = pgconn.DialFunc(t.Dial(dialFor(t)))
+	ctx, cancel := engine.BoundConnect(ctx)
+	defer cancel()
 	pc, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, engine.ConnectError(t, err)
+		return nil, engine.ConnectFailed(ctx, t, err)
 	}
 	// pgconn authenticates and negotiates TLS; statements then go over
 	// pgproto3 directly (see wire.go).
+	hj, err := takeOver(ctx, pc)
+	if err != nil {
+		return nil, engine.ConnectFailed(ctx, t, err)
+	}
+	return newConn(hj.Conn, hj.Frontend), nil
+}
+
+// takeOver hijacks pc as pgconn's contract asks (PgConn.Hijack: "SyncConn
+// should be called immediately before Hijack").
+//
+// Why it matters: a write of the start-up or authentication exchange that
+// takes longer than 15 ms (pgconn's slow-write timer; on a busy machine the
+// writing thread only has to lose its CPU) starts pgconn's background
+// reader. When the server has answered before the write returns, that
+// reader has already issued its next read on the socket when pgconn stops
+// it, and that read takes the first reply that arrives after it. A frontend
+// of encbench's own over the bare socket would then wait for a reply that
+// pgconn's reader took (the hangs of issue 54).
+//
+// SyncConn pings until that reader has stopped and pgconn's buffers are
+// empty, which it usually does at once without a ping. Its pings are
+// writes too, and on a machine slow enough that each of its ten is slow it
+// gives up with a read still in flight; so encbench goes on reading
+// through the frontend pgconn built (hj.Frontend, which reads through
+// pgconn's background reader): a reply the in-flight read takes is handed
+// to that frontend, and once that read returns the reader is stopped and
+// reads go straight to the socket. No byte is lost and no reader is left,
+// whatever the scheduling (TestTakeOverLosesNoReply slows every write).
+// Only an error of the connection itself, such as ctx's end, fails it.
+func takeOver(ctx context.Context, pc *pgconn.PgConn) (*pgconn.HijackedConn, error) {
+	if err := pc.SyncConn(ctx); err != nil && (ctx.Err() != nil || pc.IsClosed()) {
+		pc.Close(context.Background())
+		return nil, fmt.Errorf("settling the connection before taking it over: %w", err)
+	}
 	hj, err := pc.Hijack()
 	if err != nil {
-		pc.Close(ctx)
+		pc.Close(context.Background())
 		return nil, fmt.Errorf("taking over the connection: %w", err)
 	}
-	return newConn(hj.Conn), nil
+	return hj, nil
 }
 
 func (Engine) ServerInfo(ctx context.Context, c engine.Conn) (engine.ServerInfo, error) {

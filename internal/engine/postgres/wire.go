@@ -28,8 +28,10 @@ type conn struct {
 	raw map[uint32]bool
 }
 
-func newConn(nc net.Conn) *conn {
-	return &conn{nc: nc, fe: pgproto3.NewFrontend(nc, nc)}
+// newConn speaks through fe, the frontend pgconn set the connection up with
+// (see takeOver for why not a new one).
+func newConn(nc net.Conn, fe *pgproto3.Frontend) *conn {
+	return &conn{nc: nc, fe: fe}
 }
 
 // withDeadline bounds set-up calls by ctx; hot-path statements carry none.
