@@ -45,8 +45,11 @@ ore-ext:
 
 # Runs the built-in quick suite (PostgreSQL and MariaDB sandboxes, plain /
 # tls / tde, about ten minutes on 2 cores) and writes its report.
+# A server a killed earlier run left running from $(RUN_DIR) is stopped
+# (and named) before the directory is deleted.
 run: deps build ore-ext
-	@rm -rf $(RUN_DIR) && mkdir -p $(RUN_DIR) && chmod 755 $(RUN_DIR)
+	@$(BIN) sandbox prune --under $(RUN_DIR)/quick
+	@rm -rf $(RUN_DIR)/quick && mkdir -p $(RUN_DIR) && chmod 755 $(RUN_DIR)
 	$(BIN) suite run quick --out $(RUN_DIR)/quick
 	@echo "open $(RUN_DIR)/quick/report.html (or read $(RUN_DIR)/quick/report.md)"
 
@@ -54,6 +57,7 @@ run: deps build ore-ext
 # colenc-sysbench) under one budget of at most two hours, with one report
 # that sets each report's figures beside encbench's.
 seeds: deps build ore-ext
+	@$(BIN) sandbox prune --under $(RUN_DIR)/seeds
 	@rm -rf $(RUN_DIR)/seeds && mkdir -p $(RUN_DIR) && chmod 755 $(RUN_DIR)
 	$(BIN) suite run seeds --out $(RUN_DIR)/seeds
 	@echo "open $(RUN_DIR)/seeds/report.html (or read $(RUN_DIR)/seeds/report.md)"

@@ -80,11 +80,24 @@ func newSandbox() *cobra.Command {
 			return tw.Flush()
 		},
 	}
+	var under string
 	prune := &cobra.Command{
 		Use:   "prune",
 		Short: "Stop the sandboxes whose encbench is gone (killed mid-suite) and forget those whose server died",
-		Args:  cobra.NoArgs,
+		Long: "Stop the sandboxes whose encbench is gone (killed mid-suite) and forget those whose server died.\n" +
+			"With --under DIR, also stop every sandbox server started from a directory under DIR, whoever owns it,\n" +
+			"found from the process table (so that DIR can be deleted or reused).",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if under != "" {
+				procs, err := sandbox.StopServersUnder(under)
+				for _, p := range procs {
+					fmt.Fprintf(cmd.OutOrStdout(), "stopped: server pid %d, started from under %s (%s)\n", p.PID, under, p.Command)
+				}
+				if err != nil {
+					return err
+				}
+			}
 			stopped, err := sandbox.Prune()
 			for _, s := range stopped {
 				verb := "stopped"
@@ -93,12 +106,13 @@ func newSandbox() *cobra.Command {
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s sandbox %s (owner: %s)\n", verb, s.Info.Engine, s.Info.Dir, s.OwnerText())
 			}
-			if len(stopped) == 0 && err == nil {
+			if len(stopped) == 0 && err == nil && under == "" {
 				fmt.Fprintln(cmd.OutOrStdout(), "no orphaned sandbox")
 			}
 			return err
 		},
 	}
+	prune.Flags().StringVar(&under, "under", "", "also stop every sandbox server started from under this directory, whoever owns it")
 	var restartDir string
 	var ro sandbox.RestartOptions
 	restart := &cobra.Command{

@@ -72,7 +72,9 @@ func (p mongoProvider) Up(ctx context.Context, o Options, port int, _ *user.User
 		return nil, err
 	}
 	logPath := filepath.Join(logDir, "server.log")
-	args := []string{"-Xss512k", "-cp", filepath.Join(dir, launcherJar) + string(os.PathListSeparator) + filepath.Join(dir, "lib", "*"),
+	// -Dencbench.sandbox names the directory on the command line, where
+	// ServersUnder looks for a sandbox's server.
+	args := []string{"-Dencbench.sandbox=" + o.Dir, "-Xss512k", "-cp", filepath.Join(dir, launcherJar) + string(os.PathListSeparator) + filepath.Join(dir, "lib", "*"),
 		"encbench.MongoTestServer", "--daemon", "--port", strconv.Itoa(port)}
 	if o.tls() {
 		args = append(args, "--tls-cert", files.ServerCert, "--tls-key", files.ServerKey)

@@ -84,11 +84,12 @@ func registryEntry(dir string) (string, error) {
 }
 
 type pointer struct {
-	Dir string `json:"dir"`
+	Dir    string `json:"dir"`
+	Engine string `json:"engine,omitempty"`
 }
 
 // enrol records a started sandbox in the registry.
-func enrol(dir string) error {
+func enrol(dir, engine string) error {
 	path, err := registryEntry(dir)
 	if err != nil {
 		return err
@@ -96,7 +97,7 @@ func enrol(dir string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("creating the sandbox registry: %w", err)
 	}
-	data, _ := json.Marshal(pointer{Dir: dir})
+	data, _ := json.Marshal(pointer{Dir: dir, Engine: engine})
 	return fsx.WriteFile(path, data, 0o644)
 }
 
@@ -116,11 +117,16 @@ type State struct {
 	// Orphan: a suite started it and has ended without stopping it (it
 	// was killed).
 	Orphan bool
+	// Deleted: the sandbox's directory is gone while its server still runs
+	// (found from the process table); such a server is always an orphan.
+	Deleted bool
 }
 
 // OwnerText says who owns a sandbox.
 func (s State) OwnerText() string {
 	switch o := s.Info.Owner; {
+	case s.Deleted:
+		return "none: its directory was deleted while the server ran"
 	case o == nil:
 		return "none (started by hand)"
 	case s.Orphan:
@@ -158,6 +164,11 @@ func List() ([]State, error) {
 		}
 		info, err := Load(p.Dir)
 		if err != nil {
+			if procs, _ := ServersUnder(p.Dir); len(procs) > 0 {
+				info = &Info{Engine: p.Engine, Dir: p.Dir, PID: procs[0].PID}
+				out = append(out, State{Info: info, Server: "running", Orphan: true, Deleted: true})
+				continue
+			}
 			_ = os.Remove(path)
 			continue
 		}
@@ -207,6 +218,15 @@ func Prune() ([]State, error) {
 			continue
 		}
 		if !s.Orphan {
+			continue
+		}
+		if s.Deleted {
+			if _, err := StopServersUnder(s.Info.Dir); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			unenrol(s.Info.Dir)
+			stopped = append(stopped, s)
 			continue
 		}
 		if err := Down(s.Info.Dir); err != nil {

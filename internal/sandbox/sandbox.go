@@ -292,7 +292,7 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 		_ = stop(info.PID, 30*time.Second)
 		return nil, err
 	}
-	if err := enrol(info.Dir); err != nil {
+	if err := enrol(info.Dir, info.Engine); err != nil {
 		_ = stop(info.PID, 30*time.Second)
 		_ = os.Remove(filepath.Join(info.Dir, stateFile))
 		return nil, err

@@ -55,7 +55,7 @@ func TestOwnerAlive(t *testing.T) {
 func TestRegistryForgetsWhatIsGone(t *testing.T) {
 	t.Setenv("ENCBENCH_STATE_DIR", t.TempDir())
 	dir := t.TempDir()
-	if err := enrol(dir); err != nil {
+	if err := enrol(dir, "postgres"); err != nil {
 		t.Fatal(err)
 	}
 	all, err := List()

@@ -237,7 +237,10 @@ func claimDir(dir string, text []byte, ov suite.Overrides) error {
 func pruneOrphans(w io.Writer) {
 	stopped, err := sandbox.Prune()
 	for _, s := range stopped {
-		if s.Orphan && s.Server != "stopped" {
+		switch {
+		case s.Deleted:
+			fmt.Fprintf(w, "encbench: stopped the %s server (pid %d) of %s, whose directory was deleted while it ran\n", s.Info.Engine, s.Info.PID, s.Info.Dir)
+		case s.Orphan && s.Server != "stopped":
 			fmt.Fprintf(w, "encbench: stopped the %s sandbox in %s, left running by encbench pid %d, which is gone\n", s.Info.Engine, s.Info.Dir, s.Info.Owner.PID)
 		}
 	}

@@ -254,6 +254,15 @@ func (x *Executor) startSandbox(ctx context.Context, ls *liveSetup) error {
 	if info, err := sandbox.Load(ls.sandboxDir); err == nil {
 		_ = sandbox.Down(info.Dir)
 	}
+	// A server whose state file is gone (its directory overwritten) still
+	// runs from it: the directory is not reused while it does.
+	procs, err := sandbox.StopServersUnder(ls.sandboxDir)
+	for _, p := range procs {
+		fmt.Fprintf(x.Stderr, "encbench: stopped server pid %d, still running from %s: %s\n", p.PID, ls.sandboxDir, p.Command)
+	}
+	if err != nil {
+		return fmt.Errorf("clearing %s: %w", ls.sandboxDir, err)
+	}
 	if err := os.RemoveAll(ls.sandboxDir); err != nil {
 		return fmt.Errorf("clearing %s: %w", ls.sandboxDir, err)
 	}
