@@ -209,28 +209,31 @@ func TestServerThatStaysDownFailsTheRun(t *testing.T) {
 // Nothing hangs: a server that stops answering (frozen) ends the run,
 // exit 1, once the bound has passed after the run's end.
 func TestFrozenServerDoesNotHangTheRun(t *testing.T) {
-	s := servers(t)[1]
-	opts := []string{"--dsn", s.info.DSN, "--table-size", "1000"}
-	mustRun(t, append([]string{"prepare", "oltp_point_select", "--force"}, opts...)...)
-	defer mustRun(t, append([]string{"cleanup", "oltp_point_select"}, opts...)...)
-	thawed := make(chan struct{})
-	go func() {
-		defer close(thawed)
-		time.Sleep(time.Second)
-		if err := quiet.Freeze(s.info.PID); err != nil {
-			t.Errorf("freezing: %v", err)
-			return
-		}
-		time.Sleep(8 * time.Second)
-		_ = quiet.Thaw(s.info.PID)
-	}()
-	start := time.Now()
-	code, _, errOut := encbench(context.Background(), append([]string{"run", "oltp_point_select", "--threads", "2", "--time", "2",
-		"--reconnect-timeout", "2s"}, opts...)...)
-	took := time.Since(start)
-	<-thawed
-	if code != 1 || !strings.Contains(errOut, "stopped answering") || took > 7*time.Second {
-		t.Errorf("exit %d after %v: %s", code, took, errOut)
+	for _, s := range servers(t) {
+		t.Run(s.name, func(t *testing.T) {
+			opts := []string{"--dsn", s.info.DSN, "--table-size", "1000"}
+			mustRun(t, append([]string{"prepare", "oltp_point_select", "--force"}, opts...)...)
+			defer mustRun(t, append([]string{"cleanup", "oltp_point_select"}, opts...)...)
+			thawed := make(chan struct{})
+			go func() {
+				defer close(thawed)
+				time.Sleep(time.Second)
+				if err := quiet.Freeze(s.info.PID); err != nil {
+					t.Errorf("freezing: %v", err)
+					return
+				}
+				time.Sleep(8 * time.Second)
+				_ = quiet.Thaw(s.info.PID)
+			}()
+			start := time.Now()
+			code, _, errOut := encbench(context.Background(), append([]string{"run", "oltp_point_select", "--threads", "2", "--time", "2",
+				"--reconnect-timeout", "2s"}, opts...)...)
+			took := time.Since(start)
+			<-thawed
+			if code != 1 || !strings.Contains(errOut, "stopped answering") || took > 7*time.Second {
+				t.Errorf("exit %d after %v: %s", code, took, errOut)
+			}
+		})
 	}
 }
 

@@ -157,9 +157,18 @@ func (lr *Live) Session(ctx context.Context) (*runner.Session, error) {
 	return runner.Open(ctx, lr.workers, lr.rs.Workload, lr.cfg)
 }
 
+// openBound bounds Open: the admin connection (itself bounded by
+// engine.ConnectTimeout), the server's settings and the proofs of every
+// layer, which read catalogues and a few rows.
+const openBound = 2 * time.Minute
+
 // Open resolves the spec and proves what can be proven before any worker
 // connects; its runner config checks the workers' sessions.
 func Open(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (lr *Live, err error) {
+	// Connecting and proving take seconds; a server that stops answering
+	// meanwhile must fail the run, not hold it (issue 54).
+	ctx, cancel := context.WithTimeout(ctx, openBound)
+	defer cancel()
 	// The command as given: Resolve fills in what a sandbox knows (its
 	// server's pid), which a reproduction must not repeat.
 	lr = &Live{command: s.Display()}

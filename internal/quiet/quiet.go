@@ -7,7 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -73,7 +75,45 @@ func Thaw(pid int) error {
 // FreezeTree is Freeze for a tree already found (measure.Tree's order):
 // finding one reads every process on the machine, too slow to do on
 // every turn of an interleaved block.
-func FreezeTree(pids []int) error { return signalTree(pids, syscall.SIGSTOP, false) }
+// It returns once every thread of the tree has stopped (or after
+// stopWait): kill(2) only queues the stop, and a thread busy on another
+// CPU may still answer a request meanwhile, which a caller that froze the
+// server so that nothing answers must not see.
+func FreezeTree(pids []int) error {
+	if err := signalTree(pids, syscall.SIGSTOP, false); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(stopWait)
+	for !allStopped(pids) && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Microsecond)
+	}
+	return nil
+}
+
+// stopWait bounds FreezeTree's wait for a tree's threads to stop.
+const stopWait = 200 * time.Millisecond
+
+// allStopped says whether every thread of every process in pids is in the
+// stopped state (T) or gone.
+func allStopped(pids []int) bool {
+	for _, pid := range pids {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil {
+			continue // gone
+		}
+		for _, task := range tasks {
+			data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+			if err != nil {
+				continue
+			}
+			st := string(data)
+			if i := strings.LastIndex(st, ")"); i >= 0 && i+2 < len(st) && st[i+2] != 'T' && st[i+2] != 'Z' && st[i+2] != 'X' {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // ThawTree is Thaw for a tree already found.
 func ThawTree(pids []int) error { return signalTree(pids, syscall.SIGCONT, true) }

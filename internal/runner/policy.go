@@ -34,7 +34,7 @@ const DefaultReconnectTimeout = 10 * time.Second
 // connectError names the bound when a connection was not ready in time.
 func connectError(ctx context.Context, err error, bound time.Duration) error {
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("the server did not accept a connection within %v (--reconnect-timeout): %w", bound, err)
+		return fmt.Errorf("the server did not accept a connection and answer its first statements within %v (--reconnect-timeout): it stopped answering or is overloaded: %w", bound, err)
 	}
 	return err
 }
@@ -164,7 +164,12 @@ func (r *run) reconnect(id int, s *slot, cause error) error {
 	wait := 50 * time.Millisecond
 	var lastErr error
 	for attempt := 1; ; attempt++ {
-		c, err := r.t.Engine.Connect(ctx, r.t)
+		// One attempt may meet the server in its shutdown or start-up and
+		// hang there: each gets a third of the bound, so later attempts,
+		// which can meet the server up again, still fit in it.
+		actx, acancel := context.WithTimeout(ctx, max(bound/3, time.Second))
+		c, err := r.t.Engine.Connect(actx, r.t)
+		acancel()
 		if err == nil {
 			env := r.workerEnv(c, id)
 			env.Previous = s.worker

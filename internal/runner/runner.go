@@ -297,7 +297,7 @@ func Open(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config
 			}
 			s.slots[i] = sl
 			if s.sessions[i], err = c.TLSState(gctx); err != nil {
-				return err
+				return connectError(cctx, err, cfg.ReconnectTimeout)
 			}
 			sl.worker, err = wl.NewWorker(gctx, workerEnv(cfg, s.t, c, i))
 			return connectError(cctx, err, cfg.ReconnectTimeout)

@@ -184,7 +184,10 @@ func (x *Executor) runEach(ctx context.Context, q *quietMachine, prog Progress, 
 // disturbed it beyond the suite's rule.
 func (x *Executor) measureCell(ctx context.Context, q *quietMachine, ls *liveSetup, c suite.Cell, live func(float64)) (*result.Result, error) {
 	res, reruns, err := x.Plan.Suite.Disturb().RepeatOne(func(discarded []string) (*result.Result, error) {
-		return x.runCell(ctx, q, ls, c, live, discarded)
+		wctx, cancel, bound := x.watchdog(ctx, 1)
+		defer cancel()
+		res, err := x.runCell(wctx, q, ls, c, live, discarded)
+		return res, overran(wctx, bound, err)
 	})
 	x.Reruns += reruns
 	return res, err

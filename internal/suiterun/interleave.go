@@ -53,7 +53,10 @@ func (x *Executor) runBlock(ctx context.Context, q *quietMachine, prog Progress,
 		return
 	}
 	rs, reruns, err := x.Plan.Suite.Disturb().Repeat(func(discarded []string) ([]*result.Result, error) {
-		return x.interleave(ctx, q, cells, prog.Live, discarded)
+		wctx, cancel, bound := x.watchdog(ctx, len(cells))
+		defer cancel()
+		rs, err := x.interleave(wctx, q, cells, prog.Live, discarded)
+		return rs, overran(wctx, bound, err)
 	})
 	x.Reruns += reruns * len(cells)
 	if err != nil && fsx.NoRoom(err) {
