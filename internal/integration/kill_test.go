@@ -129,3 +129,32 @@ func killMidSuite(t *testing.T, bin, file, out string) {
 		t.Fatal("no sandbox server survived the SIGKILL: the test would prove nothing")
 	}
 }
+
+// A suite killed with SIGKILL, whose directory is then deleted (as `make
+// run` clears its own) and run again without --resume, leaves no process
+// of the first run: the registry still points at the deleted directory,
+// and the servers are found from the process table and stopped.
+func TestSIGKILLedSuiteRunAgainAfterItsDirectoryWasDeleted(t *testing.T) {
+	servers(t)
+	bin := buildBinary(t)
+	dir, file := smallSuite(t, "rerun")
+	out := filepath.Join(dir, "out")
+	killMidSuite(t, bin, file, out)
+	if err := os.RemoveAll(out); err != nil {
+		t.Fatal(err)
+	}
+	code, ls, _ := encbench(t.Context(), "sandbox", "ls")
+	if code != 0 || strings.Count(ls, "directory was deleted") != 2 {
+		t.Errorf("sandbox ls does not show the deleted directory's two servers:\n%s", ls)
+	}
+	code, so, se := encbench(t.Context(), "suite", "run", file, "--out", out, "--no-report")
+	if code != 0 {
+		t.Fatalf("the suite run again: exit %d\n%s\n%s", code, so, se)
+	}
+	if strings.Count(se, "whose directory was deleted while it ran") != 2 {
+		t.Errorf("the suite did not say it stopped the first run's servers:\n%s", se)
+	}
+	if left := processesMentioning(out); len(left) > 0 {
+		t.Errorf("processes left after the second run:\n%s", strings.Join(left, "\n"))
+	}
+}
