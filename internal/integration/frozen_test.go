@@ -5,7 +5,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,13 +43,21 @@ func TestFrozenServerFailsTheConnect(t *testing.T) {
 					t.Fatal(err)
 				}
 				target.Worker = worker
+				// Frozen just before the first dial: the kernel still
+				// completes the TCP handshake (the listen queue), and nothing
+				// answers after it. (Freezing after the dial races
+				// PostgreSQL's fork of the new backend, which would escape the
+				// freeze; pgconn's CancelRequest after the abandoned start-up
+				// dials again, and must not freeze the server anew.)
+				var dialed atomic.Bool
 				target.WrapDial = func(d engine.DialFunc) engine.DialFunc {
 					return func(ctx context.Context, network, address string) (net.Conn, error) {
-						c, err := d(ctx, network, address)
-						if err == nil {
-							err = quiet.Freeze(s.info.PID)
+						if !dialed.Swap(true) {
+							if err := quiet.Freeze(s.info.PID); err != nil {
+								return nil, err
+							}
 						}
-						return c, err
+						return d(ctx, network, address)
 					}
 				}
 				defer quiet.Thaw(s.info.PID)
@@ -89,9 +99,10 @@ func TestFrozenServerEndsAnInterleavedBlock(t *testing.T) {
 		code, so, se := encbench(context.Background(), "suite", "run", file, "--out", filepath.Join(dir, "out"), "--no-report")
 		done <- outcome{code, so, se}
 	}()
-	// The block has begun once both cells' workers are connected.
+	// The block's turns begin once both cells' admin connections and
+	// workers (2 + 2 x 2) are connected.
 	deadline := time.Now().Add(2 * time.Minute)
-	for s.scalar(t, "SELECT count(*) FROM pg_stat_activity WHERE usename = 'sbtest' AND backend_type = 'client backend'") < 4 {
+	for connected(t, s) < 6 {
 		if time.Now().After(deadline) {
 			t.Fatal("the block's workers never connected")
 		}
@@ -116,4 +127,17 @@ func TestFrozenServerEndsAnInterleavedBlock(t *testing.T) {
 	}
 	t.Logf("the suite ended %v after its server froze", took.Round(time.Millisecond))
 	mustRun(t, "cleanup", "oltp_point_select", "--dsn", s.info.DSN)
+}
+
+// connected counts the benchmark account's client connections, within 10 s.
+func connected(t *testing.T, s *server) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	rows, err := s.admin.Query(ctx, "SELECT count(*) FROM pg_stat_activity WHERE usename = 'sbtest' AND backend_type = 'client backend'")
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("counting connections: %v", err)
+	}
+	n, _ := strconv.Atoi(rows[0][0])
+	return n
 }

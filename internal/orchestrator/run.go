@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -160,7 +161,7 @@ func (lr *Live) Session(ctx context.Context) (*runner.Session, error) {
 // openBound bounds Open: the admin connection (itself bounded by
 // engine.ConnectTimeout), the server's settings and the proofs of every
 // layer, which read catalogues and a few rows.
-const openBound = 2 * time.Minute
+const openBound = time.Minute
 
 // Open resolves the spec and proves what can be proven before any worker
 // connects; its runner config checks the workers' sessions.
@@ -196,6 +197,9 @@ func Open(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (l
 	}
 	defer func() {
 		if err != nil {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				err = fmt.Errorf("%s stopped answering: connecting and proving the layers took longer than %v: %w", t.Redacted(), openBound, err)
+			}
 			lr.Close()
 		}
 	}()

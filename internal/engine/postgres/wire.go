@@ -92,15 +92,15 @@ func (c *conn) send(msgs ...pgproto3.FrontendMessage) error {
 func (c *conn) Exec(ctx context.Context, sql string) error {
 	defer c.withDeadline(ctx)()
 	if err := c.send(&pgproto3.Query{String: sql}); err != nil {
-		return err
+		return ended(ctx, err)
 	}
-	return c.drain(nil)
+	return ended(ctx, c.drain(nil))
 }
 
 func (c *conn) Query(ctx context.Context, sql string) ([][]string, error) {
 	defer c.withDeadline(ctx)()
 	if err := c.send(&pgproto3.Query{String: sql}); err != nil {
-		return nil, err
+		return nil, ended(ctx, err)
 	}
 	var out [][]string
 	err := c.drain(func(r *pgproto3.DataRow) {
@@ -110,7 +110,16 @@ func (c *conn) Query(ctx context.Context, sql string) ([][]string, error) {
 		}
 		out = append(out, row)
 	})
-	return out, err
+	return out, ended(ctx, err)
+}
+
+// ended adds why ctx ended to the error of a call it cut short (the socket
+// says only "i/o timeout" or "unexpected EOF" once shut).
+func ended(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil || errors.Is(err, ctx.Err()) {
+		return err
+	}
+	return fmt.Errorf("%w (the server did not answer in time: %w)", err, context.Cause(ctx))
 }
 
 // Prepare rewrites '?' placeholders to $n and prepares a named statement.
