@@ -200,6 +200,21 @@ type Target struct {
 // ends the attempt with an error instead of holding it.
 const ConnectTimeout = 10 * time.Second
 
+// SetUpStatementTimeout bounds a set-up statement (loading, indexing,
+// vacuuming, proving, settling) whose context has no deadline of its own:
+// long enough for any index build a benchmark data set needs, and still a
+// bound, so a server that stops answering in the middle of a prepare fails
+// it instead of holding it forever.
+const SetUpStatementTimeout = 2 * time.Hour
+
+// SetUpDeadline is ctx's deadline, or SetUpStatementTimeout from now.
+func SetUpDeadline(ctx context.Context) time.Time {
+	if dl, ok := ctx.Deadline(); ok {
+		return dl
+	}
+	return time.Now().Add(SetUpStatementTimeout)
+}
+
 // BoundConnect returns ctx bounded by ConnectTimeout, unless ctx ends sooner.
 func BoundConnect(ctx context.Context) (context.Context, context.CancelFunc) {
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= ConnectTimeout {

@@ -5,6 +5,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -453,13 +454,27 @@ func command(u *user.User, logPath string, argv ...string) (*exec.Cmd, *os.File,
 	return cmd, logf, nil
 }
 
-// runTool runs a set-up tool to completion and reports its output on failure.
+// toolTimeout bounds a set-up tool (initdb, mariadb-install-db: seconds).
+const toolTimeout = 5 * time.Minute
+
+// runTool runs a set-up tool to completion, at most toolTimeout, and
+// reports its output on failure.
 func runTool(u *user.User, name string, args ...string) error {
 	cmd, _, err := command(u, "", append([]string{name}, args...)...)
 	if err != nil {
 		return err
 	}
-	out, err := cmd.CombinedOutput()
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s: %w", filepath.Base(name), err)
+	}
+	timer := time.AfterFunc(toolTimeout, func() { _ = cmd.Process.Kill() })
+	err = cmd.Wait()
+	if !timer.Stop() {
+		return fmt.Errorf("%s did not finish within %v and was killed", filepath.Base(name), toolTimeout)
+	}
+	out := buf.Bytes()
 	if err != nil {
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 		return fmt.Errorf("%s failed (%w): %s", filepath.Base(name), err, lines[len(lines)-1])

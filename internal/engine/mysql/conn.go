@@ -35,23 +35,19 @@ func newConn(dc driver.Conn, s session) *conn {
 	return &conn{dc: dc, w: newWire(s.nc), deprecateEOF: s.deprecateEOF, cacheMeta: s.cacheMeta}
 }
 
-// guard bounds a set-up call by ctx: its deadline becomes the socket's,
-// and cancellation shuts the socket (the session is then lost). Hot-path
-// statements carry none.
+// guard bounds a set-up call by ctx: its deadline (or, without one,
+// engine.SetUpStatementTimeout) becomes the socket's, and cancellation
+// shuts the socket (the session is then lost). Hot-path statements carry
+// none.
 func (c *conn) guard(ctx context.Context) func(error) error {
-	dl, hasDeadline := ctx.Deadline()
-	if hasDeadline {
-		_ = c.w.nc.SetDeadline(dl)
-	}
+	_ = c.w.nc.SetDeadline(engine.SetUpDeadline(ctx))
 	stop := func() bool { return false }
 	if ctx.Done() != nil {
 		stop = context.AfterFunc(ctx, func() { _ = c.w.nc.SetDeadline(time.Now()) })
 	}
 	return func(err error) error {
 		stop()
-		if hasDeadline {
-			_ = c.w.nc.SetDeadline(time.Time{})
-		}
+		_ = c.w.nc.SetDeadline(time.Time{})
 		if err != nil && ctx.Err() != nil && c.w.broken != nil {
 			return fmt.Errorf("%w: %w", ctx.Err(), err)
 		}

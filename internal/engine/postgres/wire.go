@@ -34,24 +34,19 @@ func newConn(nc net.Conn, fe *pgproto3.Frontend) *conn {
 	return &conn{nc: nc, fe: fe}
 }
 
-// withDeadline bounds set-up calls by ctx: its deadline becomes the
-// socket's, and its cancellation shuts the socket (the session is then
-// lost), as pgconn's own context watcher does. Hot-path statements carry
-// none.
+// withDeadline bounds set-up calls by ctx: its deadline (or, without one,
+// engine.SetUpStatementTimeout) becomes the socket's, and its cancellation
+// shuts the socket (the session is then lost), as pgconn's own context
+// watcher does. Hot-path statements carry none.
 func (c *conn) withDeadline(ctx context.Context) func() {
-	dl, hasDeadline := ctx.Deadline()
-	if hasDeadline {
-		_ = c.nc.SetDeadline(dl)
-	}
+	_ = c.nc.SetDeadline(engine.SetUpDeadline(ctx))
 	stop := func() bool { return false }
 	if ctx.Done() != nil {
 		stop = context.AfterFunc(ctx, func() { _ = c.nc.SetDeadline(time.Now()) })
 	}
 	return func() {
 		stop()
-		if hasDeadline {
-			_ = c.nc.SetDeadline(time.Time{})
-		}
+		_ = c.nc.SetDeadline(time.Time{})
 	}
 }
 
