@@ -76,57 +76,85 @@ func TestFrozenServerFailsTheConnect(t *testing.T) {
 	}
 }
 
-// A server that stops answering in the middle of an interleaved block (a
-// DSN target: the suite does not freeze or thaw it) ends the block with an
-// error; the suite fails that block's cells, goes on, and ends (exit 1)
-// instead of waiting for the server.
+// A server that stops answering before an interleaved suite starts, while
+// its block connects (after the first cell's admin connection), or in the
+// middle of its turns (every cell's workers connected) ends the block with
+// an error within its bounds (engine.ConnectTimeout; the cell's set-up
+// bound, a minute; a turn's drain, --reconnect-timeout): the suite fails
+// that block's cells and ends (exit 1) instead of waiting for the server.
+// A DSN target, which the suite does not freeze or thaw itself.
 func TestFrozenServerEndsAnInterleavedBlock(t *testing.T) {
 	s := servers(t)[0]
-	dir := t.TempDir()
-	file := filepath.Join(dir, "s.yaml")
-	text := "name: frozen\ntargets:\n  - name: mine\n    dsn: '" + s.info.DSN + "'\nvariants: [plain, aa]\n" +
-		"workloads:\n  - name: oltp_point_select\nthreads: [2]\ntime: 6\nwarmup: 0\nrepetitions: 1\nprecision: 0\n" +
-		"data: {tables: 1, table-size: 1000}\n"
-	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
+	for _, when := range []struct {
+		name string
+		// connections: freeze once the benchmark account has this many
+		// (0: before the suite starts).
+		connections int
+		within      time.Duration
+	}{
+		{"before", 0, 30 * time.Second},
+		{"connecting", 1, 90 * time.Second},
+		{"turns", 6, 60 * time.Second},
+	} {
+		t.Run(when.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "s.yaml")
+			text := "name: frozen\ntargets:\n  - name: mine\n    dsn: '" + s.info.DSN + "'\nvariants: [plain, aa]\n" +
+				"workloads:\n  - name: oltp_point_select\nthreads: [2]\ntime: 6\nwarmup: 0\nrepetitions: 1\nprecision: 0\n" +
+				"data: {tables: 1, table-size: 1000}\n"
+			if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if when.connections > 0 {
+				// The data set first, so that the freeze falls in the block.
+				mustRun(t, "prepare", "oltp_point_select", "--dsn", s.info.DSN, "--tables", "1", "--table-size", "1000", "--force")
+			}
+			defer mustRun(t, "cleanup", "oltp_point_select", "--dsn", s.info.DSN)
+			type outcome struct {
+				code     int
+				out, err string
+			}
+			if when.connections == 0 {
+				if err := quiet.Freeze(s.info.PID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			frozen := time.Now()
+			done := make(chan outcome, 1)
+			go func() {
+				code, so, se := encbench(context.Background(), "suite", "run", file, "--out", filepath.Join(dir, "out"), "--no-report")
+				done <- outcome{code, so, se}
+			}()
+			if when.connections > 0 {
+				deadline := time.Now().Add(2 * time.Minute)
+				for connected(t, s) < when.connections {
+					if time.Now().After(deadline) {
+						t.Fatalf("the block never had %d connections", when.connections)
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+				if err := quiet.Freeze(s.info.PID); err != nil {
+					t.Fatal(err)
+				}
+				frozen = time.Now()
+			}
+			var o outcome
+			select {
+			case o = <-done:
+			case <-time.After(3 * time.Minute):
+				_ = quiet.Thaw(s.info.PID)
+				o = <-done
+				t.Fatalf("the suite was still running 3 minutes after its server froze:\n%s\n%s", o.out, o.err)
+			}
+			took := time.Since(frozen)
+			_ = quiet.Thaw(s.info.PID)
+			all := o.out + o.err
+			if o.code != 1 || took > when.within || !strings.Contains(all, "in time") && !strings.Contains(all, "stopped answering") {
+				t.Errorf("exit %d, %v after the freeze (bound %v):\n%s", o.code, took, when.within, all)
+			}
+			t.Logf("the suite ended %v after its server froze", took.Round(time.Millisecond))
+		})
 	}
-	type outcome struct {
-		code     int
-		out, err string
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		code, so, se := encbench(context.Background(), "suite", "run", file, "--out", filepath.Join(dir, "out"), "--no-report")
-		done <- outcome{code, so, se}
-	}()
-	// The block's turns begin once both cells' admin connections and
-	// workers (2 + 2 x 2) are connected.
-	deadline := time.Now().Add(2 * time.Minute)
-	for connected(t, s) < 6 {
-		if time.Now().After(deadline) {
-			t.Fatal("the block's workers never connected")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err := quiet.Freeze(s.info.PID); err != nil {
-		t.Fatal(err)
-	}
-	frozen := time.Now()
-	var o outcome
-	select {
-	case o = <-done:
-	case <-time.After(3 * time.Minute):
-		_ = quiet.Thaw(s.info.PID)
-		o = <-done
-		t.Fatalf("the suite was still running 3 minutes after its server froze:\n%s\n%s", o.out, o.err)
-	}
-	took := time.Since(frozen)
-	_ = quiet.Thaw(s.info.PID)
-	if o.code != 1 || !strings.Contains(o.out+o.err, "stopped answering") {
-		t.Errorf("exit %d, %v after the freeze:\n%s\n%s", o.code, took, o.out, o.err)
-	}
-	t.Logf("the suite ended %v after its server froze", took.Round(time.Millisecond))
-	mustRun(t, "cleanup", "oltp_point_select", "--dsn", s.info.DSN)
 }
 
 // connected counts the benchmark account's client connections, within 10 s.

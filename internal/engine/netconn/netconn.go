@@ -57,7 +57,16 @@ type Conn struct {
 	raw    bool
 	local  net.Addr
 	remote net.Addr
-	closed atomic.Bool
+	// refs counts the calls using fd now; refClosed is set in it once
+	// Close has been called. The descriptor is closed by whichever of
+	// Close and those calls finishes last (fdClosed makes that once), so a
+	// call that comes after Close (pgconn's asyncClose writes a Terminate
+	// and sets deadlines on a connection it gave up) finds the socket
+	// closed instead of reaching a descriptor the kernel has since given to
+	// another connection: a stale Terminate or shutdown once landed on a
+	// fresh connection that reused the number.
+	refs     atomic.Int64
+	fdClosed atomic.Bool
 	// readBy and writeBy are the deadlines (monotonic nanoseconds since
 	// epoch, 0 for none) that SO_RCVTIMEO and SO_SNDTIMEO were set from. The
 	// kernel starts a socket timeout again from its full value on every
@@ -74,6 +83,27 @@ type Conn struct {
 var epoch = time.Now()
 
 var errClosed = net.ErrClosed
+
+// refClosed marks refs once Close has been called.
+const refClosed = 1 << 62
+
+// acquire takes a reference to fd for one call; false: the socket is closed.
+func (c *Conn) acquire() bool {
+	if c.refs.Add(1)&refClosed != 0 {
+		c.release()
+		return false
+	}
+	return true
+}
+
+// release drops a reference; the last one after Close closes fd.
+func (c *Conn) release() {
+	if c.refs.Add(-1) == refClosed && c.fdClosed.CompareAndSwap(false, true) {
+		_ = unix.Close(c.fd)
+	}
+}
+
+func (c *Conn) isClosed() bool { return c.refs.Load()&refClosed != 0 }
 
 var ioEOF = io.EOF
 
@@ -123,6 +153,10 @@ func (c *Conn) read(b []byte) (int, error) {
 }
 
 func (c *Conn) Read(b []byte) (int, error) {
+	if !c.acquire() {
+		return 0, errClosed
+	}
+	defer c.release()
 	var bound resumeBound
 	for {
 		n, err := c.read(b)
@@ -138,7 +172,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 			continue
 		case errors.Is(err, unix.EAGAIN):
 			return 0, os.ErrDeadlineExceeded
-		case c.closed.Load():
+		case c.isClosed():
 			return 0, errClosed
 		}
 		return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.local, Addr: c.remote, Err: err}
@@ -165,6 +199,10 @@ func (c *Conn) write(b []byte) (int, error) {
 }
 
 func (c *Conn) Write(b []byte) (int, error) {
+	if !c.acquire() {
+		return 0, errClosed
+	}
+	defer c.release()
 	total := 0
 	var bound resumeBound
 	for total < len(b) {
@@ -180,7 +218,7 @@ func (c *Conn) Write(b []byte) (int, error) {
 			}
 		case errors.Is(err, unix.EAGAIN):
 			return total, os.ErrDeadlineExceeded
-		case c.closed.Load():
+		case c.isClosed():
 			return total, errClosed
 		default:
 			return total, &net.OpError{Op: "write", Net: "tcp", Source: c.local, Addr: c.remote, Err: err}
@@ -190,19 +228,31 @@ func (c *Conn) Write(b []byte) (int, error) {
 }
 
 func errEOF(c *Conn) error {
-	if c.closed.Load() {
+	if c.isClosed() {
 		return errClosed
 	}
 	return ioEOF
 }
 
-// Close shuts the socket down first, which wakes a thread blocked in read.
+// Close shuts the socket down, which wakes a thread blocked in read; the
+// descriptor is closed when the last call using it has returned.
 func (c *Conn) Close() error {
-	if c.closed.Swap(true) {
+	if !c.acquire() {
 		return nil
 	}
+	for {
+		r := c.refs.Load()
+		if r&refClosed != 0 {
+			c.release()
+			return nil
+		}
+		if c.refs.CompareAndSwap(r, r|refClosed) {
+			break
+		}
+	}
 	_ = unix.Shutdown(c.fd, unix.SHUT_RDWR)
-	return unix.Close(c.fd)
+	c.release()
+	return nil
 }
 
 func (c *Conn) LocalAddr() net.Addr  { return c.local }
@@ -222,6 +272,10 @@ func (c *Conn) SetDeadline(t time.Time) error {
 // per read (rawReadTimeout) rather than none: it is not stored as a
 // deadline, so a read interrupted by a signal bounds itself from then on.
 func (c *Conn) SetReadDeadline(t time.Time) error {
+	if !c.acquire() {
+		return errClosed
+	}
+	defer c.release()
 	if t.IsZero() && c.raw {
 		c.readBy.Store(0)
 		return c.setTimeout(unix.SO_RCVTIMEO, c.perRead)
@@ -229,6 +283,10 @@ func (c *Conn) SetReadDeadline(t time.Time) error {
 	return c.deadline(unix.SO_RCVTIMEO, &c.readBy, t)
 }
 func (c *Conn) SetWriteDeadline(t time.Time) error {
+	if !c.acquire() {
+		return errClosed
+	}
+	defer c.release()
 	return c.deadline(unix.SO_SNDTIMEO, &c.writeBy, t)
 }
 

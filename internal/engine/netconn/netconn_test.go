@@ -227,3 +227,84 @@ func TestSignalsDoNotResetARawReadsBound(t *testing.T) {
 		t.Fatalf("read ended after %v with %v, want the per-read bound's error", took, err)
 	}
 }
+
+// A call on a closed Conn never reaches the descriptor number, which the
+// kernel gives to the next socket opened: pgconn writes a Terminate and
+// sets deadlines on a connection after giving it up, and those once landed
+// on a fresh connection that had reused the number.
+func TestClosedConnLeavesAReusedDescriptorAlone(t *testing.T) {
+	got := make(chan []byte, 2)
+	serve := func(c net.Conn) {
+		b, _ := io.ReadAll(c)
+		got <- b
+	}
+	stale, err := Dial(context.Background(), "tcp", listen(t, serve))
+	if err != nil {
+		t.Fatal(err)
+	}
+	staleFD := stale.(*Conn).fd
+	stale.Close()
+	fresh, err := net.Dial("tcp", listen(t, serve))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The kernel hands out the lowest free number; make it the closed one.
+	raw, err := fresh.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dupErr error
+	reused := false
+	err = raw.Control(func(fd uintptr) {
+		if reused = int(fd) == staleFD; !reused {
+			dupErr = unix.Dup2(int(fd), staleFD)
+		}
+	})
+	if err != nil || dupErr != nil {
+		t.Fatalf("reusing descriptor %d: %v %v", staleFD, err, dupErr)
+	}
+	if _, err := stale.Write([]byte("X")); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("Write after Close: %v, want net.ErrClosed", err)
+	}
+	if err := stale.SetDeadline(time.Now().Add(-time.Second)); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("SetDeadline after Close: %v, want net.ErrClosed", err)
+	}
+	if _, err := fresh.Write([]byte("ok")); err != nil {
+		t.Fatalf("the fresh connection was shut by the stale one: %v", err)
+	}
+	if !reused {
+		unix.Close(staleFD)
+	}
+	fresh.Close()
+	for range 2 {
+		if b := <-got; len(b) > 0 && string(b) != "ok" {
+			t.Errorf("a server read %q", b)
+		}
+	}
+}
+
+// Close while another goroutine is blocked reading wakes it and closes the
+// descriptor only once that read has returned.
+func TestCloseDuringReadClosesTheDescriptorAfterIt(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	addr := listen(t, func(net.Conn) { <-hold })
+	nc, err := DialRaw(context.Background(), "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := nc.(*Conn)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 8))
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	c.Close()
+	if err := <-done; !errors.Is(err, net.ErrClosed) {
+		t.Errorf("the blocked read ended with %v, want net.ErrClosed", err)
+	}
+	if !c.fdClosed.Load() {
+		t.Error("the descriptor is still open after the last call returned")
+	}
+}
