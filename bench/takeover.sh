@@ -40,9 +40,9 @@ for engine in ${ENGINES:-postgres mariadb}; do
     for _ in $(seq "$hogs"); do (while :; do :; done) & hog_pids+=($!); done
     for path in connect reconnect-per-txn; do
       if [ "$path" = connect ]; then
-        args=(connect --events "$cycles")
+        args=(connect --events "$cycles" --time 0)
       else
-        args=(oltp_point_select --tables 1 --table-size 1000 --reconnect-per-txn --events "$cycles")
+        args=(oltp_point_select --tables 1 --table-size 1000 --reconnect-per-txn --events "$cycles" --time 0)
       fi
       json="$work/$engine-$variant-$path.json"
       start=$(date +%s.%N)
