@@ -285,7 +285,7 @@ func Open(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config
 	failures := make([]error, len(s.slots))
 	for i := range s.slots {
 		g.Go(func() (err error) {
-			defer func() { failures[i] = err }()
+			defer func() { failures[i] = stoppedBy(gctx, cctx, err) }()
 			c, err := s.t.Engine.Connect(gctx, s.t)
 			if err != nil {
 				return connectError(cctx, err, cfg.ReconnectTimeout)
@@ -313,6 +313,18 @@ func Open(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config
 		}
 	}
 	return s, nil
+}
+
+// stoppedBy marks err as caused by the cancellation when another worker's
+// failure had already cancelled gctx as err came back: a worker cut off
+// in a statement sees only its socket shut ("unexpected EOF"), and the
+// workload may word that as a usage error ("no table of this version"),
+// which would otherwise win over the failure that stopped it.
+func stoppedBy(gctx, cctx context.Context, err error) error {
+	if err == nil || gctx.Err() == nil || cctx.Err() != nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return fmt.Errorf("%w by another worker's failure (%w)", context.Canceled, err)
 }
 
 // rootCause is the error to report when workers failed to start. The

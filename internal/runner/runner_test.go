@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/workload"
 	"golang.org/x/sys/unix"
 )
@@ -103,6 +104,8 @@ type fakeWorkload struct {
 	notBatch    atomic.Int64
 	mu          sync.Mutex
 	workers     []*fakeWorker
+	// setUp, when set, is each worker's set-up: its error fails NewWorker.
+	setUp func(ctx context.Context, id int) error
 }
 
 func (w *fakeWorkload) Name() string { return "fake" }
@@ -115,7 +118,12 @@ func (w *fakeWorkload) Schema() string                              { return "" 
 func (w *fakeWorkload) Validate(int) error                          { return nil }
 func (w *fakeWorkload) Prepare(context.Context, workload.Env) error { return nil }
 func (w *fakeWorkload) Cleanup(context.Context, workload.Env) error { return nil }
-func (w *fakeWorkload) NewWorker(_ context.Context, env workload.WorkerEnv) (workload.Worker, error) {
+func (w *fakeWorkload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workload.Worker, error) {
+	if w.setUp != nil {
+		if err := w.setUp(ctx, env.ID); err != nil {
+			return nil, err
+		}
+	}
 	k := &fakeWorker{w: w, conn: env.Conn, prev: env.Previous}
 	w.mu.Lock()
 	w.workers = append(w.workers, k)
@@ -361,5 +369,24 @@ func TestInterruptedWarmupMeasuresNothing(t *testing.T) {
 	}
 	if e.opened.Load() != e.closed.Load() {
 		t.Errorf("%d connections opened, %d closed", e.opened.Load(), e.closed.Load())
+	}
+}
+
+// A worker whose set-up statement the first failure cut short sees only
+// its socket shut and may word that as a usage error; the run still
+// reports the failure that stopped it (CI saw exit 2, "no sbtest_enc
+// table of this version (... unexpected EOF)", for a counter set back).
+func TestFailureThatStoppedTheOthersIsReported(t *testing.T) {
+	setBack := errors.New("the server's counter was set back")
+	w := &fakeWorkload{setUp: func(ctx context.Context, id int) error {
+		if id == 0 {
+			return setBack
+		}
+		<-ctx.Done()
+		return errs.Usage("no table of this version: prepare first (reading from the server: unexpected EOF)")
+	}}
+	_, err := Open(context.Background(), target(&fakeEngine{}), w, Config{Threads: 4, Events: 10})
+	if !errors.Is(err, setBack) || errs.ExitCode(err) != 1 {
+		t.Errorf("got %v (exit %d), want the counter's failure", err, errs.ExitCode(err))
 	}
 }

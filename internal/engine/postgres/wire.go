@@ -114,7 +114,10 @@ func ended(ctx context.Context, err error) error {
 	if err == nil || ctx.Err() == nil || errors.Is(err, ctx.Err()) {
 		return err
 	}
-	return fmt.Errorf("%w (the server did not answer in time: %w)", err, context.Cause(ctx))
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%w (the server did not answer in time: %w)", err, context.Cause(ctx))
+	}
+	return fmt.Errorf("%w (stopped: %w)", err, context.Cause(ctx))
 }
 
 // Prepare rewrites '?' placeholders to $n and prepares a named statement.
@@ -133,15 +136,15 @@ func (c *conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
 	name := "encbench_" + strconv.Itoa(c.stmts)
 	defer c.withDeadline(ctx)()
 	if err := c.send(&pgproto3.Parse{Name: name, Query: b.String()}, &pgproto3.Describe{ObjectType: 'S', Name: name}, &pgproto3.Sync{}); err != nil {
-		return nil, err
+		return nil, ended(ctx, err)
 	}
 	s := &stmt{c: c, bind: pgproto3.Bind{PreparedStatement: name, Parameters: make([][]byte, n)}, bufs: make([][]byte, n)}
 	params, fields, err := c.describe()
 	if err != nil {
-		return nil, fmt.Errorf("preparing %q: %w", sql, err)
+		return nil, ended(ctx, fmt.Errorf("preparing %q: %w", sql, err))
 	}
 	if err := c.learnRawTypes(ctx, append(params, fields...)); err != nil {
-		return nil, fmt.Errorf("preparing %q: %w", sql, err)
+		return nil, ended(ctx, fmt.Errorf("preparing %q: %w", sql, err))
 	}
 	s.bind.ParameterFormatCodes = c.binaryCodes(params)
 	s.bind.ResultFormatCodes = c.binaryCodes(fields)
