@@ -117,6 +117,33 @@ func (f *Field) Append(dst, row []byte, v Value) ([]byte, error) {
 
 // Decrypt checks and decrypts a ciphertext of the column for row.
 func (f *Field) Decrypt(row, ct []byte) (Value, error) {
+	if f.col.Scheme == Ore {
+		return f.DecryptOre(row, ct)
+	}
+	pt, err := f.open(row, ct)
+	if err != nil {
+		return Value{}, err
+	}
+	return f.decoded(pt)
+}
+
+// Open checks a rnd or det ciphertext of the column for row and returns
+// its value's kind and encoded payload (big-endian integer, or the text's
+// bytes) in the Field's scratch space, valid until the Field's next call:
+// a reader that only checks a value, or copies it where it wants it,
+// allocates nothing.
+func (f *Field) Open(row, ct []byte) (Kind, []byte, error) {
+	pt, err := f.open(row, ct)
+	if err != nil {
+		return 0, nil, err
+	}
+	return Kind(pt[0]), pt[1:], nil
+}
+
+// open authenticates and decrypts into f.pt under whichever of the
+// column's keys the ciphertext's prefix names; the plaintext is at least
+// its kind byte.
+func (f *Field) open(row, ct []byte) ([]byte, error) {
 	switch f.col.Scheme {
 	case Rnd:
 		a := f.rowAD(row)
@@ -125,9 +152,9 @@ func (f *Field) Decrypt(row, ct []byte) (Value, error) {
 			if !ok || len(body) < 12+16 {
 				continue
 			}
-			if pt, err := k.aead.Open(f.pt[:0], body[:12], body[12:], a); err == nil {
+			if pt, err := k.aead.Open(f.pt[:0], body[:12], body[12:], a); err == nil && len(pt) > 0 {
 				f.pt = pt
-				return f.decoded(pt)
+				return pt, nil
 			}
 		}
 	case Det:
@@ -136,15 +163,15 @@ func (f *Field) Decrypt(row, ct []byte) (Value, error) {
 			if !ok {
 				continue
 			}
-			if pt, ok := k.siv.open(f.pt, body, f.detD[i], &f.s); ok {
+			if pt, ok := k.siv.open(f.pt, body, f.detD[i], &f.s); ok && len(pt) > 0 {
 				f.pt = pt
-				return f.decoded(pt)
+				return pt, nil
 			}
 		}
 	case Ore:
-		return f.DecryptOre(row, ct)
+		return nil, fmt.Errorf("column %s.%s is ore: use DecryptOre", f.col.Table, f.col.Name)
 	}
-	return Value{}, notCiphertextOf(f.col)
+	return nil, notCiphertextOf(f.col)
 }
 
 func (f *Field) decoded(pt []byte) (Value, error) {

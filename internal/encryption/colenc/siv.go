@@ -25,8 +25,10 @@ type sivKey struct {
 // sivScratch is what the AES calls write to: one per Field, since a
 // buffer passed to an interface method escapes to the heap.
 type sivScratch struct {
-	x, blk [16]byte
-	ks     []byte // counter blocks, then keystream
+	x      [16]byte
+	ks     []byte     // counter blocks, then keystream
+	msg    []byte     // CMAC's padded input, then its CBC output
+	chains []keyChain // one CBC encrypter per MAC key used
 }
 
 func newSIVKey(raw []byte) (*sivKey, error) {
@@ -41,6 +43,9 @@ func newSIVKey(raw []byte) (*sivKey, error) {
 	ctr, err := aes.NewCipher(raw[half:])
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := cipher.NewCBCEncrypter(mac, zeroBlock[:]).(cbcEncrypter); !ok {
+		return nil, fmt.Errorf("aes-siv: this Go's CBC encrypter cannot be reset (no SetIV)")
 	}
 	k := &sivKey{mac: mac, ctr: ctr}
 	var s sivScratch
@@ -77,46 +82,64 @@ func (k *sivKey) cmac(msg []byte, s *sivScratch) {
 }
 
 // cmacXorEnd is cmac of msg with end xored into its last 16 bytes (S2V's
-// "xorend", RFC 5297 section 2.1; msg is then at least 16 bytes long),
-// without copying msg.
+// "xorend", RFC 5297 section 2.1; msg is then at least 16 bytes long).
+// RFC 4493's CBC chain over M_1 .. M_n-1 and the last block (xored with
+// K1, or padded and xored with K2) is CBC encryption under a zero IV of
+// that padded message, whose last output block is the MAC: one CryptBlocks
+// call on a copy of msg costs less than an AES call and a xor per block.
 func (k *sivKey) cmacXorEnd(msg []byte, end *[16]byte, s *sivScratch) {
-	s.x = [16]byte{}
 	n := len(msg)
 	complete := n > 0 && n%16 == 0
-	last := n - n%16
+	padded := (n + 16) / 16 * 16
 	if complete {
-		last = n - 16
+		padded = n
 	}
-	endAt := n - 16 // where end starts (n >= 16 when end is set)
-	for off := 0; off < last; off += 16 {
-		if end != nil && off+16 > endAt {
-			s.blk = [16]byte(msg[off : off+16])
-			for i := endAt; i < off+16; i++ {
-				s.blk[i-off] ^= end[i-endAt]
-			}
-			xor16(&s.x, s.blk[:])
-		} else {
-			// a 16-byte xor: the AES call's 16-byte load then forwards
-			// from one store instead of stalling on two
-			subtle.XORBytes(s.x[:], s.x[:], msg[off:off+16])
-		}
-		k.mac.Encrypt(s.x[:], s.x[:])
+	if cap(s.msg) < padded {
+		s.msg = make([]byte, padded)
 	}
-	s.blk = [16]byte{}
-	copy(s.blk[:], msg[last:])
+	m := s.msg[:padded]
+	copy(m, msg)
 	if end != nil {
-		for i := max(endAt, last); i < n; i++ {
-			s.blk[i-last] ^= end[i-endAt]
+		xor16((*[16]byte)(m[n-16:n]), end[:])
+	}
+	last := (*[16]byte)(m[padded-16:])
+	if complete {
+		xor16(last, k.k1[:])
+	} else {
+		clear(m[n:])
+		m[n] = 0x80
+		xor16(last, k.k2[:])
+	}
+	c := s.chain(k)
+	c.SetIV(zeroBlock[:])
+	c.CryptBlocks(m, m)
+	s.x = *last
+}
+
+var zeroBlock [16]byte
+
+// cbcEncrypter is crypto/cipher's CBC encrypter with its IV settable (the
+// standard library's AES one has SetIV), so a Field makes one per key.
+type cbcEncrypter interface {
+	cipher.BlockMode
+	SetIV([]byte)
+}
+
+// chain returns the scratch's CBC encrypter for k's MAC key.
+func (s *sivScratch) chain(k *sivKey) cbcEncrypter {
+	for _, c := range s.chains {
+		if c.k == k {
+			return c.cbc
 		}
 	}
-	if complete {
-		xor16(&s.blk, k.k1[:])
-	} else {
-		s.blk[n-last] = 0x80
-		xor16(&s.blk, k.k2[:])
-	}
-	xor16(&s.x, s.blk[:])
-	k.mac.Encrypt(s.x[:], s.x[:])
+	c, _ := cipher.NewCBCEncrypter(k.mac, zeroBlock[:]).(cbcEncrypter) // checked by newSIVKey
+	s.chains = append(s.chains, keyChain{k, c})
+	return c
+}
+
+type keyChain struct {
+	k   *sivKey
+	cbc cbcEncrypter
 }
 
 // adState is S2V's D after the associated data: dbl(CMAC(0)) xor CMAC(ad)

@@ -155,8 +155,9 @@ func fNonce(n *[12]byte, i int, x uint64) {
 	binary.BigEndian.PutUint64(n[1:9], prefix(x, i))
 }
 
-// perm is the permutation of one block's 256 values for a prefix.
-type perm struct{ fwd, inv [blockSize]byte }
+// perm is the permutation of one block's 256 values for a prefix (the
+// right part sets slots by it, so no inverse is kept).
+type perm struct{ fwd [blockSize]byte }
 
 // shuffle fills p for block i and x's prefix: Fisher-Yates driven by the
 // AES-256 keystream of k2 for nonce (i, prefix, refill), 16 bits per draw,
@@ -175,29 +176,34 @@ func (k *Key) shuffle(p *perm, i int, x uint64, s *scratch) {
 	for j := range p.fwd {
 		p.fwd[j] = byte(j)
 	}
+	draw := func(bound uint32) uint32 {
+		if pos == shuffleStream {
+			refill()
+			pos = 0
+		}
+		m := (uint32(s.stream[pos])<<8 | uint32(s.stream[pos+1])) * bound
+		pos += 2
+		return m
+	}
 	for j := blockSize - 1; j > 0; j-- {
 		bound := uint32(j + 1)
-		threshold := (65536 - bound) % bound
-		var m uint32
-		for {
-			if pos == shuffleStream {
-				refill()
-				pos = 0
-			}
-			m = uint32(s.stream[pos])<<8 | uint32(s.stream[pos+1])
-			m *= bound
-			pos += 2
-			if m&0xffff >= threshold {
-				break
+		m := draw(bound)
+		// The threshold is below bound, so the division that computes it
+		// is needed only for a low half below bound (Lemire, "Fast Random
+		// Integer Generation in an Interval", 2019, algorithm 5).
+		if m&0xffff < bound {
+			threshold := (65536 - bound) % bound
+			for m&0xffff < threshold {
+				m = draw(bound)
 			}
 		}
 		r := m >> 16
 		p.fwd[j], p.fwd[r] = p.fwd[r], p.fwd[j]
 	}
-	for j, v := range p.fwd {
-		p.inv[v] = byte(j)
-	}
 }
+
+// zeroSlots is what F's keystream is sealed over: 256 zero blocks.
+var zeroSlots [blockSize * 16]byte
 
 // shuffleStream is one keystream draw: 256 16-bit draws, enough for a
 // shuffle but for a rare rejection.
@@ -209,13 +215,13 @@ type Encrypter struct {
 	k     *Key
 	s     scratch
 	f     [blockSize*16 + 16]byte // 256 F values and GCM's tag
-	h     [blockSize * 16]byte    // H's AES outputs
+	h     [8 * 16]byte            // H's AES outputs for 8 slots
 	tmp   [blocks]perm
 	perms [blocks]*perm
 	cache map[uint64]*perm
 }
 
-// maxCachedPerms bounds an Encrypter's cache (512 bytes each: 2 MiB).
+// maxCachedPerms bounds an Encrypter's cache (256 bytes each: 1 MiB).
 const maxCachedPerms = 4096
 
 // NewEncrypter returns scratch space for one worker.
@@ -283,23 +289,27 @@ func (e *Encrypter) Encrypt(dst []byte, v int64, bind []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	clear(right)
 	for i := range blocks {
 		fNonce(&e.s.nonce, i, x)
-		clear(e.f[:blockSize*16])
-		e.k.fStream.Seal(e.f[:0], e.s.nonce[:], e.f[:blockSize*16], nil)
-		inv := &e.perms[i].inv
-		xi := block(x, i)
-		row := right[i*rowBits : (i+1)*rowBits]
-		for j := range blockSize { // independent calls, which overlap
-			h.Encrypt(e.h[16*j:16*j+16], e.f[16*j:16*j+16])
+		// F's 256 slots: the keystream of zero bytes, read from a shared
+		// zero block (sealing in place would first have to clear it).
+		e.k.fStream.Seal(e.f[:0], e.s.nonce[:], zeroSlots[:], nil)
+		row := (*[rowBits]byte)(right[i*rowBits:])
+		// Slot j holds [pi^-1(j) > x_i]: set the slot pi(v) of every
+		// v above x_i (half the slots on average, no inverse read).
+		*row = [rowBits]byte{}
+		fwd := &e.perms[i].fwd
+		for v := int(block(x, i)) + 1; v < blockSize; v++ {
+			slot := fwd[v]
+			row[slot>>3] |= 1 << (slot & 7)
 		}
-		for j := range blockSize {
-			// slot j holds [pi^-1(j) > x_i] masked by H(F(j), nonce)
-			// (xi - inv[j]) wraps below zero exactly when inv[j] > xi:
-			// no branch to mispredict on a random comparison
-			greater := byte((uint(xi) - uint(inv[j])) >> 63)
-			row[j/8] |= (e.h[16*j+15]&1 ^ greater) << (j % 8)
+		for j := 0; j < blockSize; j += 8 { // independent calls, which overlap
+			for k := range 8 {
+				h.Encrypt(e.h[16*k:16*k+16], e.f[16*(j+k):16*(j+k)+16])
+			}
+			// each slot's bit masked by H(F(slot), nonce), H's low bit
+			row[j>>3] ^= e.h[15]&1 | e.h[31]&1<<1 | e.h[47]&1<<2 | e.h[63]&1<<3 |
+				e.h[79]&1<<4 | e.h[95]&1<<5 | e.h[111]&1<<6 | e.h[127]&1<<7
 		}
 	}
 	return dst, nil

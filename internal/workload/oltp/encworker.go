@@ -308,14 +308,12 @@ func (wk *encWorker) pointByID(c *workload.Counters, tb *encTable) error {
 			if err != nil {
 				return err
 			}
-			_, err = tb.enc.textOf(colC, k, v[1])
-			return err
+			return tb.enc.checkText(colC, k, v[1])
 		})
 	}
 	wk.args = append(wk.args[:0], arg)
 	return tb.read.Query(wk.args, func(v [][]byte) error {
-		_, err := tb.enc.textOf(colC, key, v[0])
-		return err
+		return tb.enc.checkText(colC, key, v[0])
 	})
 }
 
@@ -337,8 +335,7 @@ func (wk *encWorker) pointByK(c *workload.Counters, tb *encTable) error {
 			if ok, err := wk.matches(tb, key, v[1], tok, k, k); err != nil || !ok {
 				return err
 			}
-			_, err := tb.enc.textOf(colC, key, v[2])
-			return err
+			return tb.enc.checkText(colC, key, v[2])
 		})
 	}
 	arg, err := tb.enc.bound(colK, k)
@@ -347,8 +344,7 @@ func (wk *encWorker) pointByK(c *workload.Counters, tb *encTable) error {
 	}
 	wk.args = append(wk.args[:0], arg)
 	return tb.read.Query(wk.args, func(v [][]byte) error {
-		_, err := tb.enc.textOf(colC, v[0], v[1])
-		return err
+		return tb.enc.checkText(colC, v[0], v[1])
 	})
 }
 
