@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/encbench/encbench/internal/orchestrator"
+	"github.com/encbench/encbench/internal/report"
 	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/workload"
 )
@@ -51,7 +52,7 @@ func newPhase(cmd spec.Command) *cobra.Command {
 				results, err := orchestrator.Check(ctx, s, reg, out)
 				return printChecks(c, results, err)
 			}
-			_, err = orchestrator.Run(ctx, s, reg, orchestrator.Output{Stdout: out, Stderr: errOut})
+			_, err = orchestrator.Run(ctx, s, reg, orchestrator.Output{Stdout: out, Stderr: errOut, Summary: report.Summary})
 			return err
 		},
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/encbench/encbench/internal/encryption/colenc"
+	"github.com/encbench/encbench/internal/locale"
 )
 
 // keyFlags locate the column-encryption keys; the master key may come from
@@ -83,8 +84,13 @@ func newKeys() *cobra.Command {
 		Short: "Say what each column encryption scheme reveals to the database server",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			for _, l := range colenc.Leakage {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n  the server learns: %s\n  the server can: %s\n\n", l.Scheme, l.Primitive, l.Reveals, l.Enables)
+			en, err := locale.Get(locale.Default)
+			if err != nil {
+				return err
+			}
+			for _, s := range colenc.Schemes {
+				part := func(p string) string { return en.T(locale.LeakID(string(s), p)) }
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n  the server learns: %s\n  the server can: %s\n\n", s, part("primitive"), part("reveals"), part("enables"))
 			}
 			return nil
 		},

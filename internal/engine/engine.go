@@ -215,6 +215,11 @@ func SetUpDeadline(ctx context.Context) time.Time {
 	return time.Now().Add(SetUpStatementTimeout)
 }
 
+// DefaultReconnectTimeout is how long a worker tries to reconnect after
+// losing its connection, and the most any wait for the server may take
+// (--reconnect-timeout's default).
+const DefaultReconnectTimeout = 10 * time.Second
+
 // BoundConnect returns ctx bounded by ConnectTimeout, unless ctx ends sooner.
 func BoundConnect(ctx context.Context) (context.Context, context.CancelFunc) {
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= ConnectTimeout {

@@ -19,8 +19,6 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 	"golang.org/x/text/message/catalog"
-
-	"github.com/encbench/encbench/internal/encryption/colenc"
 )
 
 //go:embed messages/*.json
@@ -105,10 +103,6 @@ func (c *catalogue) load() error {
 	if en == nil {
 		return fmt.Errorf("no %s message catalogue", Default)
 	}
-	// The leakage statements' English is written beside the schemes.
-	for id, text := range LeakageEnglish() {
-		en.Messages[id] = Message{Text: strings.ReplaceAll(text, "%", "%%")}
-	}
 	for code, f := range c.files {
 		tag, err := language.Parse(code)
 		if err != nil {
@@ -187,12 +181,29 @@ func (l *Lang) F(format string, args ...any) string { return l.p.Sprintf(format,
 // (leak.<scheme>.primitive, .reveals, .enables) to their English text.
 func LeakageEnglish() map[string]string {
 	out := map[string]string{}
-	for _, l := range colenc.Leakage {
-		out[LeakID(string(l.Scheme), "primitive")] = l.Primitive
-		out[LeakID(string(l.Scheme), "reveals")] = l.Reveals
-		out[LeakID(string(l.Scheme), "enables")] = l.Enables
+	en := catalogues().files[Default]
+	if en == nil {
+		return out
+	}
+	for id, m := range en.Messages {
+		if isLeakID(id) {
+			out[id] = strings.ReplaceAll(m.Text, "%%", "%")
+		}
 	}
 	return out
+}
+
+// isLeakID says whether id is one part of a scheme's leakage statement.
+func isLeakID(id string) bool {
+	parts := strings.Split(id, ".")
+	if len(parts) != 3 || parts[0] != "leak" {
+		return false
+	}
+	switch parts[2] {
+	case "primitive", "reveals", "enables":
+		return true
+	}
+	return false
 }
 
 // LeakID names one part of a scheme's leakage statement.

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/encbench/encbench/internal/merge"
-	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/spec"
 )
 
@@ -23,9 +21,10 @@ func StartLead(threads int) time.Duration {
 }
 
 // RunGenerators measures s with n local encbench processes that share its
-// threads and start together (--generator I/N --start-at), then merges
-// their results exactly; each process's output goes to log.
-func RunGenerators(ctx context.Context, s spec.Spec, n int, dir string, log io.Writer) (*result.Result, error) {
+// threads and start together (--generator I/N --start-at) and returns
+// their result files, which merge.Files combines exactly; each process's
+// output goes to log.
+func RunGenerators(ctx context.Context, s spec.Spec, n int, dir string, log io.Writer) ([]string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("finding the encbench binary for the generators: %w", err)
@@ -68,7 +67,7 @@ func RunGenerators(ctx context.Context, s spec.Spec, n int, dir string, log io.W
 	for i, p := range procs {
 		paths[i] = p.path
 	}
-	return merge.Files(paths)
+	return paths, nil
 }
 
 // generatorCommand is generator i of n's process: the spec's command line

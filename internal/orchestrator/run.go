@@ -17,7 +17,6 @@ import (
 	"github.com/encbench/encbench/internal/locale"
 	"github.com/encbench/encbench/internal/measure"
 	"github.com/encbench/encbench/internal/netem"
-	"github.com/encbench/encbench/internal/report"
 	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/runner"
 	"github.com/encbench/encbench/internal/spec"
@@ -30,6 +29,9 @@ import (
 type Output struct {
 	Stdout, Stderr io.Writer
 	OnInterval     func(runner.Interval)
+	// Summary, when set, prints the finished run's summary to Stdout: the
+	// caller says how (report.Summary), so a run links no report code.
+	Summary func(io.Writer, *result.Result)
 }
 
 // runnerConfig turns the spec's runner settings into the runner's.
@@ -109,8 +111,10 @@ func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*r
 		return nil, runErr
 	}
 	res := lr.Result(out, runErr == nil, started)
-	fmt.Fprintln(o.Stdout)
-	report.Summary(o.Stdout, res)
+	if o.Summary != nil {
+		fmt.Fprintln(o.Stdout)
+		o.Summary(o.Stdout, res)
+	}
 	if path := lr.spec().JSON; path != "" {
 		if err := result.WriteFile(path, res); err != nil {
 			return nil, err

@@ -112,8 +112,8 @@ func schemesUsed(rs []*result.Result) []colenc.Scheme {
 // leakageTable states what each scheme the runs used lets the server learn.
 func leakageTable(l *locale.Lang, used []colenc.Scheme) Table {
 	t := Table{Head: []string{l.T("leak.scheme"), l.T("leak.primitive"), l.T("leak.reveals"), l.T("leak.enables")}}
-	for _, x := range colenc.Leakage {
-		if s := string(x.Scheme); slices.Contains(used, x.Scheme) {
+	for _, x := range colenc.Schemes {
+		if s := string(x); slices.Contains(used, x) {
 			t.Rows = append(t.Rows, []Text{{S: s, Strong: true}, {S: l.T(locale.LeakID(s, "primitive"))},
 				{S: l.T(locale.LeakID(s, "reveals"))}, {S: l.T(locale.LeakID(s, "enables"))}})
 		}

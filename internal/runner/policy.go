@@ -28,8 +28,9 @@ func (t *tally) add(o tally) {
 	}
 }
 
-// DefaultReconnectTimeout is --reconnect-timeout's default.
-const DefaultReconnectTimeout = 10 * time.Second
+// DefaultReconnectTimeout is --reconnect-timeout's default (defined with
+// the engine's other bounds on waiting for a server).
+const DefaultReconnectTimeout = engine.DefaultReconnectTimeout
 
 // connectError names the bound when a connection was not ready in time.
 func connectError(ctx context.Context, err error, bound time.Duration) error {

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/encbench/encbench/internal/engine"
-	"github.com/encbench/encbench/internal/runner"
 	"github.com/encbench/encbench/internal/workload"
 )
 
@@ -147,7 +146,7 @@ func bindRun(fs *pflag.FlagSet, s *Spec) {
 	}
 	fs.IntVar(&r.MaxTries, "max-tries", tries, "tries of a transaction that fails with a serialization failure or deadlock, with the same input, as pgbench's --max-tries (0: until the run ends)")
 	fs.StringVar(&r.IgnoreErrors, "ignore-errors", "", "errors that fail a transaction without stopping the run, as sysbench's --mysql-ignore-errors: all, none, or codes (40P01, 1213) and kinds (serialization, deadlock, lock_timeout, unique_violation) (default: sysbench's list for the engine)")
-	fs.DurationVar(&r.ReconnectTimeout, "reconnect-timeout", runner.DefaultReconnectTimeout, "how long a worker tries to reconnect (with back-off) after losing its connection, and the most any wait for the server may take, before the run fails")
+	fs.DurationVar(&r.ReconnectTimeout, "reconnect-timeout", engine.DefaultReconnectTimeout, "how long a worker tries to reconnect (with back-off) after losing its connection, and the most any wait for the server may take, before the run fails")
 	fs.IntVar(&r.MaxReconnects, "max-reconnects", 0, "lost connections one worker may replace in a run (0: no limit)")
 	fs.BoolVar(&r.ReconnectPerTxn, "reconnect-per-txn", false, "open a new connection (and prepare again) for every transaction, like pgbench -C; its time counts in the latency")
 	fs.StringVar(&r.ClientCPUs, "client-cpus", "", "pin worker threads to these CPUs, round robin (a list like 0,1 or 0-3)")

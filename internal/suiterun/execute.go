@@ -12,7 +12,9 @@ import (
 
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/fsx"
+	"github.com/encbench/encbench/internal/merge"
 	"github.com/encbench/encbench/internal/orchestrator"
+	"github.com/encbench/encbench/internal/report"
 	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/runner"
 	"github.com/encbench/encbench/internal/sandbox"
@@ -372,10 +374,13 @@ func (x *Executor) runCell(ctx context.Context, q *quietMachine, ls *liveSetup, 
 	}
 	var res *result.Result
 	if n := ls.target.Generators; n > 1 {
-		res, err = orchestrator.RunGenerators(ctx, s, n, filepath.Join(x.Dir, GeneratorsDir, c.ID), log)
+		var paths []string
+		if paths, err = orchestrator.RunGenerators(ctx, s, n, filepath.Join(x.Dir, GeneratorsDir, c.ID), log); err == nil {
+			res, err = merge.Files(paths)
+		}
 	} else {
 		fmt.Fprintf(log, "$ %s\n\n", s.Display())
-		res, err = orchestrator.Run(ctx, s, x.Registry, orchestrator.Output{Stdout: log, Stderr: log, OnInterval: func(iv runner.Interval) { live(iv.TPS) }})
+		res, err = orchestrator.Run(ctx, s, x.Registry, orchestrator.Output{Stdout: log, Stderr: log, Summary: report.Summary, OnInterval: func(iv runner.Interval) { live(iv.TPS) }})
 	}
 	if err != nil {
 		fmt.Fprintf(log, "\nencbench: %v\n", err)

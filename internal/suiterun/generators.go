@@ -3,12 +3,13 @@ package suiterun
 import (
 	"context"
 	"fmt"
-	"github.com/encbench/encbench/internal/orchestrator"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/orchestrator"
+	"github.com/encbench/encbench/internal/report"
 	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/suite"
 )
@@ -84,7 +85,7 @@ func (x *Executor) runGeneratorCell(ctx context.Context, c suite.Cell, gen strin
 	}
 	s.Runner.Generator, s.Runner.StartAt = gen, at.UTC().Format(time.RFC3339Nano)
 	fmt.Fprintf(log, "$ %s\n\n", s.Display())
-	res, err := orchestrator.Run(ctx, s, x.Registry, orchestrator.Output{Stdout: log, Stderr: log})
+	res, err := orchestrator.Run(ctx, s, x.Registry, orchestrator.Output{Stdout: log, Stderr: log, Summary: report.Summary})
 	if err != nil {
 		fmt.Fprintf(log, "\nencbench: %v\n", err)
 		return err

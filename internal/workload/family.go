@@ -13,7 +13,6 @@ import (
 
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
-	"github.com/encbench/encbench/internal/result"
 )
 
 // Options are a family's typed options. Bind registers, on fs, the flags
@@ -107,7 +106,7 @@ type Capabilities struct {
 	Check func(ctx context.Context, env Env) ([]CheckResult, error)
 	// ProveColumns reads stored values raw and checks they are ciphertext;
 	// the proof says where predicates run on a server of dialect d.
-	ProveColumns func(ctx context.Context, c engine.Conn, d engine.Dialect) (*result.ColencProof, error)
+	ProveColumns func(ctx context.Context, c engine.Conn, d engine.Dialect) (*ColencProof, error)
 	// Rates derives workload rates (tpmC) from per-part counts.
 	Rates func(parts map[string]int64, seconds float64) map[string]float64
 }

@@ -6,16 +6,15 @@ import (
 	"strconv"
 
 	"github.com/encbench/encbench/internal/engine"
-	"github.com/encbench/encbench/internal/result"
 )
 
-// TableStorage reads each table's rows and sizes with the dialect's size
+// ReadTableStorage reads each table's rows and sizes with the dialect's size
 // query: what column encryption costs in storage, beside its cost in time.
-func TableStorage(ctx context.Context, c engine.Conn, d engine.Dialect, tables []string) ([]result.TableStorage, error) {
+func ReadTableStorage(ctx context.Context, c engine.Conn, d engine.Dialect, tables []string) ([]TableStorage, error) {
 	if d.TableSize == "" {
 		return nil, nil
 	}
-	var out []result.TableStorage
+	var out []TableStorage
 	for _, t := range tables {
 		rows, err := c.Query(ctx, fmt.Sprintf(d.TableSize, t))
 		if err != nil {
@@ -30,7 +29,7 @@ func TableStorage(ctx context.Context, c engine.Conn, d engine.Dialect, tables [
 				return nil, fmt.Errorf("size of %s: %q is not a number", t, v)
 			}
 		}
-		out = append(out, result.TableStorage{Table: t, Rows: n[0], TableBytes: n[1], IndexBytes: n[2]})
+		out = append(out, TableStorage{Table: t, Rows: n[0], TableBytes: n[1], IndexBytes: n[2]})
 	}
 	return out, nil
 }

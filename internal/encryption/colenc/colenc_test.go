@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/locale"
 )
 
 func newKeys(t testing.TB) (Paths, *Cipher) {
@@ -398,12 +399,21 @@ func TestAsheFreshIdentifiersHideDifferences(t *testing.T) {
 // columns under ore (sbtest's id outright) and, for every scheme, over
 // time; ashe no longer claims to reveal "nothing about the values".
 func TestLeakageStatementsAreExact(t *testing.T) {
+	english := locale.LeakageEnglish()
 	got := map[Scheme]string{}
-	for _, l := range Leakage {
-		got[l.Scheme] = l.Reveals
-		if !strings.Contains(l.Reveals, "Over time") {
-			t.Errorf("%s says nothing about updates over time", l.Scheme)
+	for _, s := range Schemes {
+		for _, part := range []string{"primitive", "reveals", "enables"} {
+			if english[locale.LeakID(string(s), part)] == "" {
+				t.Errorf("%s has no %s statement in the message catalogue", s, part)
+			}
 		}
+		got[s] = english[locale.LeakID(string(s), "reveals")]
+		if !strings.Contains(got[s], "Over time") {
+			t.Errorf("%s says nothing about updates over time", s)
+		}
+	}
+	if len(english) != 3*len(Schemes) {
+		t.Errorf("the catalogue states %d leakage parts for %d schemes", len(english), len(Schemes))
 	}
 	if s := got[Ore]; !strings.Contains(s, "sbtest's id is 1..N") || !strings.Contains(s, "reads every id exactly") {
 		t.Errorf("ore understates order leakage on dense columns: %s", s)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/encbench/encbench/internal/encryption/colenc"
 	"github.com/encbench/encbench/internal/engine"
-	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/workload"
 )
 
@@ -19,7 +18,7 @@ const encProofRows = 5
 // decrypt as a ciphertext of its column and row, ore values must carry the
 // left part of what they decrypt to, plaintext values must read as plaintext.
 // The proof also says where the predicate runs on a server of dialect d.
-func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, d engine.Dialect) (*result.ColencProof, error) {
+func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, d engine.Dialect) (*workload.ColencProof, error) {
 	// Refused here, on the one admin connection, before any worker
 	// connects: a refusal from every worker at once would race their
 	// connections being cut off.
@@ -33,11 +32,11 @@ func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, d engine.Dia
 		return p, err
 	}
 	p.Predicate = w.enc.spec.predicates(w.name, d.OreType)
-	p.Storage, err = workload.TableStorage(ctx, c, d, w.tableNames())
+	p.Storage, err = workload.ReadTableStorage(ctx, c, d, w.tableNames())
 	return p, err
 }
 
-func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*result.ColencProof, error) {
+func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*workload.ColencProof, error) {
 	if !isEnc(w.name) {
 		return nil, nil
 	}
@@ -46,28 +45,28 @@ func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*result.Col
 	}
 	if !w.enc.spec.any() {
 		// plaintext, measured like the encrypted variants for their storage
-		return &result.ColencProof{BusinessColumns: len(sbColumns), Source: "no column encrypted"}, nil
+		return &workload.ColencProof{BusinessColumns: len(sbColumns), Source: "no column encrypted"}, nil
 	}
 	cipher, err := w.dataCipher(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	e := w.enc.spec
-	p := &result.ColencProof{BusinessColumns: len(sbColumns),
+	p := &workload.ColencProof{BusinessColumns: len(sbColumns),
 		Source: fmt.Sprintf("%d rows of each table read raw and decrypted in the client", encProofRows)}
 	for i, sc := range e {
 		if sc != "" {
-			p.Columns = append(p.Columns, result.ColencColumn{Table: "sbtestN", Column: sbColumns[i], Scheme: string(sc)})
+			p.Columns = append(p.Columns, workload.ColencColumn{Table: "sbtestN", Column: sbColumns[i], Scheme: string(sc)})
 		}
 	}
 	p.Level = 100 * len(p.Columns) / len(sbColumns)
 	p.SharePct = float64(p.Level)
 	p.Name = "enc(" + w.encSpecText() + ")"
 	if w.opts.KSumCopy {
-		p.Columns = append(p.Columns, result.ColencColumn{Table: "sbtestN", Column: kSumColumn, Scheme: string(colenc.Ashe), Copy: true})
+		p.Columns = append(p.Columns, workload.ColencColumn{Table: "sbtestN", Column: kSumColumn, Scheme: string(colenc.Ashe), Copy: true})
 	}
 	if w.kValueCopy() {
-		p.Columns = append(p.Columns, result.ColencColumn{Table: "sbtestN", Column: kValueColumn, Scheme: string(colenc.OreDet), Copy: true})
+		p.Columns = append(p.Columns, workload.ColencColumn{Table: "sbtestN", Column: kValueColumn, Scheme: string(colenc.OreDet), Copy: true})
 	}
 	for t := 1; t <= w.opts.Tables; t++ {
 		enc, err := newRowEncoder(e, cipher, t, w.copies())
@@ -88,7 +87,7 @@ func (w *Workload) proveColumns(ctx context.Context, c engine.Conn) (*result.Col
 
 // proveRow checks one stored row of table t: every column holds what the
 // spec says (decrypting as its column and row), and the copies hold k.
-func (w *Workload) proveRow(p *result.ColencProof, enc *rowEncoder, t int, v [][]byte) error {
+func (w *Workload) proveRow(p *workload.ColencProof, enc *rowEncoder, t int, v [][]byte) error {
 	e := w.enc.spec
 	id, err := enc.intOf(colID, nil, v[0])
 	if err != nil {

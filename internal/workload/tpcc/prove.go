@@ -7,7 +7,6 @@ import (
 
 	"github.com/encbench/encbench/internal/encryption/colenc"
 	"github.com/encbench/encbench/internal/engine"
-	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/workload"
 )
 
@@ -18,7 +17,7 @@ const proofRows = 5
 // encrypted column's values must decrypt as ciphertexts of that column and
 // row under the keyset, and each plaintext column's values must read as
 // plaintext of their type.
-func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, d engine.Dialect) (*result.ColencProof, error) {
+func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, d engine.Dialect) (*workload.ColencProof, error) {
 	p, err := w.prove(ctx, c, func(*table) int { return proofRows })
 	if err != nil {
 		return nil, err
@@ -27,7 +26,7 @@ func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, d engine.Dia
 	for i, t := range w.s.tables {
 		names[i] = t.name
 	}
-	p.Storage, err = workload.TableStorage(ctx, c, d, names)
+	p.Storage, err = workload.ReadTableStorage(ctx, c, d, names)
 	return p, err
 }
 
@@ -38,7 +37,7 @@ var wholeTables = map[string]bool{"warehouse": true, "district": true, "orders":
 const checkSample = 2000
 
 // prove reads up to limit(t) rows of each table (0: all of them).
-func (w *Workload) prove(ctx context.Context, c engine.Conn, limit func(*table) int) (*result.ColencProof, error) {
+func (w *Workload) prove(ctx context.Context, c engine.Conn, limit func(*table) int) (*workload.ColencProof, error) {
 	cipher, err := w.keys()
 	if err != nil {
 		return nil, err
@@ -48,11 +47,11 @@ func (w *Workload) prove(ctx context.Context, c engine.Conn, limit func(*table) 
 		return nil, err
 	}
 	cols, business := w.s.encrypted(w.o.Level)
-	p := &result.ColencProof{Level: w.o.Level, BusinessColumns: business,
+	p := &workload.ColencProof{Level: w.o.Level, BusinessColumns: business,
 		SharePct: float64(int(float64(len(cols))*1000/float64(business))) / 10,
 		Source:   fmt.Sprintf("%d rows of each table read raw and decrypted in the client", proofRows)}
 	for _, c := range cols {
-		p.Columns = append(p.Columns, result.ColencColumn{Table: c.Table, Column: c.Column, Scheme: string(c.Scheme)})
+		p.Columns = append(p.Columns, workload.ColencColumn{Table: c.Table, Column: c.Column, Scheme: string(c.Scheme)})
 	}
 	for _, t := range w.s.tables {
 		names := make([]string, len(t.cols))
