@@ -88,7 +88,7 @@ func newSuite() *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "%-8s %s\n", s.Name, strings.Join(strings.Fields(s.Description), " "))
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%-8s %s, under one budget (default %v), with one report that sets each published report's figures beside encbench's\n",
-				suiterun.SeedsName, strings.Join(report.SeedSuites(), ", "), suiterun.DefaultSeedsBudget)
+				suiterun.SeedsName, strings.Join(suite.SeedSuites(), ", "), suiterun.DefaultSeedsBudget)
 			return nil
 		},
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/encbench/encbench/internal/suite"
 )
 
 // TestSuiteOnAFullOrReadOnlyDisk puts a suite's cells directory on a
@@ -23,7 +25,7 @@ func TestSuiteOnAFullOrReadOnlyDisk(t *testing.T) {
 	killMidSuite(t, bin, file, out)
 
 	// Move the finished cells onto a tmpfs mounted where they were.
-	cells := filepath.Join(out, "cells")
+	cells := suite.Dir(out).Cells()
 	kept := filepath.Join(dir, "kept")
 	if err := os.Rename(cells, kept); err != nil {
 		t.Fatal(err)

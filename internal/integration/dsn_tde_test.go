@@ -8,6 +8,7 @@ import (
 
 	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/sandbox"
+	"github.com/encbench/encbench/internal/suite"
 )
 
 // TestDSNSuiteTDEOnItsOwnServer runs the TDE comparison as R1 does, on two
@@ -45,7 +46,7 @@ data: {tables: 1, table-size: 1000}
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, so, se)
 	}
-	cells, _ := filepath.Glob(filepath.Join(out, "cells", "*.json"))
+	cells, _ := filepath.Glob(filepath.Join(suite.Dir(out).Cells(), "*.json"))
 	if len(cells) != 4 {
 		t.Fatalf("%d cells, want 2 blocks of plain and tde", len(cells))
 	}

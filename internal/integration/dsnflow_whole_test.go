@@ -11,6 +11,7 @@ import (
 
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/sandbox"
+	"github.com/encbench/encbench/internal/suite"
 )
 
 // dsnServer is a sandbox a test reaches only through its DSN, as a user's
@@ -162,7 +163,7 @@ data: {%s}
 	// Interrupted after its first cell, then resumed.
 	bin := buildBinary(t)
 	out := filepath.Join(dir, "o1")
-	cells := filepath.Join(out, "cells")
+	cells := suite.Dir(out).Cells()
 	interruptAfterFirstCell(t, bin, cells, "suite", "run", s1, "--out", out)
 	const total = 12 // (maria: plain, aa, tde; pg: plain, tls, aa) x 2 repetitions
 	if n := countFiles(cells, ".json", ".partial.json"); n < 1 || n >= total {

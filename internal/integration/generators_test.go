@@ -15,6 +15,7 @@ import (
 
 	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/schematest"
+	"github.com/encbench/encbench/internal/suite"
 )
 
 // TestGeneratorsMergeExactly runs three generator processes against one
@@ -141,7 +142,7 @@ data: {tables: 1, table-size: 1000}
 	if !strings.Contains(out, "merged 2 cells") {
 		t.Errorf("merge said: %s", out)
 	}
-	cells, _ := filepath.Glob(filepath.Join(merged, "cells", "*.json"))
+	cells, _ := filepath.Glob(filepath.Join(suite.Dir(merged).Cells(), "*.json"))
 	for _, c := range cells {
 		r, err := result.ReadFile(c)
 		if err != nil || len(r.Generators) != 2 || r.Threads != 2 || r.Suite == nil || r.Totals.Transactions == 0 {
@@ -193,7 +194,7 @@ func TestSuiteSetupsShareAServer(t *testing.T) {
 	dir, dsnSuite := suiteFile(t, "dsn", fmt.Sprintf("name: dsn\ntargets: [{name: pg, dsn: \"%s\"}]\nvariants: [plain, aa]\n", s.info.DSN)+common)
 	out := filepath.Join(dir, "out")
 	mustRun(t, "suite", "run", dsnSuite, "--out", out)
-	if n := countFiles(filepath.Join(out, "cells"), ".json", ".partial.json"); n != 2 {
+	if n := countFiles(suite.Dir(out).Cells(), ".json", ".partial.json"); n != 2 {
 		t.Errorf("DSN suite: %d cells, want plain and aa", n)
 	}
 	mustRun(t, "cleanup", "oltp_point_select", "--dsn", s.info.DSN, "--tables", "1")
@@ -204,7 +205,7 @@ func TestSuiteSetupsShareAServer(t *testing.T) {
 	if strings.Count(stdout, "starting sandbox") != 1 {
 		t.Errorf("servers: shared started %d sandboxes:\n%s", strings.Count(stdout, "starting sandbox"), stdout)
 	}
-	cells, _ := filepath.Glob(filepath.Join(out, "cells", "*.json"))
+	cells, _ := filepath.Glob(filepath.Join(suite.Dir(out).Cells(), "*.json"))
 	pids := map[int]bool{}
 	for _, c := range cells {
 		r, err := result.ReadFile(c)
@@ -227,7 +228,7 @@ func TestSuiteSetupsShareAServer(t *testing.T) {
 // results its generators left beside it.
 func onlyCell(t *testing.T, out string) (r *result.Result, generators []string) {
 	t.Helper()
-	cells, _ := filepath.Glob(filepath.Join(out, "cells", "*.json"))
+	cells, _ := filepath.Glob(filepath.Join(suite.Dir(out).Cells(), "*.json"))
 	if len(cells) != 1 {
 		t.Fatalf("cells %v, want one", cells)
 	}

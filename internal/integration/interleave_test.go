@@ -10,6 +10,7 @@ import (
 	"github.com/encbench/encbench/internal/report"
 	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/schematest"
+	"github.com/encbench/encbench/internal/suite"
 )
 
 // TestInterleavedBlocks runs a suite whose blocks interleave: both
@@ -40,7 +41,7 @@ data: {tables: 1, table-size: 1000}
 	positions := map[int][]int{}
 	pids := map[string][]int{} // server pid per setup, block by block
 	for _, c := range rec.Cells {
-		path := filepath.Join(out, "cells", c.ID+".json")
+		path := suite.Dir(out).Cell(c.ID)
 		schematest.File(t, resultSchema, path)
 		r, err := result.ReadFile(path)
 		if err != nil {

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/encbench/encbench/internal/suite"
 )
 
 // TestSIGKILLedSuiteLeavesNoOrphans kills a running suite with SIGKILL,
@@ -35,7 +37,7 @@ func TestSIGKILLedSuiteLeavesNoOrphans(t *testing.T) {
 	if strings.Count(se, "which is gone") != 2 {
 		t.Errorf("the next suite did not say it stopped the orphans:\n%s", se)
 	}
-	cells := filepath.Join(out, "cells")
+	cells := suite.Dir(out).Cells()
 	if n := countFiles(cells, ".json", ".partial.json"); n != 2*3 {
 		t.Errorf("after the resume %d of 6 cells are finished", n)
 	}
@@ -114,7 +116,7 @@ func killMidSuite(t *testing.T, bin, file, out string) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(3 * time.Minute)
-	for countFiles(filepath.Join(out, "cells"), ".json", ".partial.json") < 1 {
+	for countFiles(suite.Dir(out).Cells(), ".json", ".partial.json") < 1 {
 		if time.Now().After(deadline) {
 			_ = cmd.Process.Kill()
 			t.Fatalf("no cell finished in time:\n%s", stderr.String())

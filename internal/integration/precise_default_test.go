@@ -30,7 +30,7 @@ func TestSuiteWithoutDesignKeysRunsPrecisely(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, so, se)
 	}
-	raw, err := os.ReadFile(filepath.Join(out, "plan.json"))
+	raw, err := os.ReadFile(suite.Dir(out).PlanFile())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestSuiteWithoutDesignKeysRunsPrecisely(t *testing.T) {
 	if st := rec.Suite; st.Precision != suite.DefaultPrecision || st.Budget == "" || len(st.Defaults) != 3 {
 		t.Errorf("plan.json: precision %v, budget %q, defaults %v", st.Precision, st.Budget, st.Defaults)
 	}
-	cells, _ := filepath.Glob(filepath.Join(out, "cells", "*.json"))
+	cells, _ := filepath.Glob(filepath.Join(suite.Dir(out).Cells(), "*.json"))
 	if len(cells) < 6 {
 		t.Fatalf("%d cells, want at least 3 blocks of 2", len(cells))
 	}

@@ -24,7 +24,7 @@ func runSuiteFile(t *testing.T, name, text string, args ...string) (string, suit
 		t.Fatalf("exit %d\n%s\n%s", code, so, se)
 	}
 	var rec suite.Record
-	readJSON(t, filepath.Join(out, "plan.json"), &rec)
+	readJSON(t, suite.Dir(out).PlanFile(), &rec)
 	return out, rec
 }
 
@@ -69,7 +69,7 @@ data: {tables: 1, table-size: 1000}
 	rates := map[float64]int{}
 	resultSchema := schematest.Compile(t, "result.schema.json")
 	for _, c := range rec.Cells {
-		path := filepath.Join(out, "cells", c.ID+".json")
+		path := suite.Dir(out).Cell(c.ID)
 		schematest.File(t, resultSchema, path)
 		r, err := result.ReadFile(path)
 		if err != nil {

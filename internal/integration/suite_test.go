@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/encbench/encbench/internal/report"
+	"github.com/encbench/encbench/internal/suite"
 )
 
 // buildBinary compiles encbench once for tests that need a real process
@@ -102,7 +103,7 @@ func TestQuickSuiteInterruptResumeAndReport(t *testing.T) {
 	bin := buildBinary(t)
 	out := filepath.Join(fx.dir, "quick")
 	args := []string{"suite", "run", "quick", "--out", out, "--time", "1", "--warmup-time", "0", "--repetitions", "2", "--threads", "1", "--precision", "0"}
-	cells := filepath.Join(out, "cells")
+	cells := suite.Dir(out).Cells()
 	interruptAfterFirstCell(t, bin, cells, args...)
 	if left := processesMentioning(out); len(left) > 0 {
 		t.Fatalf("processes left after Ctrl-C:\n%s", strings.Join(left, "\n"))

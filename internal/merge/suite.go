@@ -1,10 +1,9 @@
 package merge
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/encbench/encbench/internal/errs"
@@ -22,16 +21,17 @@ func Suite(dirs []string, out string) (merged int, missing []string, err error) 
 	var plan []byte
 	var rec suite.Record
 	for i, d := range dirs {
-		data, err := os.ReadFile(filepath.Join(d, "plan.json"))
-		if err != nil {
-			return 0, nil, errs.Usage("%s is not a generator's suite directory (no plan.json): %w", d, err)
-		}
-		var r suite.Record
-		if err := json.Unmarshal(data, &r); err != nil || r.Plan == nil {
-			return 0, nil, fmt.Errorf("parsing %s: %v", filepath.Join(d, "plan.json"), err)
+		r, data, err := suite.Dir(d).ReadRecord()
+		switch {
+		case errors.Is(err, suite.ErrNoRecord):
+			return 0, nil, errs.Usage("%s is not a generator's suite directory: %w", d, err)
+		case err != nil:
+			return 0, nil, err
+		case r.Plan == nil:
+			return 0, nil, fmt.Errorf("%s holds no plan", suite.Dir(d).PlanFile())
 		}
 		if i == 0 {
-			plan, rec = data, r
+			plan, rec = data, *r
 			continue
 		}
 		if !slices.EqualFunc(r.Cells, rec.Cells, func(a, b suite.Cell) bool { return a.ID == b.ID }) {
@@ -41,29 +41,29 @@ func Suite(dirs []string, out string) (merged int, missing []string, err error) 
 	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
 		return 0, nil, errs.Usage("%s is not empty: give a new directory for the merged suite", out)
 	}
-	if err := os.MkdirAll(filepath.Join(out, "cells"), 0o755); err != nil {
-		return 0, nil, fmt.Errorf("creating %s: %w", out, err)
-	}
-	if err := fsx.WriteFile(filepath.Join(out, "plan.json"), plan, 0o644); err != nil {
+	to := suite.Dir(out)
+	if err := to.Create(); err != nil {
 		return 0, nil, err
 	}
-	if text, err := os.ReadFile(filepath.Join(dirs[0], "suite.yaml")); err == nil {
-		if err := fsx.WriteFile(filepath.Join(out, "suite.yaml"), text, 0o600); err != nil {
+	if err := fsx.WriteFile(to.PlanFile(), plan, 0o644); err != nil {
+		return 0, nil, err
+	}
+	if text, err := os.ReadFile(suite.Dir(dirs[0]).SuiteFile()); err == nil {
+		if err := fsx.WriteFile(to.SuiteFile(), text, 0o600); err != nil {
 			return 0, nil, err
 		}
 	}
 	for _, c := range rec.Cells {
 		var paths []string
 		for _, d := range dirs {
-			found, _ := filepath.Glob(filepath.Join(d, "generators", c.ID, "generator-*.json"))
-			paths = append(paths, found...)
+			paths = append(paths, suite.Dir(d).GeneratorResults(c.ID)...)
 		}
 		m, err := Files(paths)
 		if err != nil {
 			missing = append(missing, fmt.Sprintf("%s (%v)", c.ID, err))
 			continue
 		}
-		if err := result.WriteFile(filepath.Join(out, "cells", c.ID+".json"), m); err != nil {
+		if err := result.WriteFile(to.Cell(c.ID), m); err != nil {
 			return merged, missing, err
 		}
 		merged++

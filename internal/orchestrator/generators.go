@@ -22,15 +22,15 @@ func StartLead(threads int) time.Duration {
 
 // RunGenerators measures s with n local encbench processes that share its
 // threads and start together (--generator I/N --start-at) and returns
-// their result files, which merge.Files combines exactly; each process's
-// output goes to log.
-func RunGenerators(ctx context.Context, s spec.Spec, n int, dir string, log io.Writer) ([]string, error) {
+// their result files (generator i's at resultOf(i)), which merge.Files
+// combines exactly; each process's output goes to log.
+func RunGenerators(ctx context.Context, s spec.Spec, n int, resultOf func(i int) string, log io.Writer) ([]string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("finding the encbench binary for the generators: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", dir, err)
+	if err := os.MkdirAll(filepath.Dir(resultOf(0)), 0o755); err != nil {
+		return nil, fmt.Errorf("creating the generators' directory: %w", err)
 	}
 	start := time.Now().Add(StartLead(s.Threads)).UTC().Format(time.RFC3339Nano)
 	type proc struct {
@@ -40,7 +40,7 @@ func RunGenerators(ctx context.Context, s spec.Spec, n int, dir string, log io.W
 	}
 	procs := make([]*proc, n)
 	for i := range procs {
-		p := &proc{path: filepath.Join(dir, fmt.Sprintf("generator-%d.json", i))}
+		p := &proc{path: resultOf(i)}
 		p.cmd = generatorCommand(ctx, exe, s, i, n, start, p.path)
 		p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
 		fmt.Fprintf(log, "$ %s --generator=%d/%d --start-at=%s\n", s.Display(), i, n, start)

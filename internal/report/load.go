@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -42,34 +41,24 @@ func Load(path string) (*Data, error) {
 		d.Results = []*result.Result{r}
 		return d, nil
 	}
-	if data, err := os.ReadFile(filepath.Join(path, "plan.json")); err == nil {
-		var rec suite.Record
-		if err := json.Unmarshal(data, &rec); err != nil {
-			return nil, fmt.Errorf("parsing %s: %w", filepath.Join(path, "plan.json"), err)
-		}
-		d.Record = &rec
+	dir := suite.Dir(path)
+	rec, _, err := dir.ReadRecord()
+	switch {
+	case err == nil:
+		d.Record = rec
+	case !errors.Is(err, suite.ErrNoRecord):
+		return nil, err
 	}
-	dirs := []string{path, filepath.Join(path, "cells")}
-	for _, dir := range dirs {
-		entries, err := os.ReadDir(dir)
+	for _, file := range dir.ResultFiles() {
+		r, err := result.ReadFile(file)
 		if err != nil {
+			continue // not a result document
+		}
+		if r.Partial || strings.HasSuffix(file, ".partial.json") {
+			d.Partial++
 			continue
 		}
-		for _, e := range entries {
-			name := e.Name()
-			if e.IsDir() || !strings.HasSuffix(name, ".json") || name == "plan.json" || name == "overrides.json" {
-				continue
-			}
-			r, err := result.ReadFile(filepath.Join(dir, name))
-			if err != nil {
-				continue // not a result document
-			}
-			if r.Partial || strings.HasSuffix(name, ".partial.json") {
-				d.Partial++
-				continue
-			}
-			d.Results = append(d.Results, r)
-		}
+		d.Results = append(d.Results, r)
 	}
 	if len(d.Results) == 0 {
 		return nil, errs.Usage("no complete results in %s: run a suite there (encbench suite run NAME --out %s) or write results with run --json", path, path)

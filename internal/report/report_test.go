@@ -125,7 +125,7 @@ func TestCompareFlagsRegression(t *testing.T) {
 
 func TestWriteFromSuiteDirectory(t *testing.T) {
 	dir := t.TempDir()
-	cells := filepath.Join(dir, "cells")
+	cells := suite.Dir(dir).Cells()
 	if err := os.MkdirAll(cells, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestWriteFromSuiteDirectory(t *testing.T) {
 		Workloads: []suite.Workload{{Name: "oltp_read_only"}}, Targets: []suite.Target{{Name: "mariadb", Engine: "mariadb"}}}},
 		Command: "encbench suite run t --out " + dir}
 	data := []byte(fmt.Sprintf(`{"suite":{"name":"t","variants":["plain","tls"],"workloads":[{"name":"oltp_read_only"}],"targets":[{"name":"mariadb","engine":"mariadb"}]},"baseline":"plain","command":%q}`, rec.Command))
-	if err := os.WriteFile(filepath.Join(dir, "plan.json"), data, 0o644); err != nil {
+	if err := os.WriteFile(suite.Dir(dir).PlanFile(), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	paths, err := Write(dir, Options{})

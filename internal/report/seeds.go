@@ -21,10 +21,6 @@ import (
 	"github.com/encbench/encbench/internal/version"
 )
 
-// SeedSuites are the built-in suites that reproduce the four published
-// reports, in the order encbench suite run seeds runs them.
-func SeedSuites() []string { return []string{"tls", "tde", "colenc-tpcc", "colenc-sysbench"} }
-
 // Verdict says where a published figure lies against encbench's 95%
 // interval for the same cell.
 type Verdict string
@@ -91,7 +87,7 @@ func WriteSeeds(dir string, o Options) ([]string, error) {
 func BuildSeeds(dir string, l *locale.Lang) *SeedsModel {
 	m := &SeedsModel{L: l, Title: l.T("seeds.title"), Intro: l.T("seeds.intro"),
 		Generated: l.T("report.generated", time.Now().UTC().Format("2006-01-02 15:04 UTC"), version.String())}
-	for _, name := range SeedSuites() {
+	for _, name := range suite.SeedSuites() {
 		m.Sections = append(m.Sections, seedSection(dir, name, l))
 	}
 	return m

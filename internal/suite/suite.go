@@ -235,6 +235,10 @@ type Scale struct {
 	Note       string         `yaml:"note" json:"note,omitempty"`
 }
 
+// SeedSuites are the built-in suites that reproduce the four published
+// reports, in the order encbench suite run seeds runs them.
+func SeedSuites() []string { return []string{"tls", "tde", "colenc-tpcc", "colenc-sysbench"} }
+
 //go:embed builtin/*.yaml
 var builtinFS embed.FS
 

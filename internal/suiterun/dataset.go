@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -26,7 +25,7 @@ func (x *Executor) reuseData(ls *liveSetup, family string) bool {
 // cleanupData removes the data sets of the suite's DSN targets (cleanup:
 // true), once every cell has finished.
 func (x *Executor) cleanupData(ctx context.Context) error {
-	log, err := os.Create(filepath.Join(x.Dir, LogsDir, "cleanup.log"))
+	log, err := os.Create(x.Dir.Log("cleanup.log"))
 	if err != nil {
 		return fmt.Errorf("creating the cleanup log: %w", err)
 	}

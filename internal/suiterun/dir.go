@@ -48,10 +48,11 @@ type Options struct {
 // Run runs a suite into its directory (or resumes it there), then
 // writes the report.
 func Run(ctx context.Context, o Options) error {
-	dir, err := filepath.Abs(o.Out)
+	abs, err := filepath.Abs(o.Out)
 	if err != nil {
 		return errs.Usage("bad --out %q: %w", o.Out, err)
 	}
+	dir := suite.Dir(abs)
 	text, ov, err := openSuiteDir(dir, o)
 	if err != nil {
 		return err
@@ -71,15 +72,12 @@ func Run(ctx context.Context, o Options) error {
 		Registry: o.Registry, NewProgress: o.NewProgress}
 	if o.Resume {
 		// The report shows how the suite was started, not how it resumed.
-		if old, err := os.ReadFile(filepath.Join(dir, PlanFile)); err == nil {
-			var rec suite.Record
-			if json.Unmarshal(old, &rec) == nil {
-				if rec.Command != "" {
-					x.Command = rec.Command
-				}
-				if rec.Plan != nil {
-					plan.Keep(rec.Cells)
-				}
+		if rec, _, err := dir.ReadRecord(); err == nil {
+			if rec.Command != "" {
+				x.Command = rec.Command
+			}
+			if rec.Plan != nil {
+				plan.Keep(rec.Cells)
 			}
 		}
 	}
@@ -97,7 +95,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	pruneOrphans(o.Stderr)
-	if err := WriteJSON(filepath.Join(dir, PlanFile), x.Record()); err != nil {
+	if err := dir.WriteRecord(x.Record()); err != nil {
 		return err
 	}
 	if o.PrepareOnly {
@@ -108,11 +106,11 @@ func Run(ctx context.Context, o Options) error {
 	}
 	runErr := x.Execute(ctx)
 	// The record now says which variants failed, and why, for the report.
-	if err := WriteJSON(filepath.Join(dir, PlanFile), x.Record()); err != nil && runErr == nil {
+	if err := dir.WriteRecord(x.Record()); err != nil && runErr == nil {
 		runErr = err
 	}
 	if !o.NoReport && x.Finished > 0 && ctx.Err() == nil {
-		paths, err := report.Write(dir, o.Report)
+		paths, err := report.Write(string(dir), o.Report)
 		if err != nil {
 			return fmt.Errorf("writing the report: %w", err)
 		}
@@ -124,7 +122,7 @@ func Run(ctx context.Context, o Options) error {
 // openSuiteDir returns the suite text and overrides: given, for a new
 // suite (nothing is written yet: claimDir does that once the suite has
 // passed its checks), or stored in dir, when resuming.
-func openSuiteDir(dir string, o Options) ([]byte, suite.Overrides, error) {
+func openSuiteDir(dir suite.Dir, o Options) ([]byte, suite.Overrides, error) {
 	if o.Resume {
 		return storedSuite(dir, o)
 	}
@@ -132,8 +130,8 @@ func openSuiteDir(dir string, o Options) ([]byte, suite.Overrides, error) {
 	if err != nil {
 		return nil, suite.Overrides{}, err
 	}
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		if _, err := os.Stat(filepath.Join(dir, SuiteFile)); err == nil {
+	if entries, err := os.ReadDir(string(dir)); err == nil && len(entries) > 0 {
+		if _, err := os.Stat(dir.SuiteFile()); err == nil {
 			return nil, suite.Overrides{}, errs.Usage("%s holds a suite already: add --resume to continue it, or give a new --out", dir)
 		}
 		return nil, suite.Overrides{}, errs.Usage("%s is not empty: give a new or empty --out directory", dir)
@@ -153,18 +151,18 @@ func openSuiteDir(dir string, o Options) ([]byte, suite.Overrides, error) {
 // storedSuite is the suite and overrides a resumed suite began with. The
 // suite file given again must be the one stored: a changed file is
 // refused, naming what changed, rather than silently ignored.
-func storedSuite(dir string, o Options) ([]byte, suite.Overrides, error) {
-	text, err := os.ReadFile(filepath.Join(dir, SuiteFile))
+func storedSuite(dir suite.Dir, o Options) ([]byte, suite.Overrides, error) {
+	text, err := os.ReadFile(dir.SuiteFile())
 	if err != nil {
-		return nil, suite.Overrides{}, errs.Usage("nothing to resume in %s (no %s): run without --resume", dir, SuiteFile)
+		return nil, suite.Overrides{}, errs.Usage("nothing to resume in %s (no %s): run without --resume", dir, filepath.Base(dir.SuiteFile()))
 	}
 	ov := suite.NoOverrides()
-	data, err := os.ReadFile(filepath.Join(dir, OverridesFile))
+	data, err := os.ReadFile(dir.OverridesFile())
 	if err == nil {
 		err = json.Unmarshal(data, &ov)
 	}
 	if err != nil {
-		return nil, suite.Overrides{}, fmt.Errorf("reading %s: %w", filepath.Join(dir, OverridesFile), err)
+		return nil, suite.Overrides{}, fmt.Errorf("reading %s: %w", dir.OverridesFile(), err)
 	}
 	// A resumed suite may aim at another precision or get more time.
 	if o.Overrides.Precision >= 0 {
@@ -183,7 +181,7 @@ func storedSuite(dir string, o Options) ([]byte, suite.Overrides, error) {
 		fmt.Fprintf(o.Stderr, "encbench: resuming suite %s stored in %s (the stored plan wins over %s)\n", stored.Name, dir, o.NameOrFile)
 	case !bytes.Equal(bytes.TrimSpace(givenText), bytes.TrimSpace(text)):
 		return nil, suite.Overrides{}, errs.Usage("%s changed since the suite began in %s (%s): resume with the file as it was (a copy is %s), or start a new --out",
-			o.NameOrFile, dir, lineChanges(text, givenText), filepath.Join(dir, SuiteFile))
+			o.NameOrFile, dir, lineChanges(text, givenText), dir.SuiteFile())
 	}
 	return text, ov, nil
 }
@@ -215,20 +213,14 @@ func lineChanges(was, now []byte) string {
 
 // claimDir creates the suite's directory and stores the suite and its
 // overrides there, for --resume and the report.
-func claimDir(dir string, text []byte, ov suite.Overrides) error {
-	for _, d := range []string{dir, filepath.Join(dir, CellsDir), filepath.Join(dir, LogsDir)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("creating %s: %w", d, err)
-		}
+func claimDir(dir suite.Dir, text []byte, ov suite.Overrides) error {
+	if err := dir.Create(); err != nil {
+		return err
 	}
-	// Sandbox servers run as their own users and must reach their dirs.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		return fmt.Errorf("setting mode of %s: %w", dir, err)
-	}
-	if err := fsx.WriteFile(filepath.Join(dir, SuiteFile), text, 0o600); err != nil {
+	if err := fsx.WriteFile(dir.SuiteFile(), text, 0o600); err != nil {
 		return fmt.Errorf("storing the suite: %w", err)
 	}
-	return WriteJSON(filepath.Join(dir, OverridesFile), ov)
+	return suite.WriteJSON(dir.OverridesFile(), ov)
 }
 
 // pruneOrphans stops the sandboxes an encbench that was killed (SIGKILL,

@@ -41,7 +41,7 @@ func TestFailedValidationLeavesNoState(t *testing.T) {
 func TestResumeRefusesAChangedSuite(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	file := filepath.Join(t.TempDir(), "s.yaml")
-	if err := claimDir(out, []byte(small), suite.NoOverrides()); err != nil {
+	if err := claimDir(suite.Dir(out), []byte(small), suite.NoOverrides()); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(file, []byte(strings.Replace(small, "time: 1", "time: 2", 1)), 0o600); err != nil {

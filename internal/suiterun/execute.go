@@ -129,7 +129,7 @@ func (x *Executor) outcome() error {
 			firstLine(x.noRoom), x.Finished, len(x.Plan.Cells), x.Plan.Suite.Name, x.Dir)
 	}
 	if x.Failed > 0 {
-		return fmt.Errorf("%d of %d cells failed (see %s); rerun with --resume to retry them", x.Failed, len(x.Plan.Cells), filepath.Join(x.Dir, LogsDir))
+		return fmt.Errorf("%d of %d cells failed (see %s); rerun with --resume to retry them", x.Failed, len(x.Plan.Cells), x.Dir.Logs())
 	}
 	return nil
 }
@@ -297,14 +297,14 @@ func (x *Executor) stopSandboxes() {
 			continue
 		}
 		// Keep the server's log with the results; the data can go.
-		_ = os.Rename(filepath.Join(ls.sandboxDir, "log"), filepath.Join(x.Dir, LogsDir, su.ID+"-server"))
+		_ = os.Rename(filepath.Join(ls.sandboxDir, "log"), x.Dir.Log(su.ID+"-server"))
 		_ = os.RemoveAll(ls.sandboxDir)
 	}
 }
 
 // prepare loads each workload family's data set once per setup.
 func (x *Executor) prepare(ctx context.Context, ls *liveSetup) error {
-	log, err := os.Create(filepath.Join(x.Dir, LogsDir, ls.ID+"-prepare.log"))
+	log, err := os.Create(x.Dir.Log(ls.ID + "-prepare.log"))
 	if err != nil {
 		return fmt.Errorf("creating prepare log: %w", err)
 	}
@@ -357,7 +357,7 @@ func (x *Executor) prepare(ctx context.Context, ls *liveSetup) error {
 // runCell measures one cell and writes its result; an interrupted cell is
 // kept as .partial.json and runs again on resume.
 func (x *Executor) runCell(ctx context.Context, q *quietMachine, ls *liveSetup, c suite.Cell, live func(float64), discarded []string) (*result.Result, error) {
-	log, err := os.Create(filepath.Join(x.Dir, LogsDir, c.ID+".log"))
+	log, err := os.Create(x.Dir.Log(c.ID + ".log"))
 	if err != nil {
 		return nil, fmt.Errorf("creating cell log: %w", err)
 	}
@@ -375,7 +375,7 @@ func (x *Executor) runCell(ctx context.Context, q *quietMachine, ls *liveSetup, 
 	var res *result.Result
 	if n := ls.target.Generators; n > 1 {
 		var paths []string
-		if paths, err = orchestrator.RunGenerators(ctx, s, n, filepath.Join(x.Dir, GeneratorsDir, c.ID), log); err == nil {
+		if paths, err = orchestrator.RunGenerators(ctx, s, n, func(i int) string { return x.Dir.GeneratorResult(c.ID, i) }, log); err == nil {
 			res, err = merge.Files(paths)
 		}
 	} else {

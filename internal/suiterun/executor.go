@@ -1,7 +1,6 @@
 package suiterun
 
 import (
-	"encoding/json"
 	"fmt"
 	"github.com/encbench/encbench/internal/orchestrator"
 	"io"
@@ -16,26 +15,12 @@ import (
 
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
-	"github.com/encbench/encbench/internal/fsx"
 	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/suite"
 	"github.com/encbench/encbench/internal/variant"
 	"github.com/encbench/encbench/internal/workload"
-)
-
-// Files a suite directory holds besides its cells.
-const (
-	SuiteFile     = "suite.yaml"
-	OverridesFile = "overrides.json"
-	PlanFile      = "plan.json"
-	CellsDir      = "cells"
-	LogsDir       = "logs"
-	SandboxesDir  = "sandboxes"
-	// GeneratorsDir keeps each generator's own result of a cell that ran
-	// as several processes (a target's generators).
-	GeneratorsDir = "generators"
 )
 
 // Progress shows a suite's advance; the CLI draws it.
@@ -55,7 +40,7 @@ type Progress interface {
 // setup, cells in the plan's interleaved order, sandboxes down.
 type Executor struct {
 	Plan *suite.Plan
-	Dir  string
+	Dir  suite.Dir
 	// Command is how the suite was started, for plan.json and the report.
 	Command  string
 	Registry *workload.Registry
@@ -167,7 +152,7 @@ func (x *Executor) Check() error {
 		}
 		ls := &liveSetup{Setup: su, target: t, variant: v, pid: t.ServerPID}
 		if su.Sandbox {
-			ls.sandboxDir = filepath.Join(x.Dir, SandboxesDir, su.ServerID())
+			ls.sandboxDir = x.Dir.Sandbox(su.ServerID())
 		} else {
 			ls.target.DSN = os.ExpandEnv(t.DSN)
 			if _, err := engine.ParseTarget(ls.target.DSN, engine.TLSOptions{}); err != nil {
@@ -272,7 +257,7 @@ func (x *Executor) applyColumns(s *spec.Spec, ls *liveSetup) error {
 		value = set.EncryptFor(ls.target.Engine)
 		extra = suite.Workload{Options: set.Options}.OptionStrings()
 	}
-	keys := filepath.Join(x.Dir, "keys")
+	keys := x.Dir.Keys()
 	sets := map[string]string{opt: value, "master-key-file": filepath.Join(keys, "master.json"), "keyset": filepath.Join(keys, "keyset.json")}
 	maps.Copy(sets, extra)
 	for _, k := range slices.Sorted(maps.Keys(sets)) {
@@ -403,7 +388,7 @@ func (x *Executor) failed(c suite.Cell, err error) {
 }
 
 func (x *Executor) cellPath(c suite.Cell) string {
-	return filepath.Join(x.Dir, CellsDir, c.ID+".json")
+	return x.Dir.Cell(c.ID)
 }
 
 // done says whether a cell has a complete result already.
@@ -429,15 +414,6 @@ func (x *Executor) keep(c suite.Cell, r *result.Result) {
 		x.results = map[string]*result.Result{}
 	}
 	x.results[c.ID] = r
-}
-
-// WriteJSON writes v to path atomically (a temporary file renamed).
-func WriteJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", filepath.Base(path), err)
-	}
-	return fsx.WriteFile(path, append(data, '\n'), 0o644)
 }
 
 // ms is a duration in milliseconds, as results give them.

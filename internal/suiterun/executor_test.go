@@ -60,7 +60,7 @@ func planOf(t *testing.T, text string, o suite.Overrides) *Executor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := &Executor{Plan: p, Dir: t.TempDir(), Registry: reg, Stdout: io.Discard, Stderr: io.Discard}
+	x := &Executor{Plan: p, Dir: suite.Dir(t.TempDir()), Registry: reg, Stdout: io.Discard, Stderr: io.Discard}
 	if err := x.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestCellSpecs(t *testing.T) {
 	ch := s.Changed()
 	want := map[string]string{"dsn": "postgres://bench@127.0.0.1:5999/bench", "tls": "disable", "threads": "4", "time": "7",
 		"warmup-time": "2", "warehouses": "2", "encrypt-columns": "50", "isolation": "serializable", "variant-name": "colenc50",
-		"master-key-file": filepath.Join(x.Dir, "keys", "master.json"), "keyset": filepath.Join(x.Dir, "keys", "keyset.json")}
+		"master-key-file": filepath.Join(x.Dir.Keys(), "master.json"), "keyset": filepath.Join(x.Dir.Keys(), "keyset.json")}
 	for k, v := range want {
 		if ch[k] != v {
 			t.Errorf("tpcc colenc50 on a DSN: --%s = %q, want %q (all: %v)", k, ch[k], v, ch)
@@ -107,7 +107,7 @@ func TestCellSpecs(t *testing.T) {
 		t.Errorf("data options on oltp: %v", ch)
 	}
 	_, s = cell(t, x, "postgres-tls1.3", "connect")
-	if s.Server.Sandbox != filepath.Join(x.Dir, SandboxesDir, "postgres-tls1.3") || s.Server.DSN != "" || s.Threads != 1 {
+	if s.Server.Sandbox != x.Dir.Sandbox("postgres-tls1.3") || s.Server.DSN != "" || s.Threads != 1 {
 		t.Errorf("sandbox cell: %+v threads %d", s.Server, s.Threads)
 	}
 	if s.Runner.Time != 7 || s.Runner.Events != 0 {
@@ -188,7 +188,7 @@ func TestSuiteRefusesAVariantTheWorkloadCannotRun(t *testing.T) {
 	text := strings.Replace(suiteText, "    variants: [plain, tls1.3]\n  - name: connect", "  - name: connect", 1)
 	s, _ := suite.Parse([]byte(text))
 	p, _ := suite.Expand(*s, suite.NoOverrides(), nil)
-	x := &Executor{Plan: p, Dir: t.TempDir(), Registry: reg}
+	x := &Executor{Plan: p, Dir: suite.Dir(t.TempDir()), Registry: reg}
 	err := x.Check()
 	if err == nil || !strings.Contains(err.Error(), "does not encrypt columns") || errs.ExitCode(err) != 2 {
 		t.Errorf("oltp_point_select in colenc50: %v", err)

@@ -67,14 +67,14 @@ func (x *Executor) ExecuteAsGenerator(ctx context.Context, gen, startAt string) 
 		x.Finished++
 	}
 	if x.Failed > 0 {
-		return fmt.Errorf("%d of %d cells failed (see %s)", x.Failed, len(x.Plan.Cells), filepath.Join(x.Dir, LogsDir))
+		return fmt.Errorf("%d of %d cells failed (see %s)", x.Failed, len(x.Plan.Cells), x.Dir.Logs())
 	}
-	fmt.Fprintf(x.Stdout, "generator %d of %d: %d cells written to %s\n", g.Index, g.Count, x.Finished, filepath.Join(x.Dir, GeneratorsDir))
+	fmt.Fprintf(x.Stdout, "generator %d of %d: %d cells written to %s\n", g.Index, g.Count, x.Finished, filepath.Dir(x.Dir.Generators("")))
 	return nil
 }
 
 func (x *Executor) runGeneratorCell(ctx context.Context, c suite.Cell, gen string, at time.Time) error {
-	log, err := os.Create(filepath.Join(x.Dir, LogsDir, c.ID+".log"))
+	log, err := os.Create(x.Dir.Log(c.ID + ".log"))
 	if err != nil {
 		return fmt.Errorf("creating cell log: %w", err)
 	}
@@ -92,11 +92,11 @@ func (x *Executor) runGeneratorCell(ctx context.Context, c suite.Cell, gen strin
 	}
 	res.Suite = &result.SuiteRef{Name: x.Plan.Suite.Name, Cell: c.ID, Setup: c.Setup, Target: c.Target}
 	res.Workload.Label = c.Label
-	dir := filepath.Join(x.Dir, GeneratorsDir, c.ID)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
+	path := x.Dir.GeneratorResult(c.ID, res.Generator.Index)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", filepath.Dir(path), err)
 	}
-	return result.WriteFile(filepath.Join(dir, fmt.Sprintf("generator-%d.json", res.Generator.Index)), res)
+	return result.WriteFile(path, res)
 }
 
 // PrepareOnly loads every target's data (once, before generators run the

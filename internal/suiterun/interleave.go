@@ -6,7 +6,6 @@ import (
 	"github.com/encbench/encbench/internal/orchestrator"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -270,7 +269,7 @@ func (x *Executor) newMembers(cells []suite.Cell, members []*member, discarded [
 	for i, c := range cells {
 		m := &member{cell: c, server: x.setups[c.Setup].server().ID}
 		members[i] = m
-		if m.log, err = os.Create(filepath.Join(x.Dir, LogsDir, c.ID+".log")); err != nil {
+		if m.log, err = os.Create(x.Dir.Log(c.ID + ".log")); err != nil {
 			return nil, nil, 0, fmt.Errorf("creating cell log: %w", err)
 		}
 		for _, d := range discarded {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -202,7 +201,7 @@ func (x *Executor) HalfWidths() map[suite.Group]map[string]float64 {
 func (x *Executor) extend(ctx context.Context, q *quietMachine, prog Progress, start time.Time, budget time.Duration, inPhase func(suite.Group) bool) {
 	defer func() {
 		if x.BudgetSpent {
-			if err := WriteJSON(filepath.Join(x.Dir, PlanFile), x.Record()); err != nil {
+			if err := x.Dir.WriteRecord(x.Record()); err != nil {
 				fmt.Fprintf(x.Stderr, "encbench: %v\n", err)
 			}
 		}
@@ -221,7 +220,7 @@ func (x *Executor) extend(ctx context.Context, q *quietMachine, prog Progress, s
 		}
 		block := x.Plan.NextBlock(w.group, w.variants...)
 		prog.Grow(len(block))
-		if err := WriteJSON(filepath.Join(x.Dir, PlanFile), x.Record()); err != nil {
+		if err := x.Dir.WriteRecord(x.Record()); err != nil {
 			fmt.Fprintf(x.Stderr, "encbench: %v\n", err)
 		}
 		x.runCells(ctx, q, prog, block)
@@ -266,13 +265,13 @@ func (x *Executor) offerLoad(ctx context.Context, q *quietMachine, prog Progress
 			continue
 		}
 		prog.Grow(len(cells))
-		if err := WriteJSON(filepath.Join(x.Dir, PlanFile), x.Record()); err != nil {
+		if err := x.Dir.WriteRecord(x.Record()); err != nil {
 			fmt.Fprintf(x.Stderr, "encbench: %v\n", err)
 		}
 		x.runCells(ctx, q, prog, cells)
 	}
 	if x.BudgetSpent {
-		if err := WriteJSON(filepath.Join(x.Dir, PlanFile), x.Record()); err != nil {
+		if err := x.Dir.WriteRecord(x.Record()); err != nil {
 			fmt.Fprintf(x.Stderr, "encbench: %v\n", err)
 		}
 	}

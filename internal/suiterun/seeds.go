@@ -47,8 +47,8 @@ func RunSeeds(ctx context.Context, o Options) error {
 	if err := claimSeedsDir(dir, o.Resume); err != nil {
 		return err
 	}
-	own := make([]time.Duration, len(report.SeedSuites()))
-	for i, name := range report.SeedSuites() {
+	own := make([]time.Duration, len(suite.SeedSuites()))
+	for i, name := range suite.SeedSuites() {
 		s, _, err := suite.Load(name)
 		if err != nil {
 			return err
@@ -57,7 +57,7 @@ func RunSeeds(ctx context.Context, o Options) error {
 	}
 	start := time.Now()
 	var failed []string
-	for i, name := range report.SeedSuites() {
+	for i, name := range suite.SeedSuites() {
 		left := budget - time.Since(start)
 		share := seedShare(left, own[i:])
 		if i == len(own)-1 {
@@ -73,12 +73,12 @@ func RunSeeds(ctx context.Context, o Options) error {
 			fmt.Fprintf(o.Stdout, "\n== seed suite %s: no target among --engines %s, skipped\n", name, strings.Join(o.Overrides.Engines, ","))
 			continue
 		}
-		fmt.Fprintf(o.Stdout, "\n== seed suite %s (%d of %d), budget %v of the %v left\n", name, i+1, len(report.SeedSuites()), share, left.Round(time.Second))
+		fmt.Fprintf(o.Stdout, "\n== seed suite %s (%d of %d), budget %v of the %v left\n", name, i+1, len(suite.SeedSuites()), share, left.Round(time.Second))
 		so := o
 		so.NameOrFile, so.Out = name, filepath.Join(dir, name)
 		so.Overrides.Budget = share.String()
 		so.Overrides.Scale = scaleOf(name, o.Overrides.Scale)
-		_, statErr := os.Stat(filepath.Join(so.Out, SuiteFile))
+		_, statErr := os.Stat(suite.Dir(so.Out).SuiteFile())
 		so.Resume = o.Resume && statErr == nil
 		so.Command = o.Command + " # seed suite " + name
 		err := Run(ctx, so)
@@ -151,7 +151,7 @@ func claimSeedsDir(dir string, resume bool) error {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return fmt.Errorf("setting mode of %s: %w", dir, err)
 	}
-	text := "encbench seeds run: " + strings.Join(report.SeedSuites(), ", ") + ", each in its own directory\n"
+	text := "encbench seeds run: " + strings.Join(suite.SeedSuites(), ", ") + ", each in its own directory\n"
 	return fsx.WriteFile(filepath.Join(dir, seedsMark), []byte(text), 0o644)
 }
 

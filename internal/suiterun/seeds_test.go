@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/encbench/encbench/internal/report"
 	"github.com/encbench/encbench/internal/suite"
 )
 
@@ -14,7 +13,7 @@ import (
 func TestSeedsBudgetGivesEachSuiteItsOwn(t *testing.T) {
 	var own []time.Duration
 	var sum time.Duration
-	for _, name := range report.SeedSuites() {
+	for _, name := range suite.SeedSuites() {
 		s, _, err := suite.Load(name)
 		if err != nil {
 			t.Fatal(err)
@@ -29,7 +28,7 @@ func TestSeedsBudgetGivesEachSuiteItsOwn(t *testing.T) {
 	for i := range own {
 		share := seedShare(left, own[i:])
 		if share != own[i] {
-			t.Errorf("%s: share %v of %v left, want its own %v", report.SeedSuites()[i], share, left, own[i])
+			t.Errorf("%s: share %v of %v left, want its own %v", suite.SeedSuites()[i], share, left, own[i])
 		}
 		left -= share
 	}
