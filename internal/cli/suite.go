@@ -75,6 +75,9 @@ func newSuite() *cobra.Command {
 	fs.StringVar(&f.startAt, "start-at", "", "with --generator: when the first cell starts (RFC3339); the others follow on a fixed schedule")
 	fs.BoolVar(&f.prepareOnly, "prepare-only", false, "load every target's data and stop (before generators run the suite)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the variants' random order within each block (default: drawn, and recorded in plan.json)")
+	// These shape the plan, which --resume continues as it was stored;
+	// precision and budget may change (a resumed suite may aim elsewhere).
+	markPlanFlags(fs, "time", "warmup-time", "repetitions", "threads", "engines", "client-cpus", "server-cpus", "scale", "seed", "offered-load")
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the built-in suites",
@@ -127,10 +130,14 @@ func (f *suiteFlags) run(cmd *cobra.Command, nameOrFile string) error {
 		return errs.Usage("no output directory: pass --out DIR")
 	}
 	if f.resume {
-		for _, name := range []string{"time", "warmup-time", "repetitions", "threads", "engines", "client-cpus", "server-cpus", "scale", "seed", "offered-load"} {
-			if cmd.Flags().Changed(name) {
-				return errs.Usage("--resume continues the stored plan; --%s cannot change it (start a new --out instead)", name)
+		var refused error
+		cmd.Flags().Visit(func(fl *pflag.Flag) {
+			if refused == nil && shapesPlan(fl) {
+				refused = errs.Usage("--resume continues the stored plan; --%s cannot change it (start a new --out instead)", fl.Name)
 			}
+		})
+		if refused != nil {
+			return refused
 		}
 	}
 	abs, err := filepath.Abs(f.out)
@@ -192,3 +199,16 @@ func elapsedString(d time.Duration) string {
 	d = d.Round(time.Second)
 	return fmt.Sprintf("%02d:%02d:%02d", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
 }
+
+// planAnnotation marks a suite flag that shapes the plan, at its binding.
+const planAnnotation = "encbench-shapes-plan"
+
+func markPlanFlags(fs *pflag.FlagSet, names ...string) {
+	for _, n := range names {
+		if err := fs.SetAnnotation(n, planAnnotation, []string{"true"}); err != nil {
+			panic(fmt.Sprintf("marking --%s: %v", n, err)) // a flag this file binds
+		}
+	}
+}
+
+func shapesPlan(f *pflag.Flag) bool { return len(f.Annotations[planAnnotation]) > 0 }

@@ -25,19 +25,15 @@ type DataSet struct {
 	PreparedAt string
 }
 
-// notData are a prepare's flags that say where and how fast to load, not
-// what the data is.
-var notData = []string{"dsn", "sandbox", "tls", "tls-version", "tls-cipher", "tls-ca", "tls-cert", "tls-key", "threads", "force", "server-pid", "server-process"}
-
 // DataParams is the prepare spec's data parameters, as sorted name=value
-// pairs: the workload's options, --tde and the seed, never the server.
+// pairs: the flags whose kind is data (the workload's options that shape
+// its tables, --tde and the seed), never where the server is or how the
+// load runs.
 func DataParams(s spec.Spec) string {
-	ch := s.Changed()
+	ch := s.ChangedOf(workload.Data)
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(ch)) {
-		if !slices.Contains(notData, k) {
-			out = append(out, "--"+k+"="+ch[k])
-		}
+		out = append(out, "--"+k+"="+ch[k])
 	}
 	return strings.Join(out, " ")
 }

@@ -120,10 +120,14 @@ func Bind(fs *pflag.FlagSet, s *Spec) {
 	fs.StringVar(&t.CertFile, "tls-cert", "", "client certificate (PEM)")
 	fs.StringVar(&t.KeyFile, "tls-key", "", "client private key (PEM)")
 	fs.IntVar(&s.Threads, "threads", 1, "number of threads to use")
+	workload.Mark(fs, workload.Location, "dsn", "sandbox", "tls", "tls-version", "tls-cipher", "tls-ca", "tls-cert", "tls-key")
+	workload.Mark(fs, workload.Setting, "threads")
 	switch s.Command {
 	case Prepare:
 		fs.BoolVar(&s.Force, "force", false, "replace existing tables of the workload, even ones encbench did not create")
 		fs.BoolVar(&s.TDE, "tde", false, "store the tables encrypted at rest, in the server's own syntax (MariaDB ENCRYPTED=YES, MySQL ENCRYPTION='Y', pg_tde USING tde_heap)")
+		workload.Mark(fs, workload.Setting, "force")
+		workload.Mark(fs, workload.Data, "tde")
 	case Run:
 		bindRun(fs, s)
 	}
@@ -163,6 +167,11 @@ func bindRun(fs *pflag.FlagSet, s *Spec) {
 	fs.BoolVar(&s.Explain, "explain", false, "print the server's plan (EXPLAIN) of each statement of the workload once, before measuring")
 	fs.StringVar(&s.VariantName, "variant-name", "", "name reports group this run under (default: from the encryption layers, such as plain, tls, colenc50)")
 	fs.StringVar(&s.JSON, "json", "", "write the result document (encbench/result/v1) to this file")
+	workload.Mark(fs, workload.Setting, "time", "events", "warmup-time", "rate", "report-interval", "percentile", "max-tries", "ignore-errors",
+		"reconnect-timeout", "max-reconnects", "reconnect-per-txn", "client-cpus", "net-delay", "net-jitter", "net-bandwidth",
+		"net-cut-after", "generator", "start-at", "repetition", "explain", "variant-name", "json")
+	workload.Mark(fs, workload.Data, "tde")
+	workload.Mark(fs, workload.Location, "server-pid", "server-process")
 }
 
 // Args is the command line that reproduces the spec: the phase, the

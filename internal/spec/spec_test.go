@@ -215,3 +215,32 @@ func TestDisplayRedactsAndQuotes(t *testing.T) {
 		t.Errorf("Display:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestEveryFlagSaysWhatItNames: every flag a phase binds itself has a kind
+// (data, location or setting) at the place it is bound; and where the
+// server is, or how fast prepare loads, never changes a data set's
+// parameters, while the data options do.
+func TestEveryFlagSaysWhatItNames(t *testing.T) {
+	for _, cmd := range spec.Commands {
+		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+		spec.Bind(fs, &spec.Spec{Command: cmd})
+		fs.VisitAll(func(f *pflag.Flag) {
+			if !workload.Marked(f) {
+				t.Errorf("%s --%s has no kind: mark it data, location or setting where it is bound", cmd, f.Name)
+			}
+		})
+	}
+	base := []string{"oltp_read_write", "--tables", "4", "--table-size", "500"}
+	s, err := spec.Parse(spec.Prepare, base, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	where, err := spec.Parse(spec.Prepare, append(base, "--dsn", "postgres://u@127.0.0.1:5999/b", "--tls", "require", "--threads", "4", "--force"), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := s.ChangedOf(workload.Data)
+	if !reflect.DeepEqual(data, where.ChangedOf(workload.Data)) || data["tables"] != "4" || data["table-size"] != "500" {
+		t.Errorf("data parameters %v, with a server and load settings %v", data, where.ChangedOf(workload.Data))
+	}
+}

@@ -68,6 +68,7 @@ func (o *Options) Bind(fs *pflag.FlagSet, _ string) {
 	fs.IntVar(&o.Rows, "connect-rows", 1000, "rows in encbench_connect; each first query reads one by primary key")
 	fs.BoolVar(&o.Resumption, "tls-resumption", false, "offer TLS session resumption (Go's client session cache) on new connections")
 	fs.Int64Var(&o.Reps, "connections", 5000, "connections the connect workload opens when neither --events nor --time is given")
+	workload.Mark(fs, workload.Setting, "tls-resumption", "connections")
 }
 
 func (Family) New(name string, opts workload.Options) (workload.Workload, error) {

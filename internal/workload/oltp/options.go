@@ -119,6 +119,14 @@ func (o *Options) Bind(fs *pflag.FlagSet, name string) {
 	fs.Uint64Var(&o.Rand.Seed, "rand-seed", 0, "seed for random number generator. When 0, the current time is used as a RNG seed.")
 	fs.Float64Var(&o.Rand.ParetoH, "rand-pareto-h", d.ParetoH, "parameter h for pareto distribution")
 	fs.Float64Var(&o.Rand.ZipfianExp, "rand-zipfian-exp", d.ZipfianExp, "shape parameter (exponent, theta) for the Zipfian distribution")
+	// What a transaction does, not what the tables hold.
+	workload.Mark(fs, workload.Setting, "range-size", "point-selects", "simple-ranges", "sum-ranges", "order-ranges",
+		"distinct-ranges", "index-updates", "non-index-updates", "delete-inserts", "range-selects", "skip-trx")
+	for _, n := range []string{"random-points", "number-of-ranges", "delta"} {
+		if fs.Lookup(n) != nil {
+			workload.Mark(fs, workload.Setting, n)
+		}
+	}
 }
 
 func (Family) New(name string, opts workload.Options) (workload.Workload, error) {

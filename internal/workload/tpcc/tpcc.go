@@ -51,6 +51,7 @@ func (o *Options) Bind(fs *pflag.FlagSet, _ string) {
 	fs.StringVar(&o.Isolation, "isolation", "default", "transaction isolation: default (the server's), read-committed, repeatable-read or serializable")
 	fs.BoolVar(&o.ThinkTime, "think-time", false, "wait the specification's keying and think times between transactions (off: terminals run flat out)")
 	colenc.BindFlags(fs, &o.Keys)
+	workload.Mark(fs, workload.Setting, "isolation", "think-time")
 }
 
 // DefaultMaxTries: a terminal repeats a transaction a conflict rolled back
