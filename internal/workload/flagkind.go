@@ -46,4 +46,3 @@ func KindOf(f *pflag.Flag) Kind {
 
 // Marked says whether the flag was given a kind where it is bound.
 func Marked(f *pflag.Flag) bool { return len(f.Annotations[kindAnnotation]) == 1 }
-
