@@ -43,7 +43,8 @@ func (x *Executor) Execute(ctx context.Context) error {
 	for _, sk := range x.Plan.Skipped {
 		fmt.Fprintf(x.Stderr, "encbench: skipped %s\n", sk)
 	}
-	more := x.needMore()
+	pl := newPlanner(x.Plan, pending)
+	more := pl.wantsMore(x.measured(start))
 	if len(pending) == 0 && len(more) == 0 {
 		fmt.Fprintf(x.Stdout, "all %d cells of suite %s are finished in %s\n", total, x.Plan.Suite.Name, x.Dir)
 		return nil
@@ -77,20 +78,21 @@ func (x *Executor) Execute(ctx context.Context) error {
 		}
 		prog.Bound(total*most/max(least, 1), deadline)
 	}
-	// Each phase (reads, then writes) adds its blocks for precision and
-	// offered load before the next starts, so no read runs after a write.
-	phases := x.Plan.Phases()
-	for i, writes := range phases {
-		inPhase := func(g suite.Group) bool { return x.Plan.Writes(g) == writes }
-		later := func(g suite.Group) bool { return slices.Contains(phases[i+1:], x.Plan.Writes(g)) }
-		x.runCells(ctx, q, prog, slices.DeleteFunc(slices.Clone(pending), func(c suite.Cell) bool { return !inPhase(c.Group()) }))
-		limit := x.phaseLimit(start, pending, inPhase, later)
-		if x.noRoom == nil {
-			x.extend(ctx, q, prog, start, limit, inPhase)
+	// The planner decides, the measurer runs; the plan is stored once per
+	// step that grew it, before its cells run.
+	for ctx.Err() == nil && x.noRoom == nil {
+		st := pl.next(x.measured(start))
+		x.BudgetSpent = pl.spent
+		if st.done {
+			break
 		}
-		if x.noRoom == nil {
-			x.offerLoad(ctx, q, prog, start, limit, inPhase)
+		if st.grown {
+			prog.Grow(len(st.cells))
+			if err := x.Dir.WriteRecord(x.Record()); err != nil {
+				fmt.Fprintf(x.Stderr, "encbench: %v\n", err)
+			}
 		}
+		x.runCells(ctx, q, prog, st.cells)
 	}
 	prog.Close()
 	if ctx.Err() != nil {
@@ -395,4 +397,10 @@ func (x *Executor) runCell(ctx context.Context, q *quietMachine, ls *liveSetup, 
 		return nil, errors.Join(err, werr)
 	}
 	return res, err
+}
+
+// measured is what the planner reads: the time since the suite started,
+// a cell's mean time so far, and the results.
+func (x *Executor) measured(start time.Time) measured {
+	return measured{elapsed: time.Since(start), perCell: meanCellTime(x.cellTimes, x.Plan.Suite), resultOf: x.resultOf}
 }

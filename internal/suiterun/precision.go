@@ -2,8 +2,6 @@ package suiterun
 
 import (
 	"cmp"
-	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -23,21 +21,6 @@ type want struct {
 	// blocks the group's baseline has run.
 	width  float64
 	blocks int
-}
-
-// needMore lists the groups whose widest loss interval (any variant
-// against the baseline, A/A included) is still wider than the suite's
-// precision target and that may have another block.
-func (x *Executor) needMore() []want {
-	if x.Plan.Suite.Precision <= 0 {
-		return nil
-	}
-	return wanting(x.Plan, x.HalfWidths())
-}
-
-// needMoreOf is needMore for the groups of one phase.
-func (x *Executor) needMoreOf(inPhase func(suite.Group) bool) []want {
-	return slices.DeleteFunc(x.needMore(), func(w want) bool { return !inPhase(w.group) })
 }
 
 // wanting is the precision rule: the groups whose widest half-width is
@@ -88,32 +71,11 @@ func pick(ws []want, fits func(want) bool) (want, bool) {
 	return want{}, false
 }
 
-// phaseLimit is how far into the budget a phase's extra blocks may go:
+// phaseShare is how far into the budget a phase's extra blocks may go:
 // the later phases' own blocks are set aside (at the mean cell time so
 // far), and the time that leaves is shared by this phase and the later
 // ones in proportion to their groups, so the reads cannot spend on
-// precision the time the writes need to run at all. 0: no budget.
-func (x *Executor) phaseLimit(start time.Time, pending []suite.Cell, inPhase, later func(suite.Group) bool) time.Duration {
-	laterCells := 0
-	for _, c := range pending {
-		if later(c.Group()) {
-			laterCells++
-		}
-	}
-	groupsNow, groupsLater := 0, 0
-	for _, g := range x.Plan.Groups() {
-		switch {
-		case g.LoadPct > 0:
-		case inPhase(g):
-			groupsNow++
-		case later(g):
-			groupsLater++
-		}
-	}
-	return phaseShare(x.Plan.Suite.BudgetDuration(), time.Since(start), laterCells, x.cellEstimate(), groupsNow, groupsLater)
-}
-
-// phaseShare is phaseLimit's arithmetic: the limit, measured from the
+// precision the time the writes need to run at all. It is the limit, measured from the
 // suite's start, for a phase with groupsNow groups at elapsed, when
 // laterCells cells of groupsLater groups must still run after it.
 func phaseShare(budget, elapsed time.Duration, laterCells int, perCell time.Duration, groupsNow, groupsLater int) time.Duration {
@@ -133,9 +95,9 @@ func fits(elapsed time.Duration, n int, perCell, budget time.Duration) bool {
 	return budget <= 0 || elapsed+time.Duration(n)*perCell <= budget
 }
 
-// HalfWidths is each variant's loss half-width so far, per group, from
-// the results on disk: paired per block as the report pairs them.
-func (x *Executor) HalfWidths() map[suite.Group]map[string]float64 {
+// halfWidths is each variant's loss half-width so far, per group, from
+// the results so far: paired per block as the report pairs them.
+func halfWidths(plan *suite.Plan, resultOf func(suite.Cell) *result.Result) map[suite.Group]map[string]float64 {
 	type runs struct {
 		reps []int
 		tps  []float64
@@ -143,8 +105,8 @@ func (x *Executor) HalfWidths() map[suite.Group]map[string]float64 {
 		parts map[string]*partRuns
 	}
 	byGroup := map[suite.Group]map[string]*runs{}
-	for _, c := range x.Plan.Cells {
-		r := x.resultOf(c)
+	for _, c := range plan.Cells {
+		r := resultOf(c)
 		if r == nil || c.LoadPct > 0 || c.Rate > 0 {
 			continue
 		}
@@ -171,12 +133,12 @@ func (x *Executor) HalfWidths() map[suite.Group]map[string]float64 {
 	}
 	out := map[suite.Group]map[string]float64{}
 	for g, variants := range byGroup {
-		base := variants[x.Plan.Baseline]
+		base := variants[plan.Baseline]
 		if base == nil {
 			continue
 		}
 		for v, rs := range variants {
-			if v == x.Plan.Baseline {
+			if v == plan.Baseline {
 				continue
 			}
 			l, err := stats.LossByRepetition(base.reps, base.tps, rs.reps, rs.tps)
@@ -194,97 +156,27 @@ func (x *Executor) HalfWidths() map[suite.Group]map[string]float64 {
 	return out
 }
 
-// extend adds blocks one at a time, each to the widest group of the
-// phase that needs one (wanting), until every such group reaches the
-// precision target or has its most blocks, or no group's next block
-// would end within budget (the phase's limit).
-func (x *Executor) extend(ctx context.Context, q *quietMachine, prog Progress, start time.Time, budget time.Duration, inPhase func(suite.Group) bool) {
-	defer func() {
-		if x.BudgetSpent {
-			if err := x.Dir.WriteRecord(x.Record()); err != nil {
-				fmt.Fprintf(x.Stderr, "encbench: %v\n", err)
-			}
-		}
-	}()
-	for ctx.Err() == nil {
-		ws := x.needMoreOf(inPhase)
-		if len(ws) == 0 {
-			return
-		}
-		w, ok := pick(ws, func(w want) bool {
-			return fits(time.Since(start), 1+len(w.variants), x.cellEstimate(), budget)
-		})
-		if !ok {
-			x.BudgetSpent = true
-			return
-		}
-		block := x.Plan.NextBlock(w.group, w.variants...)
-		prog.Grow(len(block))
-		if err := x.Dir.WriteRecord(x.Record()); err != nil {
-			fmt.Fprintf(x.Stderr, "encbench: %v\n", err)
-		}
-		x.runCells(ctx, q, prog, block)
-	}
-}
-
-// cellEstimate is the mean wall time of the cells measured so far.
-func (x *Executor) cellEstimate() time.Duration {
-	if len(x.cellTimes) == 0 {
-		st := x.Plan.Suite
+// meanCellTime is the mean wall time of the cells measured so far, or,
+// before any, a cell's own time, warmup and two seconds of set-up.
+func meanCellTime(times []time.Duration, st suite.Suite) time.Duration {
+	if len(times) == 0 {
 		return time.Duration(st.Time+st.Warmup+2) * time.Second
 	}
 	var sum time.Duration
-	for _, d := range x.cellTimes {
+	for _, d := range times {
 		sum += d
 	}
-	return sum / time.Duration(len(x.cellTimes))
-}
-
-// offerLoad runs every variant again at the suite's offered loads: shares
-// of the baseline's mean saturation TPS in the group's closed-loop blocks,
-// the same rate for every variant. Groups that have their load blocks
-// (a resumed suite), do not fit in the budget or belong to another phase
-// are left out.
-func (x *Executor) offerLoad(ctx context.Context, q *quietMachine, prog Progress, start time.Time, budget time.Duration, inPhase func(suite.Group) bool) {
-	st := x.Plan.Suite
-	if len(st.OfferedLoad) == 0 {
-		return
-	}
-	saturation := x.baselineTPS()
-	for _, g := range x.Plan.Groups() {
-		if ctx.Err() != nil || g.LoadPct > 0 || x.Plan.HasLoad(g) || !inPhase(g) {
-			continue
-		}
-		n := x.Plan.BlockSize(g) * len(st.OfferedLoad) * st.Repetitions
-		if !fits(time.Since(start), n, x.cellEstimate(), budget) {
-			x.BudgetSpent = true
-			continue
-		}
-		cells := x.Plan.LoadBlocks(g, saturation[g])
-		if len(cells) == 0 {
-			continue
-		}
-		prog.Grow(len(cells))
-		if err := x.Dir.WriteRecord(x.Record()); err != nil {
-			fmt.Fprintf(x.Stderr, "encbench: %v\n", err)
-		}
-		x.runCells(ctx, q, prog, cells)
-	}
-	if x.BudgetSpent {
-		if err := x.Dir.WriteRecord(x.Record()); err != nil {
-			fmt.Fprintf(x.Stderr, "encbench: %v\n", err)
-		}
-	}
+	return sum / time.Duration(len(times))
 }
 
 // baselineTPS is the baseline's mean TPS per closed-loop group so far.
-func (x *Executor) baselineTPS() map[suite.Group]float64 {
+func baselineTPS(plan *suite.Plan, resultOf func(suite.Cell) *result.Result) map[suite.Group]float64 {
 	sum, n := map[suite.Group]float64{}, map[suite.Group]int{}
-	for _, c := range x.Plan.Cells {
-		if c.Variant != x.Plan.Baseline || c.LoadPct > 0 {
+	for _, c := range plan.Cells {
+		if c.Variant != plan.Baseline || c.LoadPct > 0 {
 			continue
 		}
-		if r := x.resultOf(c); r != nil {
+		if r := resultOf(c); r != nil {
 			sum[c.Group()] += r.TPS
 			n[c.Group()]++
 		}
