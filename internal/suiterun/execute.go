@@ -27,18 +27,7 @@ import (
 // phase.
 func (x *Executor) Execute(ctx context.Context) error {
 	start := time.Now()
-	var pending []suite.Cell
-	need := map[string]bool{}
-	for _, c := range x.Plan.Cells {
-		if !x.done(c) {
-			pending = append(pending, c)
-		}
-	}
-	pending = x.wholeBlocks(pending)
-	x.Finished = len(x.Plan.Cells) - len(pending)
-	for _, c := range pending {
-		need[c.Setup] = true
-	}
+	pending := x.pending()
 	total := len(x.Plan.Cells)
 	for _, sk := range x.Plan.Skipped {
 		fmt.Fprintf(x.Stderr, "encbench: skipped %s\n", sk)
@@ -52,13 +41,8 @@ func (x *Executor) Execute(ctx context.Context) error {
 	if x.Finished > 0 {
 		fmt.Fprintf(x.Stdout, "resuming suite %s: %d of %d cells finished, %d to run\n", x.Plan.Suite.Name, x.Finished, total, len(pending))
 	}
-	for _, su := range x.Plan.Setups {
-		for _, g := range more {
-			need[su.ID] = need[su.ID] || su.Target == g.group.Target
-		}
-	}
 	defer x.stopSandboxes()
-	if err := x.startSetups(ctx, need); err != nil {
+	if err := x.startSetups(ctx, x.needed(pending, more)); err != nil {
 		return x.interrupted(ctx, err)
 	}
 	q := x.quietMachine()
@@ -70,14 +54,7 @@ func (x *Executor) Execute(ctx context.Context) error {
 	}
 	prog := x.NewProgress(total, x.Finished)
 	defer prog.Close()
-	if su := x.Plan.Suite; su.Precision > 0 {
-		least, most := su.Blocks()
-		var deadline time.Time
-		if b := su.BudgetDuration(); b > 0 {
-			deadline = start.Add(b)
-		}
-		prog.Bound(total*most/max(least, 1), deadline)
-	}
+	boundProgress(prog, x.Plan.Suite, total, start)
 	// The planner decides, the measurer runs; the plan is stored once per
 	// step that grew it, before its cells run.
 	for ctx.Err() == nil && x.noRoom == nil {
@@ -105,6 +82,48 @@ func (x *Executor) Execute(ctx context.Context) error {
 		return x.cleanupData(ctx)
 	}
 	return nil
+}
+
+// pending are the cells without a complete result, widened to whole
+// blocks; the others count as finished.
+func (x *Executor) pending() []suite.Cell {
+	var pending []suite.Cell
+	for _, c := range x.Plan.Cells {
+		if !x.done(c) {
+			pending = append(pending, c)
+		}
+	}
+	pending = x.wholeBlocks(pending)
+	x.Finished = len(x.Plan.Cells) - len(pending)
+	return pending
+}
+
+// needed are the setups the pending cells and the wanted blocks run on.
+func (x *Executor) needed(pending []suite.Cell, more []want) map[string]bool {
+	need := map[string]bool{}
+	for _, c := range pending {
+		need[c.Setup] = true
+	}
+	for _, su := range x.Plan.Setups {
+		for _, g := range more {
+			need[su.ID] = need[su.ID] || su.Target == g.group.Target
+		}
+	}
+	return need
+}
+
+// boundProgress tells the progress how far a precision target may grow
+// the suite, and its deadline.
+func boundProgress(prog Progress, su suite.Suite, total int, start time.Time) {
+	if su.Precision <= 0 {
+		return
+	}
+	least, most := su.Blocks()
+	var deadline time.Time
+	if b := su.BudgetDuration(); b > 0 {
+		deadline = start.Add(b)
+	}
+	prog.Bound(total*most/max(least, 1), deadline)
 }
 
 // quietMachine knows every server of the suite by its owning setup.
@@ -251,10 +270,6 @@ func (x *Executor) startSetups(ctx context.Context, need map[string]bool) error 
 	return nil
 }
 
-func firstLine(err error) string {
-	msg, _, _ := strings.Cut(err.Error(), "\n")
-	return msg
-}
 
 func (x *Executor) startSandbox(ctx context.Context, ls *liveSetup) error {
 	// A resumed suite starts from a fresh server: the old one was stopped.

@@ -5,7 +5,6 @@ import (
 	"github.com/encbench/encbench/internal/orchestrator"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/encbench/encbench/internal/engine"
-	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/spec"
@@ -131,68 +129,6 @@ func (x *Executor) sandboxOptions(ls *liveSetup) sandbox.Options {
 	return o
 }
 
-// Check resolves every setup and builds every cell's spec before anything
-// starts, so a mistake in a suite file fails in the first second.
-func (x *Executor) Check() error {
-	n := runtime.NumCPU()
-	x.clientCPUs = suite.Placement(x.Plan.Suite.ClientCPUs, false, n)
-	x.serverCPUs = suite.Placement(x.Plan.Suite.ServerCPUs, true, n)
-	if _, err := orchestrator.ParseCPUList(x.clientCPUs); err != nil {
-		return errs.Usage("client_cpus %q: give a CPU list below %d, auto or none", x.clientCPUs, n)
-	}
-	if err := x.Plan.Suite.CheckOptions(x.Registry); err != nil {
-		return errs.Usage("%w", err)
-	}
-	x.setups = map[string]*liveSetup{}
-	for _, su := range x.Plan.Setups {
-		t, _ := x.Plan.Suite.Target(su.Target)
-		v, err := x.Plan.Suite.VariantOf(su.Variant)
-		if err != nil {
-			return errs.Usage("setup %s: %w", su.ID, err)
-		}
-		ls := &liveSetup{Setup: su, target: t, variant: v, pid: t.ServerPID}
-		if su.Sandbox {
-			ls.sandboxDir = x.Dir.Sandbox(su.ServerID())
-		} else {
-			ls.target.DSN = os.ExpandEnv(t.DSN)
-			if _, err := engine.ParseTarget(ls.target.DSN, engine.TLSOptions{}); err != nil {
-				return errs.Usage("target %s: %w", t.Name, err)
-			}
-			if v.TDE {
-				if err := x.tdeTarget(ls); err != nil {
-					return err
-				}
-			}
-		}
-		x.setups[su.ID] = ls
-	}
-	for _, ls := range x.setups {
-		if ls.Server == "" {
-			continue
-		}
-		ls.owner = x.setups[ls.Server]
-		ls.owner.shared = true
-		ls.owner.offerTLS = ls.owner.offerTLS || ls.variant.TLS
-	}
-	for _, c := range x.Plan.Cells {
-		s, err := x.cellSpec(x.setups[c.Setup], c)
-		if err != nil {
-			return errs.Usage("suite cell %s: %w", c.ID, err)
-		}
-		if err := x.checkTargetSettings(x.setups[c.Setup], s); err != nil {
-			return err
-		}
-		fam, _ := x.Registry.Lookup(s.Workload)
-		wl, err := fam.New(s.Workload, s.Options)
-		if err == nil {
-			err = wl.Validate(s.Threads)
-		}
-		if err != nil {
-			return errs.Usage("suite cell %s: %w", c.ID, err)
-		}
-	}
-	return nil
-}
 
 // baseSpec is a phase of a workload on a setup's server with its
 // encryption layers and the suite's data set.
@@ -431,4 +367,10 @@ func (x *Executor) reusedData() map[string]string {
 		out[setup] = ds.PreparedAt
 	}
 	return out
+}
+
+// firstLine is an error's first line, for a one-line message.
+func firstLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
 }

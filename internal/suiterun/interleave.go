@@ -110,51 +110,20 @@ func (m *member) close() {
 func (x *Executor) interleave(ctx context.Context, q *quietMachine, cells []suite.Cell, live func(float64), discarded []string) (rs []*result.Result, err error) {
 	st := x.Plan.Suite
 	group := cells[0].Group()
-	turn, chosen := st.TurnDuration(), x.autoTurns[group]
-	if chosen != nil {
-		turn = chosen.turn
-	}
-	// Without a turn yet (auto, the group's first block), the warm-up
-	// runs in probe turns and measures what the turn is chosen from.
-	warmTurn := turn
-	if turn == 0 {
-		warmTurn = autoProbeTurn
-	}
-	// Without a warmup, one short round still goes first: fresh
-	// connections' first transactions fill their caches. A round of whole
-	// turns instead was tried: the first measured round rose from 0.965 to
-	// 0.974 of the median turn, for a sixth of the quick suite's budget,
-	// and a slow round falls on every variant of the block alike.
-	warmup := int(math.Ceil(float64(time.Duration(st.Warmup)*time.Second) / float64(warmTurn)))
-	if warmup == 0 {
-		warmup, warmTurn = 1, min(warmTurn, 100*time.Millisecond)
-	}
-	members := make([]*member, len(cells))
-	var servers []string
-	// Closing a member can write (enc_write_mix puts back the rows its
-	// events deleted): every server of the block must run, or the close
-	// waits for a frozen server forever.
-	closeAll := func() {
-		for _, id := range servers {
-			_ = q.thaw(id)
-		}
-		for i, m := range members {
-			if m != nil {
-				m.close()
-				members[i] = nil
-			}
-		}
-	}
-	defer closeAll()
-	servers, order, threads, err := x.newMembers(cells, members, discarded)
+	chosen := x.autoTurns[group]
+	turn, warmTurn, warmup := blockTurns(st, chosen)
+	c := &crew{q: q, members: make([]*member, len(cells))}
+	defer c.closeAll()
+	servers, order, threads, err := x.newMembers(cells, c.members, discarded)
 	if err != nil {
 		return nil, err
 	}
-	if err := q.beforeBlock(ctx, servers, members[0].log); err != nil {
+	c.servers = servers
+	if err := q.beforeBlock(ctx, servers, c.members[0].log); err != nil {
 		return nil, err
 	}
 	defer runner.PinProcs(threads)()
-	for _, m := range members {
+	for _, m := range c.members {
 		if err := x.connect(ctx, m); err != nil {
 			fmt.Fprintf(m.log, "\nencbench: %v\n", err)
 			return nil, fmt.Errorf("cell %s: %w", m.cell.ID, err)
@@ -162,21 +131,12 @@ func (x *Executor) interleave(ctx context.Context, q *quietMachine, cells []suit
 	}
 	q.forgetTrees()
 	started := time.Now()
-	for _, m := range members {
+	for _, m := range c.members {
 		m.turns = m.sess.StartTurns()
 	}
-	warm := make([]runner.Turn, len(members))
-	seen := func(i int, t runner.Turn) {
-		warm[i].Window += t.Window
-		warm[i].Work += t.Work
-	}
-	runRound := func(k int, turn time.Duration, seen func(int, runner.Turn)) error {
-		return round(ctx, q, members, servers, k, turn, live, seen)
-	}
-	for k := range warmup {
-		if err := runRound(k, warmTurn, seen); err != nil {
-			return nil, err
-		}
+	warm, err := c.warmUp(ctx, warmup, warmTurn, live)
+	if err != nil {
+		return nil, err
 	}
 	if turn == 0 {
 		chosen = chooseTurn(warm, cells, time.Duration(st.Time)*time.Second)
@@ -187,36 +147,98 @@ func (x *Executor) interleave(ctx context.Context, q *quietMachine, cells []suit
 		turn = chosen.turn
 	}
 	rounds := max(1, int(math.Round(float64(time.Duration(st.Time)*time.Second)/float64(turn))))
-	cold, err := x.warmRestarted(ctx, q, members, servers)
+	cold, err := x.warmRestarted(ctx, q, c.members, servers)
 	if err != nil {
 		return nil, err
 	}
 	var runErr error
 	for k := range rounds {
-		if runErr = runRound(warmup+k, turn, nil); runErr != nil {
+		if runErr = round(ctx, q, c.members, servers, warmup+k, turn, live, nil); runErr != nil {
 			break
 		}
 	}
-	rs, wrote, err := x.blockResults(members, &runErr, started, discarded, turns{turn: turn, rounds: rounds, warmup: warmup, order: order, cold: cold, auto: chosen})
+	rs, wrote, err := x.blockResults(c.members, &runErr, started, discarded, turns{turn: turn, rounds: rounds, warmup: warmup, order: order, cold: cold, auto: chosen})
 	if err != nil {
 		return rs, err
 	}
 	if runErr != nil {
-		for _, m := range members {
+		for _, m := range c.members {
 			fmt.Fprintf(m.log, "\nencbench: %v\n", runErr)
 		}
 		return rs, runErr
 	}
 	// The members' own writes at close are part of what the block's
 	// servers settle.
-	log := members[0].log
-	members[0].log = nil
+	log := c.members[0].log
+	c.members[0].log = nil
 	defer log.Close()
-	closeAll()
+	c.closeAll()
 	if err := q.afterBlock(ctx, servers, wrote, log); err != nil {
 		return rs, err
 	}
 	return rs, nil
+}
+
+// blockTurns is how a block's turns go: the measured turn (0: auto and
+// not chosen yet, so the warm-up runs in probe turns and measures what it
+// is chosen from), and the warm-up's turn and rounds. Without a warmup,
+// one short round still goes first: fresh connections' first
+// transactions fill their caches. A round of whole turns instead was
+// tried: the first measured round rose from 0.965 to 0.974 of the median
+// turn, for a sixth of the quick suite's budget, and a slow round falls
+// on every variant of the block alike.
+func blockTurns(st suite.Suite, chosen *autoTurn) (turn, warmTurn time.Duration, warmup int) {
+	turn = st.TurnDuration()
+	if chosen != nil {
+		turn = chosen.turn
+	}
+	warmTurn = turn
+	if turn == 0 {
+		warmTurn = autoProbeTurn
+	}
+	warmup = int(math.Ceil(float64(time.Duration(st.Warmup)*time.Second) / float64(warmTurn)))
+	if warmup == 0 {
+		warmup, warmTurn = 1, min(warmTurn, 100*time.Millisecond)
+	}
+	return turn, warmTurn, warmup
+}
+
+// crew is a block's members and the servers they run on.
+type crew struct {
+	q       *quietMachine
+	members []*member
+	servers []string
+}
+
+// closeAll closes every member. Closing a member can write (enc_write_mix
+// puts back the rows its events deleted): every server of the block must
+// run, or the close waits for a frozen server forever.
+func (c *crew) closeAll() {
+	for _, id := range c.servers {
+		_ = c.q.thaw(id)
+	}
+	for i, m := range c.members {
+		if m != nil {
+			m.close()
+			c.members[i] = nil
+		}
+	}
+}
+
+// warmUp runs the warm-up rounds and returns each member's warm-up turns
+// summed, which an auto turn is chosen from.
+func (c *crew) warmUp(ctx context.Context, rounds int, d time.Duration, live func(float64)) ([]runner.Turn, error) {
+	warm := make([]runner.Turn, len(c.members))
+	seen := func(i int, t runner.Turn) {
+		warm[i].Window += t.Window
+		warm[i].Work += t.Work
+	}
+	for k := range rounds {
+		if err := round(ctx, c.q, c.members, c.servers, k, d, live, seen); err != nil {
+			return nil, err
+		}
+	}
+	return warm, nil
 }
 
 // round gives every member a turn of d, in the block's order rotated by k
