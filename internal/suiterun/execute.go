@@ -270,7 +270,6 @@ func (x *Executor) startSetups(ctx context.Context, need map[string]bool) error 
 	return nil
 }
 
-
 func (x *Executor) startSandbox(ctx context.Context, ls *liveSetup) error {
 	// A resumed suite starts from a fresh server: the old one was stopped.
 	if info, err := sandbox.Load(ls.sandboxDir); err == nil {

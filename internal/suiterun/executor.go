@@ -129,7 +129,6 @@ func (x *Executor) sandboxOptions(ls *liveSetup) sandbox.Options {
 	return o
 }
 
-
 // baseSpec is a phase of a workload on a setup's server with its
 // encryption layers and the suite's data set.
 func (x *Executor) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.Spec, error) {
