@@ -304,25 +304,7 @@ func atRest(l *locale.Lang, p *result.TDEProof) string {
 }
 
 func method(l *locale.Lang, d *Data, cells []*Row, m *Model) []string {
-	least, most := 0, 0
-	for i, c := range cells {
-		if n := len(c.Results); i == 0 || n < least {
-			least = n
-		}
-		most = max(most, len(c.Results))
-	}
-	blocks := l.F("%d", most)
-	if least != most {
-		blocks = l.T("range.int", least, most)
-	}
-	r := d.Results[0]
-	il := interleaving(d.Results)
-	design := l.T("method.design", blocks, r.DurationS, r.WarmupS)
-	if il != nil {
-		turns, rounds := turnRanges(l, d.Results)
-		design = l.T("method.design.interleaved", blocks, turns, il.TurnMs*float64(il.Rounds)/1000, rounds, il.WarmupRounds)
-	}
-	out := []string{design}
+	out := []string{designText(l, d.Results, cells)}
 	if s := autoTurnText(l, d.Results); s != "" {
 		out = append(out, s)
 	}
@@ -340,52 +322,8 @@ func method(l *locale.Lang, d *Data, cells []*Row, m *Model) []string {
 		}
 	}
 	if d.Record != nil && d.Record.Plan != nil {
-		st := d.Record.Suite
-		if hasAA(cells) {
-			key := "method.aa"
-			aa := cellsOf(cells, variant.AAName)
-			if sharesServer(aa, cells, d.Record.Baseline) {
-				key = "method.aa.shared"
-			}
-			out = append(out, l.T(key))
-			if key == "method.aa.shared" && otherInstance(cells, d.Record.Baseline) {
-				out = append(out, l.T("method.aa.instances"))
-			}
-			// servers: own starts a second sandbox; a DSN target has no such option.
-			if key == "method.aa.shared" && slices.ContainsFunc(d.Record.Setups, func(su suite.Setup) bool { return su.Variant == variant.AAName && su.Sandbox }) {
-				out = append(out, l.T("method.aa.own_option"))
-			}
-		}
-		dist := st.Disturb()
-		key := "method.quiet"
-		if il != nil {
-			key = "method.quiet.interleaved"
-		}
-		out = append(out, l.T(key, quiet.IdleCPU.String(), quiet.Window.String(), quiet.MaxWait.String(), dist.ForeignPct, dist.StealPct, dist.Reruns)+" "+l.T("method.quiet.stall", dist.StallPct)+" "+rerunText(l, d.Results, dist.StallPct))
-		if s := noiseText(l, d.Record.Noise); s != "" {
-			out = append(out, s)
-		}
-		if st.Restart == "repetition" {
-			out = append(out, l.T("method.restart"))
-		}
-		if s := orderText(l, st); s != "" {
-			out = append(out, s)
-		}
-		if st.Precision > 0 {
-			_, most := st.Blocks()
-			s := []string{l.T("method.precision", st.Precision, st.Repetitions, most)}
-			if st.Budget != "" {
-				s = append(s, l.T("method.precision.budget", st.Budget))
-				if phasedReadsAndWrites(st) {
-					s = append(s, l.T("method.precision.phase_share"))
-				}
-			}
-			s = append(s, l.T("method.precision.stars"))
-			if m.BudgetSpent {
-				s = append(s, l.T("method.precision.spent"))
-			}
-			out = append(out, strings.Join(append(s, l.T("method.precision.caveat")), " "))
-		}
+		out = append(out, aaText(l, cells, d.Record)...)
+		out = append(out, suiteRules(l, d, m.BudgetSpent)...)
 	}
 	if s := networkText(l, d.Results); s != "" {
 		out = append(out, s)
@@ -393,6 +331,84 @@ func method(l *locale.Lang, d *Data, cells []*Row, m *Model) []string {
 	out = append(out, l.T("method.latency"))
 	if d.Partial > 0 {
 		out = append(out, l.T("method.partial", d.Partial))
+	}
+	return out
+}
+
+// designText says how many blocks of how long ran, in turns or whole.
+func designText(l *locale.Lang, results []*result.Result, cells []*Row) string {
+	least, most := 0, 0
+	for i, c := range cells {
+		if n := len(c.Results); i == 0 || n < least {
+			least = n
+		}
+		most = max(most, len(c.Results))
+	}
+	blocks := l.F("%d", most)
+	if least != most {
+		blocks = l.T("range.int", least, most)
+	}
+	r := results[0]
+	if il := interleaving(results); il != nil {
+		turns, rounds := turnRanges(l, results)
+		return l.T("method.design.interleaved", blocks, turns, il.TurnMs*float64(il.Rounds)/1000, rounds, il.WarmupRounds)
+	}
+	return l.T("method.design", blocks, r.DurationS, r.WarmupS)
+}
+
+// aaText says how the A/A variant ran: on its own server or the baseline's.
+func aaText(l *locale.Lang, cells []*Row, rec *suite.Record) []string {
+	if !hasAA(cells) {
+		return nil
+	}
+	key := "method.aa"
+	if sharesServer(cellsOf(cells, variant.AAName), cells, rec.Baseline) {
+		key = "method.aa.shared"
+	}
+	out := []string{l.T(key)}
+	if key == "method.aa.shared" && otherInstance(cells, rec.Baseline) {
+		out = append(out, l.T("method.aa.instances"))
+	}
+	// servers: own starts a second sandbox; a DSN target has no such option.
+	if key == "method.aa.shared" && slices.ContainsFunc(rec.Setups, func(su suite.Setup) bool { return su.Variant == variant.AAName && su.Sandbox }) {
+		out = append(out, l.T("method.aa.own_option"))
+	}
+	return out
+}
+
+// suiteRules states the quiet-machine, restart, order and precision
+// rules the suite ran under.
+func suiteRules(l *locale.Lang, d *Data, spent bool) []string {
+	st := d.Record.Suite
+	dist := st.Disturb()
+	key := "method.quiet"
+	if interleaving(d.Results) != nil {
+		key = "method.quiet.interleaved"
+	}
+	out := []string{l.T(key, quiet.IdleCPU.String(), quiet.Window.String(), quiet.MaxWait.String(), dist.ForeignPct, dist.StealPct, dist.Reruns) + " " + l.T("method.quiet.stall", dist.StallPct) + " " + rerunText(l, d.Results, dist.StallPct)}
+	if s := noiseText(l, d.Record.Noise); s != "" {
+		out = append(out, s)
+	}
+	if st.Restart == "repetition" {
+		out = append(out, l.T("method.restart"))
+	}
+	if s := orderText(l, st); s != "" {
+		out = append(out, s)
+	}
+	if st.Precision > 0 {
+		_, most := st.Blocks()
+		s := []string{l.T("method.precision", st.Precision, st.Repetitions, most)}
+		if st.Budget != "" {
+			s = append(s, l.T("method.precision.budget", st.Budget))
+			if phasedReadsAndWrites(st) {
+				s = append(s, l.T("method.precision.phase_share"))
+			}
+		}
+		s = append(s, l.T("method.precision.stars"))
+		if spent {
+			s = append(s, l.T("method.precision.spent"))
+		}
+		out = append(out, strings.Join(append(s, l.T("method.precision.caveat")), " "))
 	}
 	return out
 }

@@ -211,26 +211,47 @@ func (p *Plan) block(w Workload, th, rep int, target string) []Cell {
 }
 
 func (s *Suite) apply(o Overrides) error {
-	if o.Scale != "" {
-		sc, ok := s.Scales[o.Scale]
-		if !ok {
-			names := slices.Sorted(maps.Keys(s.Scales))
-			if len(names) == 0 {
-				return fmt.Errorf("suite %s has no scales; --scale does not apply", s.Name)
-			}
-			return fmt.Errorf("suite %s has no scale %q: use %s", s.Name, o.Scale, strings.Join(names, ", "))
-		}
-		if s.Data == nil {
-			s.Data = map[string]any{}
-		}
-		maps.Copy(s.Data, sc.Data)
-		if sc.BufferPool != "" {
-			s.BufferPool = sc.BufferPool
-		}
-		if len(sc.Threads) > 0 {
-			s.Threads = sc.Threads
+	if err := s.applyScale(o.Scale); err != nil {
+		return err
+	}
+	s.applyFlags(o)
+	if len(o.Engines) > 0 {
+		if err := s.keepTargets(o.Engines); err != nil {
+			return err
 		}
 	}
+	s.takeDefaults(o)
+	return s.checkShape(o)
+}
+
+// applyScale merges a named scale's data, buffer pool and threads.
+func (s *Suite) applyScale(name string) error {
+	if name == "" {
+		return nil
+	}
+	sc, ok := s.Scales[name]
+	if !ok {
+		names := slices.Sorted(maps.Keys(s.Scales))
+		if len(names) == 0 {
+			return fmt.Errorf("suite %s has no scales; --scale does not apply", s.Name)
+		}
+		return fmt.Errorf("suite %s has no scale %q: use %s", s.Name, name, strings.Join(names, ", "))
+	}
+	if s.Data == nil {
+		s.Data = map[string]any{}
+	}
+	maps.Copy(s.Data, sc.Data)
+	if sc.BufferPool != "" {
+		s.BufferPool = sc.BufferPool
+	}
+	if len(sc.Threads) > 0 {
+		s.Threads = sc.Threads
+	}
+	return nil
+}
+
+// applyFlags sets what the command line gave over the file's values.
+func (s *Suite) applyFlags(o Overrides) {
 	if o.Time >= 0 {
 		s.Time = o.Time
 	}
@@ -258,24 +279,14 @@ func (s *Suite) apply(o Overrides) error {
 	if o.ServerCPUs != nil {
 		s.ServerCPUs = *o.ServerCPUs
 	}
-	if len(o.Engines) > 0 {
-		if err := s.keepTargets(o.Engines); err != nil {
-			return err
-		}
-	}
-	// A value from an override is named by its flag, one from the file by
-	// its line.
-	where := func(key, flag string, overridden bool) string {
-		if overridden {
-			return "--" + flag + ": "
-		}
-		return s.at("$." + key)
-	}
+}
+
+// takeDefaults fills what neither the file nor a flag gives. The precise
+// design is the default, recorded so the report can say so.
+func (s *Suite) takeDefaults(o Overrides) {
 	if s.Repetitions == 0 && s.at("$.repetitions") == "" && o.Repetitions < 0 {
 		s.Repetitions = DefaultRepetitions
 	}
-	// The precise design is the default: what the file leaves out and no
-	// flag gives takes its default, recorded so the report can say so.
 	s.Defaults = nil
 	if len(s.source) > 0 && s.at("$.precision") == "" && o.Precision < 0 {
 		s.Precision = DefaultPrecision
@@ -286,6 +297,18 @@ func (s *Suite) apply(o Overrides) error {
 	}
 	if s.TurnAuto() {
 		s.Defaults = append(s.Defaults, "turn")
+	}
+}
+
+// checkShape refuses times, repetitions and threads a plan cannot have,
+// naming a value from an override by its flag and one from the file by
+// its line.
+func (s *Suite) checkShape(o Overrides) error {
+	where := func(key, flag string, overridden bool) string {
+		if overridden {
+			return "--" + flag + ": "
+		}
+		return s.at("$." + key)
 	}
 	switch {
 	case s.Time <= 0:
