@@ -11,20 +11,9 @@ import (
 	"github.com/encbench/encbench/internal/spec"
 )
 
-// reuseData says whether pre-flight found this suite's data set for a
-// family already on the setup's DSN target (then it is not loaded again).
-func (x *Executor) reuseData(ls *liveSetup, family string) bool {
-	ds := x.reuse[ls.ID+"/"+family]
-	if ds == nil {
-		return false
-	}
-	fmt.Fprintf(x.Stdout, "reusing the %s data set on %s, prepared %s with the same parameters (%s)\n", family, ls.target.Name, ds.PreparedAt, ds.Params)
-	return true
-}
-
 // cleanupData removes the data sets of the suite's DSN targets (cleanup:
 // true), once every cell has finished.
-func (x *Executor) cleanupData(ctx context.Context) error {
+func (x *servers) cleanupData(ctx context.Context) error {
 	log, err := os.Create(x.Dir.Log("cleanup.log"))
 	if err != nil {
 		return fmt.Errorf("creating the cleanup log: %w", err)
@@ -64,7 +53,7 @@ type dataSet struct {
 
 // dataSets are a setup's data sets: one per workload family that runs on
 // it, prepared as its first workload in the suite prepares it.
-func (x *Executor) dataSets(ls *liveSetup) ([]dataSet, error) {
+func (x *servers) dataSets(ls *liveSetup) ([]dataSet, error) {
 	var out []dataSet
 	for _, w := range x.Plan.Suite.Workloads {
 		if !w.RunsOn(ls.target) || !w.RunsIn(ls.Variant) {

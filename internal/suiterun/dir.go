@@ -109,7 +109,7 @@ func Run(ctx context.Context, o Options) error {
 	if err := dir.WriteRecord(x.Record()); err != nil && runErr == nil {
 		runErr = err
 	}
-	if !o.NoReport && x.Finished > 0 && ctx.Err() == nil {
+	if !o.NoReport && x.led.Finished > 0 && ctx.Err() == nil {
 		paths, err := report.Write(string(dir), o.Report)
 		if err != nil {
 			return fmt.Errorf("writing the report: %w", err)

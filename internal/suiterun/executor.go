@@ -1,23 +1,15 @@
 package suiterun
 
 import (
+	"context"
 	"fmt"
-	"github.com/encbench/encbench/internal/orchestrator"
 	"io"
-	"maps"
-	"path/filepath"
-	"runtime"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/result"
-	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/suite"
-	"github.com/encbench/encbench/internal/variant"
 	"github.com/encbench/encbench/internal/workload"
 )
 
@@ -34,8 +26,9 @@ type Progress interface {
 	Close()
 }
 
-// Executor executes a suite plan: sandboxes up, data prepared once per
-// setup, cells in the plan's interleaved order, sandboxes down.
+// Executor executes a suite plan: it checks the plan, asks the planner
+// what to run next, has the measurer run it on the servers, and keeps the
+// record (plan.json) of what ran.
 type Executor struct {
 	Plan *suite.Plan
 	Dir  suite.Dir
@@ -46,239 +39,35 @@ type Executor struct {
 	Stderr   io.Writer
 	// NewProgress draws the cells' advance (total, finished so far).
 	NewProgress func(total, done int) Progress
-	// Finished and Failed count cells once Execute returns; Reruns the
-	// attempts discarded as disturbed.
-	Finished, Failed, Reruns int
-	// failures are this execution's failed cells by variant, with the
-	// first cause, for plan.json and the report.
-	failures map[string]suite.Failure
-	// reuse are the data sets pre-flight found on DSN targets with this
-	// suite's parameters, by setup and family.
-	reuse map[string]*orchestrator.DataSet
-	// replace are the data sets of other parameters that recreate_data
-	// lets the suite replace.
-	replace map[string]bool
-	// noRoom is the first write the file system refused for lack of
-	// space (or being read-only): the suite stops there.
-	noRoom error
 	// BudgetSpent says the budget stopped blocks a precision target wanted.
 	BudgetSpent bool
 	// noise is the machine's own steadiness, checked before measuring.
 	noise *suite.MachineNoise
 
-	cellTimes []time.Duration
-	// results are complete cell results by cell ID (resultOf).
-	results map[string]*result.Result
-
-	setups map[string]*liveSetup
-	// instance is the repetition (Plan.Instance) each server was
-	// (re)started for, and cold the servers restarted since, which the
-	// next block warms up.
-	instance map[string]int
-	cold     map[string]bool
-	// autoTurns are the turns chosen per group (suites without turn:).
-	autoTurns  map[suite.Group]*autoTurn
-	clientCPUs string
-	serverCPUs string
+	srv  *servers
+	led  *ledger
+	meas *measurer
 }
 
-// liveSetup is a setup with what it needs to run: its target, parsed
-// variant and, for a sandbox, its directory.
-type liveSetup struct {
-	suite.Setup
-	target     suite.Target
-	variant    variant.Variant
-	sandboxDir string
-	// pid is the server's, when known (sandboxes, server_pid), and err
-	// why its start or prepare failed; both are the owner's (see server).
-	pid int
-	err error
-	// owner is the setup whose server and data this one uses (nil: its
-	// own); shared says other setups use this one's server, and offerTLS
-	// that some of them connect over TLS.
-	owner            *liveSetup
-	shared, offerTLS bool
-	// copies is the database of a DSN target's server that holds the
-	// encrypted copies of its tables (a tde variant without tde_dsn).
-	copies string
-}
-
-// server is the setup that owns the server ls runs on.
-func (ls *liveSetup) server() *liveSetup {
-	if ls.owner != nil {
-		return ls.owner
-	}
-	return ls
-}
-
-// sandboxOptions are the owner's server: its own layers, TLS offered but
-// not required when setups sharing it connect with and without TLS, and
-// a version pinned on the server only when nothing shares it (sharers pin
-// their version in the client).
-func (x *Executor) sandboxOptions(ls *liveSetup) sandbox.Options {
-	st := x.Plan.Suite
-	v := variant.Variant{TLS: ls.variant.TLS || ls.offerTLS, TDE: ls.variant.TDE}
-	o := sandbox.Options{Engine: ls.Engine, Dir: ls.sandboxDir, BufferPool: st.BufferPool, Variant: v.String(),
-		TDECipher: st.TDECipher, ServerCPUs: x.serverCPUs, TLSOptional: ls.shared && v.TLS, Settings: st.SettingsFor(ls.Engine),
-		// Quiesce vacuums and analyzes between runs, so no maintenance
-		// starts inside one.
-		NoAutovacuum: sandbox.HasAutovacuum(ls.Engine)}
-	if !ls.shared {
-		o.TLSVersion = ls.variant.TLSVersion
-	}
-	return o
-}
-
-// baseSpec is a phase of a workload on a setup's server with its
-// encryption layers and the suite's data set.
-func (x *Executor) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.Spec, error) {
-	fam, err := x.Registry.Lookup(name)
-	if err != nil {
-		return spec.Spec{}, err
-	}
-	s := spec.New(cmd, name, fam)
-	if ls.Sandbox {
-		s.Server.Sandbox = ls.sandboxDir
-		s.Server.TLS.Version = ls.variant.TLSVersion
-		if !ls.variant.TLS {
-			// Said, not implied by the sandbox's DSN: a server shared with
-			// TLS variants offers TLS too.
-			s.Server.TLS.Mode = engine.TLSDisable
-		}
-	} else {
-		t := ls.target
-		s.Server.DSN = t.DSN
-		s.Server.TLS = engine.TLSOptions{Mode: engine.TLSDisable}
-		if ls.variant.TLS {
-			s.Server.TLS = engine.TLSOptions{Mode: engine.TLSVerifyFull, CAFile: t.TLSCA, CertFile: t.TLSCert, KeyFile: t.TLSKey, Version: ls.variant.TLSVersion}
-		}
-		s.TDE = ls.variant.TDE
-		s.Server.ServerPID = ls.pid // tde_dsn's own server for a tde variant
-	}
-	if err := x.applyColumns(&s, ls); err != nil {
-		return s, err
-	}
-	for _, k := range slices.Sorted(maps.Keys(x.Plan.Suite.DataOptions())) {
-		if s.Has(k) {
-			if err := s.Set(k, x.Plan.Suite.DataOptions()[k]); err != nil {
-				return s, fmt.Errorf("data %s: %w", k, err)
-			}
-		}
-	}
-	return s, nil
-}
-
-// applyColumns sets the workload's column encryption for the variant,
-// through the option the workload declares, with keys kept in the suite
-// directory (created 0600 by the first prepare).
-func (x *Executor) applyColumns(s *spec.Spec, ls *liveSetup) error {
-	v := ls.variant
-	if !v.Encrypts() {
-		return nil
-	}
-	fam, _ := x.Registry.Lookup(s.Workload)
-	wl, err := fam.New(s.Workload, workload.DefaultOptions(fam, s.Workload))
-	if err != nil {
-		return err
-	}
-	opt := wl.Capabilities().EncryptOption
-	if opt == "" {
-		return fmt.Errorf("%s does not encrypt columns, so it cannot run in variant %s", s.Workload, v)
-	}
-	value := strconv.Itoa(v.Colenc)
-	var extra map[string]string
-	if v.ColumnSet != "" {
-		set := x.Plan.Suite.ColumnSets[v.ColumnSet]
-		value = set.EncryptFor(ls.target.Engine)
-		extra = suite.Workload{Options: set.Options}.OptionStrings()
-	}
-	keys := x.Dir.Keys()
-	sets := map[string]string{opt: value, "master-key-file": filepath.Join(keys, "master.json"), "keyset": filepath.Join(keys, "keyset.json")}
-	maps.Copy(sets, extra)
-	for _, k := range slices.Sorted(maps.Keys(sets)) {
-		if err := s.Set(k, sets[k]); err != nil {
-			return fmt.Errorf("variant %s: %w", v, err)
-		}
-	}
-	return nil
-}
-
-func (x *Executor) prepareSpec(ls *liveSetup, name string) (spec.Spec, error) {
-	s, err := x.baseSpec(spec.Prepare, ls, name)
-	if err != nil {
-		return s, err
-	}
-	loaders := min(4, runtime.NumCPU())
-	if t, err := strconv.Atoi(x.Plan.Suite.DataOptions()["tables"]); err == nil && t < loaders {
-		loaders = max(t, 1)
-	}
-	s.Threads = loaders
-	s.Force = ls.Sandbox
-	return s, nil
-}
-
-func (x *Executor) cellSpec(ls *liveSetup, c suite.Cell) (spec.Spec, error) {
-	s, err := x.baseSpec(spec.Run, ls, c.Workload)
-	if err != nil {
-		return s, err
-	}
-	for _, k := range slices.Sorted(maps.Keys(c.Options)) {
-		if err := s.Set(k, c.Options[k]); err != nil {
-			return s, fmt.Errorf("option %s: %w", k, err)
-		}
-	}
-	st := x.Plan.Suite
-	s.Threads = c.Threads
-	s.Runner.Time, s.Runner.Events, s.Runner.Warmup = st.Time, 0, st.Warmup
-	s.Runner.Repetition = c.Repetition
-	s.Runner.Rate = c.Rate
-	s.Runner.ClientCPUs = x.clientCPUs
-	// Reports group by the suite's variant, whatever the engine's spec.
-	s.VariantName = c.Variant
-	return s, nil
-}
-
-func (x *Executor) sandboxLine(ls *liveSetup) string {
-	o := x.sandboxOptions(ls.server())
-	args := []string{"encbench", "sandbox", "up", "--engine", o.Engine, "--dir", o.Dir, "--variant", o.Variant}
-	if o.TLSVersion != "" {
-		args = append(args, "--tls-version", o.TLSVersion)
-	}
-	if o.TLSOptional {
-		args = append(args, "--tls-optional")
-	}
-	if o.BufferPool != "" {
-		args = append(args, "--buffer-pool", o.BufferPool)
-	}
-	if ls.variant.TDE && o.TDECipher != "" {
-		args = append(args, "--tde-cipher", o.TDECipher)
-	}
-	if o.ServerCPUs != "" {
-		args = append(args, "--server-cpus", o.ServerCPUs)
-	}
-	if o.NoAutovacuum {
-		args = append(args, "--autovacuum=false")
-	}
-	for _, kv := range o.Settings {
-		args = append(args, "--set", kv)
-	}
-	for i, a := range args {
-		args[i] = spec.ShellWord(a)
-	}
-	return strings.Join(args, " ")
+// parts makes the executor's ledger, servers and measurer (Check calls
+// it first).
+func (x *Executor) parts() {
+	x.led = &ledger{Dir: x.Dir}
+	x.srv = &servers{Plan: x.Plan, Dir: x.Dir, Registry: x.Registry, Stdout: x.Stdout, Stderr: x.Stderr, led: x.led}
+	x.meas = &measurer{Plan: x.Plan, Dir: x.Dir, Registry: x.Registry, Stdout: x.Stdout, Stderr: x.Stderr, srv: x.srv, led: x.led}
 }
 
 // Record is plan.json: the plan, how it was started and how to reproduce
 // each setup by hand.
 func (x *Executor) Record() suite.Record {
 	d := suite.Record{Plan: x.Plan, Command: x.Command,
-		CreatedAt: time.Now().UTC().Format(time.RFC3339), ClientCPUs: x.clientCPUs, ServerCPUs: x.serverCPUs,
-		Reproduce: map[string]string{}, BudgetSpent: x.BudgetSpent, Noise: x.noise, Failed: x.failures, ReusedData: x.reusedData()}
+		CreatedAt: time.Now().UTC().Format(time.RFC3339), ClientCPUs: x.srv.clientCPUs, ServerCPUs: x.srv.serverCPUs,
+		Reproduce: map[string]string{}, BudgetSpent: x.BudgetSpent, Noise: x.noise, Failed: x.led.failures, ReusedData: x.srv.reusedData()}
 	for _, su := range x.Plan.Setups {
-		ls := x.setups[su.ID]
+		ls := x.srv.setups[su.ID]
 		var lines []string
 		if ls.Sandbox {
-			lines = append(lines, x.sandboxLine(ls))
+			lines = append(lines, x.srv.sandboxLine(ls))
 		}
 		first := x.Plan.Suite.Workloads[0]
 		for _, w := range x.Plan.Suite.Workloads {
@@ -290,11 +79,11 @@ func (x *Executor) Record() suite.Record {
 		if ls.owner != nil && ls.owner != ls {
 			// The owner's server and data serve this setup too.
 			lines = append(lines, "# the data set is "+ls.owner.ID+"'s, prepared once")
-		} else if ps, err := x.prepareSpec(ls, first.Name); err == nil {
+		} else if ps, err := x.srv.prepareSpec(ls, first.Name); err == nil {
 			lines = append(lines, ps.Display())
 		}
 		c := suite.Cell{Variant: ls.Variant, Workload: first.Name, Options: first.OptionStrings(), Threads: x.Plan.Suite.Threads[0], Repetition: 1}
-		if rs, err := x.cellSpec(ls, c); err == nil {
+		if rs, err := x.srv.cellSpec(ls, c); err == nil {
 			lines = append(lines, rs.Display())
 		}
 		if ls.Sandbox {
@@ -305,71 +94,147 @@ func (x *Executor) Record() suite.Record {
 	return d
 }
 
-// failed counts a failed cell and keeps its variant's first cause.
-func (x *Executor) failed(c suite.Cell, err error) {
-	x.Failed++
-	if x.failures == nil {
-		x.failures = map[string]suite.Failure{}
-	}
-	f := x.failures[c.Variant]
-	f.Cells++
-	if f.Cause == "" {
-		f.Cause = "partial result (the run was cut short)"
-		if err != nil {
-			f.Cause = firstLine(err)
-		}
-	}
-	x.failures[c.Variant] = f
-}
-
-func (x *Executor) cellPath(c suite.Cell) string {
-	return x.Dir.Cell(c.ID)
-}
-
-// done says whether a cell has a complete result already.
-func (x *Executor) done(c suite.Cell) bool { return x.resultOf(c) != nil }
-
-// resultOf is a cell's complete result, or nil: read from the suite
-// directory once, then kept, so the precision rule does not re-read every
-// finished cell after each block.
-func (x *Executor) resultOf(c suite.Cell) *result.Result {
-	if r, ok := x.results[c.ID]; ok {
-		return r
-	}
-	r, err := result.ReadFile(x.cellPath(c))
-	if err != nil || r.Partial {
-		return nil
-	}
-	x.keep(c, r)
-	return r
-}
-
-func (x *Executor) keep(c suite.Cell, r *result.Result) {
-	if x.results == nil {
-		x.results = map[string]*result.Result{}
-	}
-	x.results[c.ID] = r
-}
-
-// ms is a duration in milliseconds, as results give them.
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// reusedData are the setups whose DSN target already held the suite's data
-// set (pre-flight found it), with when it was prepared.
-func (x *Executor) reusedData() map[string]string {
-	if len(x.reuse) == 0 {
-		return nil
-	}
-	out := map[string]string{}
-	for key, ds := range x.reuse {
-		setup, _, _ := strings.Cut(key, "/")
-		out[setup] = ds.PreparedAt
-	}
-	return out
-}
-
 // firstLine is an error's first line, for a one-line message.
 func firstLine(err error) string {
 	msg, _, _ := strings.Cut(err.Error(), "\n")
 	return msg
+}
+
+// Execute runs every cell not finished yet, then, with a precision
+// target, more blocks of the groups that have not reached it, phase by
+// phase.
+func (x *Executor) Execute(ctx context.Context) error {
+	start := time.Now()
+	pending := x.pending()
+	total := len(x.Plan.Cells)
+	for _, sk := range x.Plan.Skipped {
+		fmt.Fprintf(x.Stderr, "encbench: skipped %s\n", sk)
+	}
+	pl := newPlanner(x.Plan, pending)
+	more := pl.wantsMore(x.measured(start))
+	if len(pending) == 0 && len(more) == 0 {
+		fmt.Fprintf(x.Stdout, "all %d cells of suite %s are finished in %s\n", total, x.Plan.Suite.Name, x.Dir)
+		return nil
+	}
+	if x.led.Finished > 0 {
+		fmt.Fprintf(x.Stdout, "resuming suite %s: %d of %d cells finished, %d to run\n", x.Plan.Suite.Name, x.led.Finished, total, len(pending))
+	}
+	defer x.srv.stopSandboxes()
+	if err := x.srv.startSetups(ctx, x.needed(pending, more)); err != nil {
+		return x.interrupted(ctx, err)
+	}
+	q := x.srv.quietMachine()
+	defer q.thawAll()
+	if x.Plan.Suite.Precision > 0 {
+		if err := x.checkNoise(ctx, q); err != nil {
+			return x.interrupted(ctx, err)
+		}
+	}
+	prog := x.NewProgress(total, x.led.Finished)
+	defer prog.Close()
+	boundProgress(prog, x.Plan.Suite, total, start)
+	// The planner decides, the measurer runs; the plan is stored once per
+	// step that grew it, before its cells run.
+	for ctx.Err() == nil && x.meas.noRoom == nil {
+		st := pl.next(x.measured(start))
+		x.BudgetSpent = pl.spent
+		if st.done {
+			break
+		}
+		if st.grown {
+			prog.Grow(len(st.cells))
+			if err := x.Dir.WriteRecord(x.Record()); err != nil {
+				fmt.Fprintf(x.Stderr, "encbench: %v\n", err)
+			}
+		}
+		x.meas.runCells(ctx, q, prog, st.cells)
+	}
+	prog.Close()
+	if ctx.Err() != nil {
+		return x.interrupted(ctx, ctx.Err())
+	}
+	if err := x.outcome(); err != nil {
+		return err
+	}
+	if x.Plan.Suite.Cleanup {
+		return x.srv.cleanupData(ctx)
+	}
+	return nil
+}
+
+// pending are the cells without a complete result, widened to whole
+// blocks; the others count as finished.
+func (x *Executor) pending() []suite.Cell {
+	var pending []suite.Cell
+	for _, c := range x.Plan.Cells {
+		if !x.led.done(c) {
+			pending = append(pending, c)
+		}
+	}
+	pending = x.wholeBlocks(pending)
+	x.led.Finished = len(x.Plan.Cells) - len(pending)
+	return pending
+}
+
+// needed are the setups the pending cells and the wanted blocks run on.
+func (x *Executor) needed(pending []suite.Cell, more []want) map[string]bool {
+	need := map[string]bool{}
+	for _, c := range pending {
+		need[c.Setup] = true
+	}
+	for _, su := range x.Plan.Setups {
+		for _, g := range more {
+			need[su.ID] = need[su.ID] || su.Target == g.group.Target
+		}
+	}
+	return need
+}
+
+// outcome is how the suite ended: a full disk, failed cells, or nil.
+func (x *Executor) outcome() error {
+	if x.meas.noRoom != nil {
+		return fmt.Errorf("%s: %d of %d cells finished, none written in part; make room there (or make it writable), then continue with `encbench suite run %s --out %s --resume`",
+			firstLine(x.meas.noRoom), x.led.Finished, len(x.Plan.Cells), x.Plan.Suite.Name, x.Dir)
+	}
+	if x.led.Failed > 0 {
+		return fmt.Errorf("%d of %d cells failed (see %s); rerun with --resume to retry them", x.led.Failed, len(x.Plan.Cells), x.Dir.Logs())
+	}
+	return nil
+}
+
+// wholeBlocks widens the pending cells of an interleaved suite to whole
+// blocks (a suite that runs cell by cell resumes cell by cell).
+func (x *Executor) wholeBlocks(pending []suite.Cell) []suite.Cell {
+	if !x.Plan.Suite.Interleaved() {
+		return pending
+	}
+	return x.Plan.WholeBlocks(pending)
+}
+
+func (x *Executor) interrupted(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	return fmt.Errorf("interrupted: %d of %d cells finished; continue with `encbench suite run %s --out %s --resume`",
+		x.led.Finished, len(x.Plan.Cells), x.Plan.Suite.Name, x.Dir)
+}
+
+// measured is what the planner reads: the time since the suite started,
+// a cell's mean time so far, and the results.
+func (x *Executor) measured(start time.Time) measured {
+	return measured{elapsed: time.Since(start), perCell: meanCellTime(x.meas.cellTimes, x.Plan.Suite), resultOf: x.led.resultOf}
+}
+
+// boundProgress tells the progress how far a precision target may grow
+// the suite, and its deadline.
+func boundProgress(prog Progress, su suite.Suite, total int, start time.Time) {
+	if su.Precision <= 0 {
+		return
+	}
+	least, most := su.Blocks()
+	var deadline time.Time
+	if b := su.BudgetDuration(); b > 0 {
+		deadline = start.Add(b)
+	}
+	prog.Bound(total*most/max(least, 1), deadline)
 }

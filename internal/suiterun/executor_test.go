@@ -71,7 +71,7 @@ func cell(t *testing.T, x *Executor, setup, wl string) (suite.Cell, spec.Spec) {
 	t.Helper()
 	for _, c := range x.Plan.Cells {
 		if c.Setup == setup && c.WorkloadID() == wl {
-			s, err := x.cellSpec(x.setups[c.Setup], c)
+			s, err := x.srv.cellSpec(x.srv.setups[c.Setup], c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,7 +142,7 @@ func TestReproduceLinesParseBack(t *testing.T) {
 				break
 			}
 		}
-		want, err := x.cellSpec(x.setups[su.ID], first)
+		want, err := x.srv.cellSpec(x.srv.setups[su.ID], first)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,7 +202,7 @@ func TestReproduceShowsTheDataPreparedOnce(t *testing.T) {
 	rec := x.Record()
 	shared := 0
 	for _, su := range x.Plan.Setups {
-		ls := x.setups[su.ID]
+		ls := x.srv.setups[su.ID]
 		lines := rec.Reproduce[su.ID]
 		prepares := strings.Count(lines, "encbench prepare ")
 		if ls.owner != nil && ls.owner != ls {

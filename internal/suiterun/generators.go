@@ -16,7 +16,7 @@ import (
 
 // cellSlot is how long each cell of a generator suite gets: its warmup and
 // time, the generators' start-up lead, and slack for the proofs after it.
-func (x *Executor) cellSlot() time.Duration {
+func (x *measurer) cellSlot() time.Duration {
 	st := x.Plan.Suite
 	threads := 1
 	for _, c := range x.Plan.Cells {
@@ -44,7 +44,7 @@ func (x *Executor) ExecuteAsGenerator(ctx context.Context, gen, startAt string) 
 			return errs.Usage("target %s is a sandbox: generators on other machines need servers given by dsn", su.Target)
 		}
 	}
-	slot := x.cellSlot()
+	slot := x.meas.cellSlot()
 	fmt.Fprintf(x.Stdout, "generator %d of %d: %d cells, one every %v from %s (ends about %s)\n", g.Index, g.Count,
 		len(x.Plan.Cells), slot, g.StartAt.UTC().Format(time.RFC3339), g.StartAt.Add(time.Duration(len(x.Plan.Cells))*slot).UTC().Format(time.RFC3339))
 	for k, c := range x.Plan.Cells {
@@ -59,27 +59,27 @@ func (x *Executor) ExecuteAsGenerator(ctx context.Context, gen, startAt string) 
 				return x.interrupted(ctx, ctx.Err())
 			}
 		}
-		if err := x.runGeneratorCell(ctx, c, gen, at); err != nil {
-			x.failed(c, err)
+		if err := x.meas.runGeneratorCell(ctx, c, gen, at); err != nil {
+			x.led.failed(c, err)
 			fmt.Fprintf(x.Stderr, "encbench: cell %s: %s\n", c.ID, firstLine(err))
 			continue
 		}
-		x.Finished++
+		x.led.Finished++
 	}
-	if x.Failed > 0 {
-		return fmt.Errorf("%d of %d cells failed (see %s)", x.Failed, len(x.Plan.Cells), x.Dir.Logs())
+	if x.led.Failed > 0 {
+		return fmt.Errorf("%d of %d cells failed (see %s)", x.led.Failed, len(x.Plan.Cells), x.Dir.Logs())
 	}
-	fmt.Fprintf(x.Stdout, "generator %d of %d: %d cells written to %s\n", g.Index, g.Count, x.Finished, filepath.Dir(x.Dir.Generators("")))
+	fmt.Fprintf(x.Stdout, "generator %d of %d: %d cells written to %s\n", g.Index, g.Count, x.led.Finished, filepath.Dir(x.Dir.Generators("")))
 	return nil
 }
 
-func (x *Executor) runGeneratorCell(ctx context.Context, c suite.Cell, gen string, at time.Time) error {
+func (x *measurer) runGeneratorCell(ctx context.Context, c suite.Cell, gen string, at time.Time) error {
 	log, err := os.Create(x.Dir.Log(c.ID + ".log"))
 	if err != nil {
 		return fmt.Errorf("creating cell log: %w", err)
 	}
 	defer log.Close()
-	s, err := x.cellSpec(x.setups[c.Setup], c)
+	s, err := x.srv.cellSpec(x.srv.setups[c.Setup], c)
 	if err != nil {
 		return errs.Usage("cell %s: %w", c.ID, err)
 	}
@@ -106,12 +106,12 @@ func (x *Executor) PrepareOnly(ctx context.Context) error {
 	for _, su := range x.Plan.Setups {
 		need[su.ID] = true
 	}
-	defer x.stopSandboxes()
-	if err := x.startSetups(ctx, need); err != nil {
+	defer x.srv.stopSandboxes()
+	if err := x.srv.startSetups(ctx, need); err != nil {
 		return err
 	}
 	for _, su := range x.Plan.Setups {
-		if ls := x.setups[su.ID].server(); ls.err != nil {
+		if ls := x.srv.setups[su.ID].server(); ls.err != nil {
 			return fmt.Errorf("setup %s: %w", ls.ID, ls.err)
 		}
 	}

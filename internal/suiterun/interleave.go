@@ -3,12 +3,13 @@ package suiterun
 import (
 	"context"
 	"fmt"
-	"github.com/encbench/encbench/internal/orchestrator"
 	"math"
 	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/encbench/encbench/internal/orchestrator"
 
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/fsx"
@@ -21,12 +22,12 @@ import (
 // interleaves says whether a block runs its variants in turns: the suite
 // asks for it, and every cell is closed loop in one process (a fixed rate
 // or several generators run cell by cell).
-func (x *Executor) interleaves(block []suite.Cell) bool {
+func (x *measurer) interleaves(block []suite.Cell) bool {
 	if !x.Plan.Suite.Interleaved() || len(block) < 2 {
 		return false
 	}
 	for _, c := range block {
-		if c.LoadPct > 0 || c.Rate > 0 || x.setups[c.Setup].target.Generators > 1 {
+		if c.LoadPct > 0 || c.Rate > 0 || x.srv.setups[c.Setup].target.Generators > 1 {
 			return false
 		}
 	}
@@ -35,14 +36,14 @@ func (x *Executor) interleaves(block []suite.Cell) bool {
 
 // runBlock measures an interleaved block, again while other work
 // disturbed it beyond the suite's rule.
-func (x *Executor) runBlock(ctx context.Context, q *quietMachine, prog Progress, block []suite.Cell) {
+func (x *measurer) runBlock(ctx context.Context, q *quietMachine, prog Progress, block []suite.Cell) {
 	t0 := time.Now()
 	prog.CellStart(block[0])
 	var cells []suite.Cell
 	for _, c := range block {
-		if err := x.setups[c.Setup].server().err; err != nil {
-			err = fmt.Errorf("setup %s failed: %w", x.setups[c.Setup].server().ID, err)
-			x.failed(c, err)
+		if err := x.srv.setups[c.Setup].server().err; err != nil {
+			err = fmt.Errorf("setup %s failed: %w", x.srv.setups[c.Setup].server().ID, err)
+			x.led.failed(c, err)
 			prog.CellDone(c, nil, err)
 			continue
 		}
@@ -57,7 +58,7 @@ func (x *Executor) runBlock(ctx context.Context, q *quietMachine, prog Progress,
 		rs, err := x.interleave(wctx, q, cells, prog.Live, discarded)
 		return rs, overran(wctx, bound, err)
 	})
-	x.Reruns += reruns * len(cells)
+	x.led.Reruns += reruns * len(cells)
 	if err != nil && fsx.NoRoom(err) {
 		x.noRoom = err
 	}
@@ -68,9 +69,9 @@ func (x *Executor) runBlock(ctx context.Context, q *quietMachine, prog Progress,
 			res = rs[i]
 		}
 		if res != nil && !res.Partial && err == nil {
-			x.Finished++
+			x.led.Finished++
 		} else if ctx.Err() == nil {
-			x.failed(c, err)
+			x.led.failed(c, err)
 		}
 		x.cellTimes = append(x.cellTimes, per)
 		prog.CellDone(c, res, err)
@@ -107,7 +108,7 @@ func (m *member) close() {
 // the block's order rotated by one place every round, on a machine where
 // only its own server is thawed. A warm-up round goes first and is not
 // counted. Every cell's result covers its own turns only.
-func (x *Executor) interleave(ctx context.Context, q *quietMachine, cells []suite.Cell, live func(float64), discarded []string) (rs []*result.Result, err error) {
+func (x *measurer) interleave(ctx context.Context, q *quietMachine, cells []suite.Cell, live func(float64), discarded []string) (rs []*result.Result, err error) {
 	st := x.Plan.Suite
 	group := cells[0].Group()
 	chosen := x.autoTurns[group]
@@ -264,8 +265,8 @@ func round(ctx context.Context, q *quietMachine, members []*member, servers []st
 
 // warmRestarted gives the block's restarted servers their warm-up turns
 // (coldWarmup), then drops every warm-up measured so far.
-func (x *Executor) warmRestarted(ctx context.Context, q *quietMachine, members []*member, servers []string) ([]time.Duration, error) {
-	cold := coldWarmup(members, x.cold)
+func (x *measurer) warmRestarted(ctx context.Context, q *quietMachine, members []*member, servers []string) ([]time.Duration, error) {
+	cold := coldWarmup(members, x.srv.cold)
 	for i, m := range members {
 		if cold[i] == 0 {
 			continue
@@ -279,7 +280,7 @@ func (x *Executor) warmRestarted(ctx context.Context, q *quietMachine, members [
 	}
 	for _, m := range members {
 		m.turns.Take() // warm-up
-		delete(x.cold, m.server)
+		delete(x.srv.cold, m.server)
 	}
 	return cold, nil
 }
@@ -287,9 +288,9 @@ func (x *Executor) warmRestarted(ctx context.Context, q *quietMachine, members [
 // newMembers opens each cell's log (saying why earlier attempts were
 // discarded) and returns the block's servers, its variants in order and
 // its most threads.
-func (x *Executor) newMembers(cells []suite.Cell, members []*member, discarded []string) (servers, order []string, threads int, err error) {
+func (x *measurer) newMembers(cells []suite.Cell, members []*member, discarded []string) (servers, order []string, threads int, err error) {
 	for i, c := range cells {
-		m := &member{cell: c, server: x.setups[c.Setup].server().ID}
+		m := &member{cell: c, server: x.srv.setups[c.Setup].server().ID}
 		members[i] = m
 		if m.log, err = os.Create(x.Dir.Log(c.ID + ".log")); err != nil {
 			return nil, nil, 0, fmt.Errorf("creating cell log: %w", err)
@@ -318,7 +319,7 @@ type turns struct {
 // blockResults takes each member's measurement as its cell's result and
 // writes it; wrote says whether any cell wrote to its server. A worker's
 // failure at the end becomes the block's runErr if it had none.
-func (x *Executor) blockResults(members []*member, runErr *error, started time.Time, discarded []string, tn turns) (rs []*result.Result, wrote bool, err error) {
+func (x *measurer) blockResults(members []*member, runErr *error, started time.Time, discarded []string, tn turns) (rs []*result.Result, wrote bool, err error) {
 	st := x.Plan.Suite
 	for i, m := range members {
 		out := m.turns.Take()
@@ -373,8 +374,8 @@ func coldWarmup(members []*member, cold map[string]bool) []time.Duration {
 
 // connect readies a member: its spec resolved and layers proven, its
 // workers connected with their sessions checked.
-func (x *Executor) connect(ctx context.Context, m *member) error {
-	s, err := x.cellSpec(x.setups[m.cell.Setup], m.cell)
+func (x *measurer) connect(ctx context.Context, m *member) error {
+	s, err := x.srv.cellSpec(x.srv.setups[m.cell.Setup], m.cell)
 	if err != nil {
 		return errs.Usage("cell %s: %w", m.cell.ID, err)
 	}
@@ -390,8 +391,8 @@ func (x *Executor) connect(ctx context.Context, m *member) error {
 
 // writeCell writes a cell's result: complete, or kept as .partial.json to
 // run again on resume.
-func (x *Executor) writeCell(c suite.Cell, res *result.Result) error {
-	path := x.cellPath(c)
+func (x *measurer) writeCell(c suite.Cell, res *result.Result) error {
+	path := x.led.cellPath(c)
 	if res.Partial {
 		path = strings.TrimSuffix(path, ".json") + ".partial.json"
 	}
@@ -400,7 +401,7 @@ func (x *Executor) writeCell(c suite.Cell, res *result.Result) error {
 	}
 	if !res.Partial {
 		_ = os.Remove(strings.TrimSuffix(path, ".json") + ".partial.json")
-		x.keep(c, res)
+		x.led.keep(c, res)
 	}
 	return nil
 }

@@ -38,8 +38,8 @@ func TestBlocksOfAnInterleavedPlan(t *testing.T) {
 		t.Fatalf("%d blocks, want 8", len(blocks))
 	}
 	for _, b := range blocks {
-		if len(b) != 6 || !x.interleaves(b) {
-			t.Fatalf("block of %d cells (interleaves %v), want 6 interleaved: %v", len(b), x.interleaves(b), b)
+		if len(b) != 6 || !x.meas.interleaves(b) {
+			t.Fatalf("block of %d cells (interleaves %v), want 6 interleaved: %v", len(b), x.meas.interleaves(b), b)
 		}
 		targets := map[string]int{}
 		for _, c := range b {
@@ -78,22 +78,22 @@ func ids(cs []suite.Cell) []string {
 func TestWhatInterleaves(t *testing.T) {
 	x := interleavedPlan(t, 0)
 	b := suite.Blocks(x.Plan.Cells)[0]
-	if x.interleaves(b[:1]) {
+	if x.meas.interleaves(b[:1]) {
 		t.Error("a block of one cell interleaves")
 	}
 	load := slices.Clone(b)
 	for i := range load {
 		load[i].LoadPct, load[i].Rate = 50, 1000
 	}
-	if x.interleaves(load) {
+	if x.meas.interleaves(load) {
 		t.Error("fixed-rate cells interleave")
 	}
 	x.Plan.Suite.Turn = "off"
-	if x.interleaves(b) {
+	if x.meas.interleaves(b) {
 		t.Error("a suite with turn: off interleaves")
 	}
 	x.Plan.Suite.Turn = ""
-	if !x.interleaves(b) {
+	if !x.meas.interleaves(b) {
 		t.Error("a suite without turn does not interleave (auto)")
 	}
 }

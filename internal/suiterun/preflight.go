@@ -19,7 +19,7 @@ import (
 
 // checkTargetSettings refuses, before anything runs, a variant that a DSN
 // target's settings cannot serve, naming the suite key and its line.
-func (x *Executor) checkTargetSettings(ls *liveSetup, s spec.Spec) error {
+func (x *servers) checkTargetSettings(ls *liveSetup, s spec.Spec) error {
 	if ls.Sandbox {
 		return nil
 	}
@@ -40,27 +40,27 @@ func (x *Executor) checkTargetSettings(ls *liveSetup, s spec.Spec) error {
 // tde setups' tables, and data sets this suite may reuse or replace. A
 // failure stops the suite once, naming the target's line.
 func (x *Executor) Preflight(ctx context.Context) error {
-	x.reuse, x.replace = map[string]*orchestrator.DataSet{}, map[string]bool{}
+	x.srv.reuse, x.srv.replace = map[string]*orchestrator.DataSet{}, map[string]bool{}
 	for _, su := range x.Plan.Setups {
-		ls := x.setups[su.ID]
+		ls := x.srv.setups[su.ID]
 		if ls.Sandbox {
 			continue
 		}
 		at := fmt.Sprintf("%starget %s, variant %s", x.Plan.Suite.TargetLine(ls.target.Name), ls.target.Name, ls.Variant)
-		first, ok := x.firstCell(ls)
+		first, ok := x.srv.firstCell(ls)
 		if !ok {
 			continue // no workload runs in this variant on this target
 		}
-		s, err := x.cellSpec(ls, first)
+		s, err := x.srv.cellSpec(ls, first)
 		if err != nil {
 			return errs.Usage("%s: %w", at, err)
 		}
 		t, err := engine.ParseTarget(s.Server.DSN, s.Server.TLS)
 		if err != nil {
-			return x.checkTargetSettings(ls, s)
+			return x.srv.checkTargetSettings(ls, s)
 		}
 		if ls.copies != "" && ls.owner == nil {
-			if err := x.createCopies(ctx, ls, t); err != nil {
+			if err := x.srv.createCopies(ctx, ls, t); err != nil {
 				return fmt.Errorf("%s: %w", at, err)
 			}
 		}
@@ -68,7 +68,7 @@ func (x *Executor) Preflight(ctx context.Context) error {
 			return fmt.Errorf("%s: %w; the suite stops before preparing or measuring anything", at, err)
 		}
 		if ls.owner == nil {
-			if err := x.checkDataSets(ctx, ls); err != nil {
+			if err := x.srv.checkDataSets(ctx, ls); err != nil {
 				return fmt.Errorf("%s: %w", at, err)
 			}
 		}
@@ -122,6 +122,9 @@ func canCreateTables(ctx context.Context, c engine.Conn) error {
 	}
 	name := "encbench_probe_" + hex.EncodeToString(b[:])
 	if err := c.Exec(ctx, "CREATE TABLE "+name+" (id INT PRIMARY KEY)"); err != nil {
+		if lost(ctx, err) {
+			return fmt.Errorf("the server stopped answering while encbench checked that it may create tables: %w", err)
+		}
 		return errs.Usage("the user cannot create tables in this database (%w): grant it CREATE, INSERT, DROP and the rest of what the README's \"Your own servers\" lists", err)
 	}
 	err := c.Exec(ctx, "INSERT INTO "+name+" VALUES (1)")
@@ -129,15 +132,25 @@ func canCreateTables(ctx context.Context, c engine.Conn) error {
 		return fmt.Errorf("dropping the probe table %s (drop it by hand): %w", name, derr)
 	}
 	if err != nil {
+		if lost(ctx, err) {
+			return fmt.Errorf("the server stopped answering while encbench checked that it may insert: %w", err)
+		}
 		return errs.Usage("the user cannot insert into a table it created (%w): grant it INSERT", err)
 	}
 	return nil
 }
 
+// lost says a statement failed because the server stopped answering or
+// the connection went away (a runtime failure), not because the server
+// refused it (a privilege the user must grant).
+func lost(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || engine.TransportLost(err)
+}
+
 // createCopies checks that the server can encrypt tables, then makes the
 // database that holds a tde setup's encrypted copies when it does not
 // exist yet (connecting to it fails).
-func (x *Executor) createCopies(ctx context.Context, ls *liveSetup, copies engine.Target) error {
+func (x *servers) createCopies(ctx context.Context, ls *liveSetup, copies engine.Target) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	st, _ := x.Plan.Suite.Target(ls.target.Name)
@@ -178,7 +191,7 @@ func (x *Executor) createCopies(ctx context.Context, ls *liveSetup, copies engin
 // checkDataSets decides, per workload family, whether the target already
 // holds this suite's data set (reused: no reload), one of other
 // parameters (refused unless recreate_data), or none.
-func (x *Executor) checkDataSets(ctx context.Context, ls *liveSetup) error {
+func (x *servers) checkDataSets(ctx context.Context, ls *liveSetup) error {
 	sets, err := x.dataSets(ls)
 	if err != nil {
 		return err
@@ -208,7 +221,7 @@ func (x *Executor) checkDataSets(ctx context.Context, ls *liveSetup) error {
 }
 
 // firstCell is a cell of the setup's, for the settings its runs use.
-func (x *Executor) firstCell(ls *liveSetup) (suite.Cell, bool) {
+func (x *servers) firstCell(ls *liveSetup) (suite.Cell, bool) {
 	for _, c := range x.Plan.Cells {
 		if c.Setup == ls.ID {
 			return c, true
@@ -219,7 +232,7 @@ func (x *Executor) firstCell(ls *liveSetup) (suite.Cell, bool) {
 
 // tdeTarget points a DSN target's tde setup at tde_dsn, or at the
 // database of the same server that holds the encrypted copies.
-func (x *Executor) tdeTarget(ls *liveSetup) error {
+func (x *servers) tdeTarget(ls *liveSetup) error {
 	t := ls.target
 	line := x.Plan.Suite.TargetLine(t.Name)
 	if t.TDEDSN != "" {
@@ -268,16 +281,17 @@ func validDatabase(name string) bool {
 // Check resolves every setup and builds every cell's spec before anything
 // starts, so a mistake in a suite file fails in the first second.
 func (x *Executor) Check() error {
+	x.parts()
 	n := runtime.NumCPU()
-	x.clientCPUs = suite.Placement(x.Plan.Suite.ClientCPUs, false, n)
-	x.serverCPUs = suite.Placement(x.Plan.Suite.ServerCPUs, true, n)
-	if _, err := orchestrator.ParseCPUList(x.clientCPUs); err != nil {
-		return errs.Usage("client_cpus %q: give a CPU list below %d, auto or none", x.clientCPUs, n)
+	x.srv.clientCPUs = suite.Placement(x.Plan.Suite.ClientCPUs, false, n)
+	x.srv.serverCPUs = suite.Placement(x.Plan.Suite.ServerCPUs, true, n)
+	if _, err := orchestrator.ParseCPUList(x.srv.clientCPUs); err != nil {
+		return errs.Usage("client_cpus %q: give a CPU list below %d, auto or none", x.srv.clientCPUs, n)
 	}
 	if err := x.Plan.Suite.CheckOptions(x.Registry); err != nil {
 		return errs.Usage("%w", err)
 	}
-	x.setups = map[string]*liveSetup{}
+	x.srv.setups = map[string]*liveSetup{}
 	for _, su := range x.Plan.Setups {
 		t, _ := x.Plan.Suite.Target(su.Target)
 		v, err := x.Plan.Suite.VariantOf(su.Variant)
@@ -293,27 +307,27 @@ func (x *Executor) Check() error {
 				return errs.Usage("target %s: %w", t.Name, err)
 			}
 			if v.TDE {
-				if err := x.tdeTarget(ls); err != nil {
+				if err := x.srv.tdeTarget(ls); err != nil {
 					return err
 				}
 			}
 		}
-		x.setups[su.ID] = ls
+		x.srv.setups[su.ID] = ls
 	}
-	for _, ls := range x.setups {
+	for _, ls := range x.srv.setups {
 		if ls.Server == "" {
 			continue
 		}
-		ls.owner = x.setups[ls.Server]
+		ls.owner = x.srv.setups[ls.Server]
 		ls.owner.shared = true
 		ls.owner.offerTLS = ls.owner.offerTLS || ls.variant.TLS
 	}
 	for _, c := range x.Plan.Cells {
-		s, err := x.cellSpec(x.setups[c.Setup], c)
+		s, err := x.srv.cellSpec(x.srv.setups[c.Setup], c)
 		if err != nil {
 			return errs.Usage("suite cell %s: %w", c.ID, err)
 		}
-		if err := x.checkTargetSettings(x.setups[c.Setup], s); err != nil {
+		if err := x.srv.checkTargetSettings(x.srv.setups[c.Setup], s); err != nil {
 			return err
 		}
 		fam, _ := x.Registry.Lookup(s.Workload)

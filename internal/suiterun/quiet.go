@@ -256,3 +256,6 @@ func (x *Executor) checkNoise(ctx context.Context, q *quietMachine) error {
 	fmt.Fprintf(x.Stdout, "machine noise per %v window, every sandbox frozen: %s\n", window, strings.Join(parts, ", "))
 	return nil
 }
+
+// ms is a duration in milliseconds, as results give them.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

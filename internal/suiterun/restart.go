@@ -20,7 +20,7 @@ import (
 // block: one instance's layout is common to all of them and cancels in
 // their ratios, and a restart would only cost a cold warm-up.
 // Restarted servers are cold: the next block warms them up first.
-func (x *Executor) freshInstances(ctx context.Context, q *quietMachine, block []suite.Cell) error {
+func (x *servers) freshInstances(ctx context.Context, q *quietMachine, block []suite.Cell) error {
 	if x.Plan.Suite.Restart != "repetition" || block[0].LoadPct > 0 {
 		return nil
 	}

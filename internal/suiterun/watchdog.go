@@ -23,7 +23,7 @@ var errOverran = errors.New("ran past its bound")
 // authentication, set-up statements and proofs, turns, quiescing and
 // settling), so when the bound passes they all end: the block's
 // connections are shut, and its error (overran) says so in one line.
-func (x *Executor) watchdog(ctx context.Context, n int) (context.Context, context.CancelFunc, time.Duration) {
+func (x *measurer) watchdog(ctx context.Context, n int) (context.Context, context.CancelFunc, time.Duration) {
 	st := x.Plan.Suite
 	perCell := time.Duration(st.Time+st.Warmup)*time.Second + time.Second
 	grace := engine.ConnectTimeout + 3*runner.DefaultReconnectTimeout + 2*quiet.MaxWait
