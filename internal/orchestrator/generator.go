@@ -11,6 +11,7 @@ import (
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/runner"
+	"github.com/encbench/encbench/internal/runset"
 	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/workload"
 )
@@ -85,7 +86,7 @@ func ParseSchedule(gen, startAt string, threads int) (*Schedule, error) {
 
 // parseGenerator is the run's share as generator: its schedule and its
 // part of the threads; nil without --generator.
-func parseGenerator(r spec.Runner, threads int) (*generatorPlan, error) {
+func parseGenerator(r runset.Settings, threads int) (*generatorPlan, error) {
 	sc, err := ParseSchedule(r.Generator, r.StartAt, threads)
 	if sc == nil || err != nil {
 		return nil, err
@@ -97,7 +98,7 @@ func parseGenerator(r spec.Runner, threads int) (*generatorPlan, error) {
 
 // apply gives the runner this generator's share.
 func (g *generatorPlan) apply(cfg *runner.Config) {
-	cfg.Threads, cfg.IDOffset, cfg.TotalThreads, cfg.StartAt = g.Threads, g.IDOffset, g.TotalThreads, g.StartAt
+	cfg.Threads, cfg.IDOffset, cfg.TotalThreads, cfg.StartTime = g.Threads, g.IDOffset, g.TotalThreads, g.StartAt
 	if cfg.Events > 0 {
 		cfg.Events = int64(share(int(cfg.Events), g.Index, g.Count))
 	}

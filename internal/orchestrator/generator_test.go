@@ -10,6 +10,7 @@ import (
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/runner"
+	"github.com/encbench/encbench/internal/runset"
 	"github.com/encbench/encbench/internal/spec"
 )
 
@@ -20,7 +21,7 @@ func TestGeneratorsShareThreadsAndIDs(t *testing.T) {
 	for _, threads := range []int{3, 7, 8, 64} {
 		ids := map[int]bool{}
 		for i := 0; i < 3; i++ {
-			g, err := parseGenerator(spec.Runner{Generator: strings.Join([]string{itoa(i), "3"}, "/"), StartAt: at}, threads)
+			g, err := parseGenerator(runset.Settings{Generator: strings.Join([]string{itoa(i), "3"}, "/"), StartAt: at}, threads)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -30,9 +31,9 @@ func TestGeneratorsShareThreadsAndIDs(t *testing.T) {
 				}
 				ids[g.IDOffset+w] = true
 			}
-			cfg := runner.Config{Events: 100, Rate: 30}
+			cfg := runner.Config{Settings: runset.Settings{Events: 100, Rate: 30}}
 			g.apply(&cfg)
-			if cfg.TotalThreads != threads || cfg.Rate != 10 || cfg.Events != int64(share(100, i, 3)) || !cfg.StartAt.Equal(g.StartAt) {
+			if cfg.TotalThreads != threads || cfg.Rate != 10 || cfg.Events != int64(share(100, i, 3)) || !cfg.StartTime.Equal(g.StartAt) {
 				t.Errorf("generator %d: %+v", i, cfg)
 			}
 		}
@@ -47,24 +48,24 @@ func TestGeneratorsShareThreadsAndIDs(t *testing.T) {
 func TestGeneratorStartRefusals(t *testing.T) {
 	past := time.Now().Add(-3 * time.Second).UTC().Format(time.RFC3339Nano)
 	for _, tc := range []struct {
-		r       spec.Runner
+		r       runset.Settings
 		threads int
 		want    string
 	}{
-		{spec.Runner{Generator: "0/3", StartAt: past}, 3, "in the past"},
-		{spec.Runner{Generator: "1/3"}, 3, "needs --start-at"},
-		{spec.Runner{Generator: "3/3", StartAt: past}, 3, "0 <= I < N"},
-		{spec.Runner{Generator: "a/b"}, 3, "bad --generator"},
-		{spec.Runner{Generator: "0/4", StartAt: past}, 3, "at least one thread each"},
-		{spec.Runner{StartAt: past}, 3, "needs --generator"},
-		{spec.Runner{Generator: "0/2", StartAt: "tomorrow"}, 3, "RFC3339"},
+		{runset.Settings{Generator: "0/3", StartAt: past}, 3, "in the past"},
+		{runset.Settings{Generator: "1/3"}, 3, "needs --start-at"},
+		{runset.Settings{Generator: "3/3", StartAt: past}, 3, "0 <= I < N"},
+		{runset.Settings{Generator: "a/b"}, 3, "bad --generator"},
+		{runset.Settings{Generator: "0/4", StartAt: past}, 3, "at least one thread each"},
+		{runset.Settings{StartAt: past}, 3, "needs --generator"},
+		{runset.Settings{Generator: "0/2", StartAt: "tomorrow"}, 3, "RFC3339"},
 	} {
 		_, err := parseGenerator(tc.r, tc.threads)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || errs.ExitCode(err) != 2 {
 			t.Errorf("%+v: %v, want a usage error naming %q", tc.r, err, tc.want)
 		}
 	}
-	if g, err := parseGenerator(spec.Runner{Generator: "0/1"}, 4); err != nil || g.Threads != 4 {
+	if g, err := parseGenerator(runset.Settings{Generator: "0/1"}, 4); err != nil || g.Threads != 4 {
 		t.Errorf("one generator alone needs no start: %v", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/encbench/encbench/internal/netem"
 	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/runner"
+	"github.com/encbench/encbench/internal/runset"
 	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/variant"
 	"github.com/encbench/encbench/internal/workload"
@@ -70,23 +71,7 @@ func runnerConfig(s spec.Spec, t engine.Target, out io.Writer) (runner.Config, e
 			return runner.Config{}, errs.Usage("--server-process: %w", err)
 		}
 	}
-	return runner.Config{
-		ClientCPUs:       cpus,
-		Threads:          s.Threads,
-		Time:             time.Duration(r.Time) * time.Second,
-		Events:           r.Events,
-		Warmup:           time.Duration(r.Warmup) * time.Second,
-		Rate:             r.Rate,
-		ReportInterval:   time.Duration(r.ReportInterval) * time.Second,
-		Percentile:       r.Percentile,
-		MaxReconnects:    r.MaxReconnects,
-		MaxTries:         r.MaxTries,
-		Ignore:           ignore,
-		ReconnectTimeout: r.ReconnectTimeout,
-		Out:              out,
-		ServerPID:        pid,
-		ReconnectPerTxn:  r.ReconnectPerTxn,
-	}, nil
+	return runner.Config{Settings: r, Threads: s.Threads, Ignore: ignore, Out: out, ServerPID: pid, CPUs: cpus}, nil
 }
 
 // Run proves the spec's encryption layers from the server, measures the
@@ -100,7 +85,7 @@ func Run(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (*r
 	}
 	defer lr.Close()
 	if lr.cfg.Warmup > 0 {
-		fmt.Fprintf(o.Stdout, "Warming up for %d seconds...\n", lr.spec().Runner.Warmup)
+		fmt.Fprintf(o.Stdout, "Warming up for %d seconds...\n", int(lr.spec().Runner.Warmup/time.Second))
 	}
 	started := time.Now()
 	out, runErr := runner.Run(ctx, lr.workers, lr.rs.Workload, lr.cfg)
@@ -390,7 +375,7 @@ func ParseCPUList(s string) ([]int, error) {
 // itself, or, with --net-delay, --net-jitter or --net-bandwidth, a
 // Toxiproxy proxy in front of it. The proofs and the admin connection go
 // straight to the server; verify-full still checks the server's own name.
-func throughNetwork(t engine.Target, r spec.Runner) (engine.Target, *netem.Link, error) {
+func throughNetwork(t engine.Target, r runset.Settings) (engine.Target, *netem.Link, error) {
 	o := netem.Options{RTT: r.NetDelay, Jitter: r.NetJitter, BandwidthKBps: r.NetBandwidth, CutAfter: r.NetCutAfter}
 	if !o.On() {
 		return t, nil, nil

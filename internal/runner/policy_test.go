@@ -11,6 +11,7 @@ import (
 
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/runset"
 )
 
 var (
@@ -39,7 +40,7 @@ func triesOf(t *testing.T, w *fakeWorkload) map[int64]int {
 func TestMaxTriesRepeatsTheSameTransaction(t *testing.T) {
 	e := &fakeEngine{}
 	w := &fakeWorkload{failEvery: 10, failTries: 2, failWith: errConflict}
-	out, err := Run(context.Background(), target(e), w, Config{Threads: 2, Events: 500, MaxTries: 3})
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 2, Settings: runset.Settings{Events: 500, MaxTries: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestExhaustedTriesFailTheTransaction(t *testing.T) {
 	e := &fakeEngine{}
 	w := &fakeWorkload{failEvery: 10, failTries: 5, failWith: errConflict}
 	ignore, _ := engine.ParseIgnoreSet("serialization")
-	out, err := Run(context.Background(), target(e), w, Config{Threads: 1, Events: 200, MaxTries: 2, Ignore: ignore})
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 1, Ignore: ignore, Settings: runset.Settings{Events: 200, MaxTries: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestIgnoreErrorsByCodeAndAll(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := Run(context.Background(), target(e), w, Config{Threads: 2, Events: 100, MaxTries: 10, Ignore: set})
+		out, err := Run(context.Background(), target(e), w, Config{Threads: 2, Ignore: set, Settings: runset.Settings{Events: 100, MaxTries: 10}})
 		if tc.stops {
 			if err == nil || !strings.Contains(err.Error(), "1062") || !strings.Contains(err.Error(), "--ignore-errors") {
 				t.Errorf("--ignore-errors %s: a duplicate key gave %v, want the run stopped naming the code", tc.ignore, err)
@@ -122,7 +123,7 @@ func TestIgnoreErrorsByCodeAndAll(t *testing.T) {
 	}
 	e, w := &fakeEngine{}, &fakeWorkload{failEvery: 3, failTries: 1, failWith: errLost}
 	w.failWith = context.Canceled // not a server's error: never ignored
-	if _, err := Run(context.Background(), target(e), w, Config{Threads: 1, Events: 10, Ignore: engine.IgnoreSet{All: true}}); err == nil {
+	if _, err := Run(context.Background(), target(e), w, Config{Threads: 1, Ignore: engine.IgnoreSet{All: true}, Settings: runset.Settings{Events: 10}}); err == nil {
 		t.Error("--ignore-errors all let a client-side error pass")
 	}
 }
@@ -131,7 +132,7 @@ func TestIgnoreErrorsByCodeAndAll(t *testing.T) {
 // may have happened) and the worker reconnects, carrying on its sequence.
 func TestLostConnectionFailsTheTransactionAndReconnects(t *testing.T) {
 	e, w := &fakeEngine{}, &fakeWorkload{loseEvery: 25}
-	out, err := Run(context.Background(), target(e), w, Config{Threads: 2, Events: 200, MaxTries: 5})
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 2, Settings: runset.Settings{Events: 200, MaxTries: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestServerThatDoesNotComeBackStopsTheRun(t *testing.T) {
 	w := &fakeWorkload{loseEvery: 40}
 	w.onLost = func() { e.failConnect.Store(true) }
 	start := time.Now()
-	_, err := Run(context.Background(), target(e), w, Config{Threads: 2, Time: time.Minute, ReconnectTimeout: 400 * time.Millisecond})
+	_, err := Run(context.Background(), target(e), w, Config{Threads: 2, Settings: runset.Settings{Time: time.Minute, ReconnectTimeout: 400 * time.Millisecond}})
 	if err == nil || !strings.Contains(err.Error(), "did not accept a new one within 400ms") || !strings.Contains(err.Error(), "refused") {
 		t.Fatalf("got %v", err)
 	}
@@ -167,7 +168,7 @@ func TestServerThatDoesNotComeBackStopsTheRun(t *testing.T) {
 	e.hangConnect.Store(true)
 	w2 := &fakeWorkload{}
 	start = time.Now()
-	if _, err := Run(context.Background(), target(e), w2, Config{Threads: 2, Events: 10, ReconnectTimeout: 300 * time.Millisecond}); err == nil || !strings.Contains(err.Error(), "within 300ms") {
+	if _, err := Run(context.Background(), target(e), w2, Config{Threads: 2, Settings: runset.Settings{Events: 10, ReconnectTimeout: 300 * time.Millisecond}}); err == nil || !strings.Contains(err.Error(), "within 300ms") {
 		t.Errorf("a server that never answers a connection: %v", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
@@ -181,7 +182,7 @@ func TestStuckWorkersDoNotHoldTheRun(t *testing.T) {
 	e, w := &fakeEngine{}, &fakeWorkload{hang: make(chan struct{})}
 	defer close(w.hang)
 	start := time.Now()
-	out, err := Run(context.Background(), target(e), w, Config{Threads: 3, Time: 300 * time.Millisecond, ReconnectTimeout: 300 * time.Millisecond})
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 3, Settings: runset.Settings{Time: 300 * time.Millisecond, ReconnectTimeout: 300 * time.Millisecond}})
 	if err == nil || !strings.Contains(err.Error(), "3 of 3 workers were still waiting") {
 		t.Fatalf("got %v", err)
 	}
@@ -211,7 +212,7 @@ func TestParseIgnoreSet(t *testing.T) {
 // --max-reconnects caps the lost connections one worker replaces.
 func TestMaxReconnectsStopsTheRun(t *testing.T) {
 	e, w := &fakeEngine{}, &fakeWorkload{loseEvery: 5}
-	_, err := Run(context.Background(), target(e), w, Config{Threads: 1, Events: 100, MaxReconnects: 2})
+	_, err := Run(context.Background(), target(e), w, Config{Threads: 1, Settings: runset.Settings{Events: 100, MaxReconnects: 2}})
 	if err == nil || !strings.Contains(err.Error(), "after 2 reconnects, the most --max-reconnects allows") {
 		t.Errorf("a worker losing its connection every 5 events with --max-reconnects 2: %v", err)
 	}
@@ -221,7 +222,7 @@ func TestMaxReconnectsStopsTheRun(t *testing.T) {
 // predecessor (its random sequence goes on rather than starting over).
 func TestReconnectPerTxnHandsOverTheWorker(t *testing.T) {
 	e, w := &fakeEngine{}, &fakeWorkload{}
-	if _, err := Run(context.Background(), target(e), w, Config{Threads: 2, Events: 20, ReconnectPerTxn: true}); err != nil {
+	if _, err := Run(context.Background(), target(e), w, Config{Threads: 2, Settings: runset.Settings{Events: 20, ReconnectPerTxn: true}}); err != nil {
 		t.Fatal(err)
 	}
 	fresh := 0

@@ -24,52 +24,33 @@ import (
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/measure"
+	"github.com/encbench/encbench/internal/runset"
 	"github.com/encbench/encbench/internal/workload"
 )
 
 // Config is sysbench's general options.
 type Config struct {
-	Threads        int
-	Time           time.Duration
-	Events         int64
-	Warmup         time.Duration
-	Rate           float64
-	ReportInterval time.Duration
-	Percentile     float64
-	// MaxTries is how often a transaction that failed with a serialization
-	// failure or deadlock is tried with the same input (pgbench's
-	// --max-tries): 1 never retries, 0 retries until the run ends.
-	MaxTries int
-	// Ignore are the errors that fail a transaction without stopping the
-	// run (sysbench's --mysql-ignore-errors).
+	// Settings are the run's settings as the spec holds them.
+	runset.Settings
+	Threads int
+	// Ignore is Settings.IgnoreErrors parsed (or the engine's default).
 	Ignore engine.IgnoreSet
-	// ReconnectTimeout bounds every wait for the server: a reconnect after
-	// a lost connection (with back-off), a new connection, and the workers'
-	// last events after the run's end.
-	ReconnectTimeout time.Duration
-	// MaxReconnects bounds how many lost connections one worker replaces
-	// in a run (0: no limit).
-	MaxReconnects int
-	Out           io.Writer
+	Out    io.Writer
 	// ServerPID, when > 0, is the server process whose tree's CPU is measured.
 	ServerPID int
-	// ClientCPUs, when set, pins worker i's thread to ClientCPUs[i % n]:
-	// on a small machine where client and server threads land changes
-	// results more than most settings do.
-	ClientCPUs []int
+	// CPUs is Settings.ClientCPUs parsed: worker i's thread is pinned to
+	// CPUs[i % n]; on a small machine where client and server threads land
+	// changes results more than most settings do.
+	CPUs []int
 	// CheckSessions sees the server's view of every worker connection before
 	// anything is measured; an error stops the run (a variant not proven).
 	CheckSessions func([]engine.SessionTLS) error
-	// ReconnectPerTxn opens a new connection (and prepares the workload's
-	// statements again) for every transaction, like pgbench -C; the time it
-	// takes is part of the transaction's latency.
-	ReconnectPerTxn bool
 	// IDOffset and TotalThreads place this run's workers among every
 	// generator's (worker i is IDOffset+i of TotalThreads; 0: alone).
 	IDOffset, TotalThreads int
-	// StartAt, when set, is when measuring (or warmup) begins, shared by
+	// StartTime, when set, is when measuring (or warmup) begins, shared by
 	// generators on other machines; the connections are made before it.
-	StartAt time.Time
+	StartTime time.Time
 	// OnInterval, when set, sees every interval as it is measured (for a
 	// progress display); it runs on the collector, never on a worker.
 	OnInterval func(Interval)
@@ -222,8 +203,8 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 	if err != nil {
 		return &Outcome{Sessions: s.sessions, Hist: measure.NewHistogram()}, err
 	}
-	if !cfg.StartAt.IsZero() {
-		wait := time.Until(cfg.StartAt)
+	if !cfg.StartTime.IsZero() {
+		wait := time.Until(cfg.StartTime)
 		if wait < 0 {
 			return &Outcome{Sessions: s.sessions, Hist: measure.NewHistogram()}, fmt.Errorf("connecting took until %v after --start-at: give the generators more time before it", (-wait).Round(time.Millisecond))
 		}
@@ -371,7 +352,7 @@ func (s *Session) Close() {
 
 func (s *Session) newRun() *run {
 	// Only closed-loop workers that share a CPU run SCHED_BATCH (sched.go).
-	batch := s.cfg.Rate == 0 && s.cfg.Threads > clientCPUCount(s.cfg.ClientCPUs)
+	batch := s.cfg.Rate == 0 && s.cfg.Threads > clientCPUCount(s.cfg.CPUs)
 	return &run{cfg: s.cfg, slots: s.slots, t: s.t, wl: s.wl, partNames: s.partNames, batch: batch}
 }
 
@@ -686,17 +667,17 @@ func (r *run) work(id int, s *slot) {
 	// A rate-mode worker parks twice an event (schedule and sleep), and a
 	// locked one's park hands its thread over through the scheduler: only
 	// batch or pinned workers lock.
-	if r.batch || len(r.cfg.ClientCPUs) > 0 {
+	if r.batch || len(r.cfg.CPUs) > 0 {
 		runtime.LockOSThread()
 	}
 	if r.batch {
 		defer batchThread()()
 	}
-	if n := len(r.cfg.ClientCPUs); n > 0 {
+	if n := len(r.cfg.CPUs); n > 0 {
 		var set unix.CPUSet
-		set.Set(r.cfg.ClientCPUs[id%n])
+		set.Set(r.cfg.CPUs[id%n])
 		if err := unix.SchedSetaffinity(0, &set); err != nil {
-			r.fail(fmt.Errorf("pinning worker %d to CPU %d: %w", id, r.cfg.ClientCPUs[id%n], err))
+			r.fail(fmt.Errorf("pinning worker %d to CPU %d: %w", id, r.cfg.CPUs[id%n], err))
 			return
 		}
 	}

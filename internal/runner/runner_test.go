@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/runset"
 	"github.com/encbench/encbench/internal/workload"
-	"golang.org/x/sys/unix"
 )
 
 // fakeEngine hands out in-memory connections and counts them; no database
@@ -195,7 +197,7 @@ func target(e *fakeEngine) engine.Target { return engine.Target{Engine: e} }
 
 func TestEventLimitIsExact(t *testing.T) {
 	e, w := &fakeEngine{}, &fakeWorkload{}
-	out, err := Run(context.Background(), target(e), w, Config{Threads: 4, Events: 1000})
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 4, Settings: runset.Settings{Events: 1000}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +216,7 @@ func TestEventLimitIsExact(t *testing.T) {
 func TestTimeLimitEndsTheRun(t *testing.T) {
 	e, w := &fakeEngine{}, &fakeWorkload{eventTime: time.Millisecond}
 	start := time.Now()
-	out, err := Run(context.Background(), target(e), w, Config{Threads: 2, Time: 300 * time.Millisecond})
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 2, Settings: runset.Settings{Time: 300 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +231,7 @@ func TestTimeLimitEndsTheRun(t *testing.T) {
 // Warmup events are run and dropped; they do not count against --events.
 func TestWarmupDoesNotConsumeEvents(t *testing.T) {
 	e, w := &fakeEngine{}, &fakeWorkload{eventTime: 200 * time.Microsecond}
-	out, err := Run(context.Background(), target(e), w, Config{Threads: 2, Events: 300, Warmup: 300 * time.Millisecond})
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 2, Settings: runset.Settings{Events: 300, Warmup: 300 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +247,7 @@ func TestWarmupDoesNotConsumeEvents(t *testing.T) {
 // than the schedule shows as latency from each event's intended start.
 func TestRateScheduleAndNoCoordinatedOmission(t *testing.T) {
 	e, w := &fakeEngine{}, &fakeWorkload{eventTime: 20 * time.Millisecond}
-	out, err := Run(context.Background(), target(e), w, Config{Threads: 1, Time: time.Second, Rate: 200})
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 1, Settings: runset.Settings{Time: time.Second, Rate: 200}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +259,7 @@ func TestRateScheduleAndNoCoordinatedOmission(t *testing.T) {
 		t.Errorf("p99 %v: latency does not count the queueing behind the schedule", p99)
 	}
 	e2, fast := &fakeEngine{}, &fakeWorkload{}
-	out, err = Run(context.Background(), target(e2), fast, Config{Threads: 2, Time: time.Second, Rate: 300})
+	out, err = Run(context.Background(), target(e2), fast, Config{Threads: 2, Settings: runset.Settings{Time: time.Second, Rate: 300}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,8 +275,8 @@ func TestIntervalLines(t *testing.T) {
 	e, w := &fakeEngine{}, &fakeWorkload{eventTime: 100 * time.Microsecond}
 	var buf bytes.Buffer
 	var seen atomic.Int64
-	out, err := Run(context.Background(), target(e), w, Config{Threads: 2, Time: 2 * time.Second, ReportInterval: time.Second, MaxTries: 1,
-		Percentile: 95, Out: &buf, OnInterval: func(Interval) { seen.Add(1) }})
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 2, Out: &buf, OnInterval: func(Interval) { seen.Add(1) },
+		Settings: runset.Settings{Time: 2 * time.Second, ReportInterval: time.Second, MaxTries: 1, Percentile: 95}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +298,7 @@ func TestIntervalLines(t *testing.T) {
 // including those replaced after a lost connection.
 func TestWorkersAndConnectionsAreClosed(t *testing.T) {
 	e, w := &fakeEngine{}, &fakeWorkload{loseEvery: 50}
-	out, err := Run(context.Background(), target(e), w, Config{Threads: 3, Events: 600})
+	out, err := Run(context.Background(), target(e), w, Config{Threads: 3, Settings: runset.Settings{Events: 600}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +328,7 @@ func TestWorkersAndConnectionsAreClosed(t *testing.T) {
 
 func TestFailedSessionCheckStopsBeforeMeasuring(t *testing.T) {
 	e, w := &fakeEngine{}, &fakeWorkload{}
-	_, err := Run(context.Background(), target(e), w, Config{Threads: 2, Events: 100,
+	_, err := Run(context.Background(), target(e), w, Config{Threads: 2, Settings: runset.Settings{Events: 100},
 		CheckSessions: func([]engine.SessionTLS) error { return errors.New("not proven") }})
 	if err == nil || w.events.Load() != 0 {
 		t.Errorf("err %v, %d events ran", err, w.events.Load())
@@ -340,7 +342,7 @@ func TestCancelledRunIsPartial(t *testing.T) {
 	e, w := &fakeEngine{}, &fakeWorkload{eventTime: time.Millisecond}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	out, err := Run(ctx, target(e), w, Config{Threads: 2, Time: time.Minute})
+	out, err := Run(ctx, target(e), w, Config{Threads: 2, Settings: runset.Settings{Time: time.Minute}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +354,7 @@ func TestCancelledRunIsPartial(t *testing.T) {
 func TestConnectFailureIsReported(t *testing.T) {
 	e, w := &fakeEngine{}, &fakeWorkload{}
 	e.failConnect.Store(true)
-	if _, err := Run(context.Background(), target(e), w, Config{Threads: 2, Events: 10}); err == nil {
+	if _, err := Run(context.Background(), target(e), w, Config{Threads: 2, Settings: runset.Settings{Events: 10}}); err == nil {
 		t.Error("a run whose connections were refused succeeded")
 	}
 }
@@ -363,7 +365,7 @@ func TestInterruptedWarmupMeasuresNothing(t *testing.T) {
 	e, w := &fakeEngine{}, &fakeWorkload{eventTime: time.Millisecond}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	out, err := Run(ctx, target(e), w, Config{Threads: 2, Warmup: time.Minute, Time: time.Minute})
+	out, err := Run(ctx, target(e), w, Config{Threads: 2, Settings: runset.Settings{Warmup: time.Minute, Time: time.Minute}})
 	if !errors.Is(err, ErrWarmupInterrupted) || out != nil && out.Hist != nil {
 		t.Fatalf("outcome %v, err %v", out, err)
 	}
@@ -385,7 +387,7 @@ func TestFailureThatStoppedTheOthersIsReported(t *testing.T) {
 		<-ctx.Done()
 		return errs.Usage("no table of this version: prepare first (reading from the server: unexpected EOF)")
 	}}
-	_, err := Open(context.Background(), target(&fakeEngine{}), w, Config{Threads: 4, Events: 10})
+	_, err := Open(context.Background(), target(&fakeEngine{}), w, Config{Threads: 4, Settings: runset.Settings{Events: 10}})
 	if !errors.Is(err, setBack) || errs.ExitCode(err) != 1 {
 		t.Errorf("got %v (exit %d), want the counter's failure", err, errs.ExitCode(err))
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/encbench/encbench/internal/runset"
 )
 
 // TestClosedLoopWorkersRunBatchOnThreadsOfTheirOwn: closed-loop workers
@@ -19,9 +21,9 @@ func TestClosedLoopWorkersRunBatchOnThreadsOfTheirOwn(t *testing.T) {
 		cfg       Config
 		wantBatch bool
 	}{
-		{"three workers on one CPU", Config{Threads: 3, Events: 300, ClientCPUs: []int{0}}, true},
-		{"one worker on its CPU", Config{Threads: 1, Events: 100, ClientCPUs: []int{0}}, false},
-		{"rate mode", Config{Threads: 3, Time: 300 * time.Millisecond, Rate: 200, ClientCPUs: []int{0}}, false},
+		{"three workers on one CPU", Config{Threads: 3, CPUs: []int{0}, Settings: runset.Settings{Events: 300}}, true},
+		{"one worker on its CPU", Config{Threads: 1, CPUs: []int{0}, Settings: runset.Settings{Events: 100}}, false},
+		{"rate mode", Config{Threads: 3, CPUs: []int{0}, Settings: runset.Settings{Time: 300 * time.Millisecond, Rate: 200}}, false},
 	}
 	for _, c := range cases {
 		w := &fakeWorkload{watchPolicy: true}

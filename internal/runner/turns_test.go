@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/encbench/encbench/internal/runset"
 )
 
 // Two sessions take turns: while one's gate is closed its workers start
@@ -80,7 +82,7 @@ func TestSlicedRunsOnlyInItsSlices(t *testing.T) {
 func TestSliceOfAStuckServerFails(t *testing.T) {
 	ctx := context.Background()
 	e, w := &fakeEngine{}, &fakeWorkload{hang: make(chan struct{})}
-	s, err := Open(ctx, target(e), w, Config{Threads: 2, ReconnectTimeout: 100 * time.Millisecond})
+	s, err := Open(ctx, target(e), w, Config{Threads: 2, Settings: runset.Settings{ReconnectTimeout: 100 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +145,7 @@ func TestSliceCountsWorkInsideTheWindow(t *testing.T) {
 func TestTakesHaveTheirOwnNotes(t *testing.T) {
 	ctx := context.Background()
 	e, w := &fakeEngine{}, &fakeWorkload{eventTime: 100 * time.Microsecond, loseEvery: 40}
-	s, err := Open(ctx, target(e), w, Config{Threads: 3, ReconnectTimeout: time.Second})
+	s, err := Open(ctx, target(e), w, Config{Threads: 3, Settings: runset.Settings{ReconnectTimeout: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

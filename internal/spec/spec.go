@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/runset"
 	"github.com/encbench/encbench/internal/workload"
 )
 
@@ -41,8 +42,10 @@ type Spec struct {
 	TDE     bool
 	Threads int
 	// Force lets prepare replace tables encbench did not create.
-	Force  bool
-	Runner Runner
+	Force bool
+	// Runner is how the run phase runs: sysbench's general options plus
+	// encbench's own, in the struct the runner itself reads.
+	Runner runset.Settings
 	// Explain prints the server's plan of each statement before a run.
 	Explain bool
 	// JSON is where run writes its result document.
@@ -65,38 +68,6 @@ type Server struct {
 	// (sandboxes: automatic).
 	ServerPID     int
 	ServerProcess string
-}
-
-// Runner is sysbench's general options plus encbench's own.
-type Runner struct {
-	// Time, Warmup and ReportInterval are seconds.
-	Time           int
-	Events         int64
-	Warmup         int
-	Rate           float64
-	ReportInterval int
-	Percentile     float64
-	MaxReconnects  int
-	// MaxTries, IgnoreErrors and ReconnectTimeout are the error policy
-	// (runner.Config); IgnoreErrors "" is the engine's sysbench list.
-	MaxTries         int
-	IgnoreErrors     string
-	ReconnectTimeout time.Duration
-	Repetition       int
-	ClientCPUs       string
-	ReconnectPerTxn  bool
-	// NetDelay, NetJitter and NetBandwidth (KB/s) put an emulated network
-	// between the workers and the server (package netem).
-	NetDelay     time.Duration
-	NetJitter    time.Duration
-	NetBandwidth int64
-	// NetCutAfter cuts every worker connection through the proxy once it
-	// has been open this long (a fault).
-	NetCutAfter time.Duration
-	// Generator is "I/N": this run is load generator I (from 0) of N that
-	// share --threads; StartAt (RFC3339) is their common start.
-	Generator string
-	StartAt   string
 }
 
 // New returns the spec of a phase of a workload with every default set.
@@ -138,11 +109,14 @@ func Bind(fs *pflag.FlagSet, s *Spec) {
 
 func bindRun(fs *pflag.FlagSet, s *Spec) {
 	r := &s.Runner
-	fs.IntVar(&r.Time, "time", 10, "limit for total execution time in seconds (0: no limit)")
+	r.Time = 10 * time.Second
+	fs.Var(runset.Seconds{D: &r.Time}, "time", "limit for total execution time in seconds (0: no limit)")
 	fs.Int64Var(&r.Events, "events", 0, "limit for total number of events (0: no limit)")
-	fs.IntVar(&r.Warmup, "warmup-time", 0, "execute events for this many seconds with statistics disabled before the measured run")
+	r.Warmup = 0
+	fs.Var(runset.Seconds{D: &r.Warmup}, "warmup-time", "execute events for this many seconds with statistics disabled before the measured run")
 	fs.Float64Var(&r.Rate, "rate", 0, "average transactions rate (0: unlimited); latency then counts from each event's intended start")
-	fs.IntVar(&r.ReportInterval, "report-interval", 0, "report intermediate statistics every N seconds (0: off)")
+	r.ReportInterval = 0
+	fs.Var(runset.Seconds{D: &r.ReportInterval}, "report-interval", "report intermediate statistics every N seconds (0: off)")
 	fs.Float64Var(&r.Percentile, "percentile", 95, "percentile to show in intermediate reports")
 	tries := 1
 	if d, ok := s.Options.(workload.RunDefaults); ok {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -72,7 +73,7 @@ func TestDefaultEventsOnlyWithoutLimits(t *testing.T) {
 		t.Errorf("connect without limits: events %d time %d", s.Runner.Events, s.Runner.Time)
 	}
 	s, _ = spec.Parse(spec.Run, []string{"connect", "--sandbox", "/x", "--time", "5"}, reg)
-	if s.Runner.Events != 0 || s.Runner.Time != 5 {
+	if s.Runner.Events != 0 || s.Runner.Time != 5*time.Second {
 		t.Errorf("connect --time 5: events %d time %d", s.Runner.Events, s.Runner.Time)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/encbench/encbench/internal/engine/mysql"
 	_ "github.com/encbench/encbench/internal/engine/postgres"
@@ -110,7 +111,7 @@ func TestCellSpecs(t *testing.T) {
 	if s.Server.Sandbox != x.Dir.Sandbox("postgres-tls1.3") || s.Server.DSN != "" || s.Threads != 1 {
 		t.Errorf("sandbox cell: %+v threads %d", s.Server, s.Threads)
 	}
-	if s.Runner.Time != 7 || s.Runner.Events != 0 {
+	if s.Runner.Time != 7*time.Second || s.Runner.Events != 0 {
 		t.Errorf("connect in a suite runs for the suite's time: %+v", s.Runner)
 	}
 }

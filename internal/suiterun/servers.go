@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
@@ -350,7 +351,7 @@ func (x *servers) cellSpec(ls *liveSetup, c suite.Cell) (spec.Spec, error) {
 	}
 	st := x.Plan.Suite
 	s.Threads = c.Threads
-	s.Runner.Time, s.Runner.Events, s.Runner.Warmup = st.Time, 0, st.Warmup
+	s.Runner.Time, s.Runner.Events, s.Runner.Warmup = time.Duration(st.Time)*time.Second, 0, time.Duration(st.Warmup)*time.Second
 	s.Runner.Repetition = c.Repetition
 	s.Runner.Rate = c.Rate
 	s.Runner.ClientCPUs = x.clientCPUs
