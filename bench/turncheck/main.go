@@ -172,7 +172,7 @@ func turnsLoss(o options, layer, model, turn string, a, b *server) (*stats.Loss,
 	if err := json.Unmarshal(raw, &an); err != nil {
 		return nil, 0, err
 	}
-	for _, c := range an.Cells {
+	for _, c := range an.Rows {
 		if c.Variant != "plain" && c.Loss != nil {
 			return c.Loss, turnOf(dir), nil
 		}

@@ -100,7 +100,7 @@ data: {tables: 1, table-size: 1000}
 	var a report.Analysis
 	readJSON(t, filepath.Join(out, report.AnalysisFile), &a)
 	losses := 0
-	for _, c := range a.Cells {
+	for _, c := range a.Rows {
 		if c.Variant != "plain" && c.Loss != nil && c.Loss.Paired {
 			losses++
 		}

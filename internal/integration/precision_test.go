@@ -113,7 +113,7 @@ data: {tables: 1, table-size: 1000}
 	var a report.Analysis
 	readJSON(t, filepath.Join(out, report.AnalysisFile), &a)
 	missed := 0
-	for _, c := range a.Cells {
+	for _, c := range a.Rows {
 		if c.ReachedTarget != nil && !*c.ReachedTarget {
 			missed++
 		}

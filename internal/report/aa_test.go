@@ -66,11 +66,11 @@ func TestAAZeroTextWeighsMissesTogether(t *testing.T) {
 		c.Loss = &loss
 		return c
 	}
-	var cells []*Row
+	var rows []*Row
 	for range 15 {
-		cells = append(cells, cell("calm", 1.01, 0.99, 1.00, 1.02, 0.98))
+		rows = append(rows, cell("calm", 1.01, 0.99, 1.00, 1.02, 0.98))
 	}
-	if got := aaZeroText(l, append(cells, cell("calm", 1.0, 1.01, 0.99, 1.0, 1.0)), 16); got != "Every A/A interval contains 0." {
+	if got := aaZeroText(l, append(rows, cell("calm", 1.0, 1.01, 0.99, 1.0, 1.0)), 16); got != "Every A/A interval contains 0." {
 		t.Errorf("no miss: %q", got)
 	}
 	// Just beyond 0 at 95%, well inside it at 1 - 0.05/16.
@@ -78,12 +78,12 @@ func TestAAZeroTextWeighsMissesTogether(t *testing.T) {
 	if !chance.Loss.Significant {
 		t.Fatalf("test data: %+v should exclude 0 at 95%%", chance.Loss)
 	}
-	got := aaZeroText(l, append(cells, chance), 16)
+	got := aaZeroText(l, append(rows, chance), 16)
 	if !strings.Contains(got, "A/A intervals that exclude 0: 1 of 16 (lucky at 8 threads on pg)") || !strings.Contains(got, "0.8 would by chance alone") || !strings.Contains(got, "none is beyond chance") {
 		t.Errorf("a miss chance explains: %q", got)
 	}
 	real := cell("biased", 0.90, 0.91, 0.90, 0.89, 0.90)
-	got = aaZeroText(l, append(cells, real), 16)
+	got = aaZeroText(l, append(rows, real), 16)
 	if !strings.Contains(got, "0 stays outside the interval of biased at 8 threads on pg") {
 		t.Errorf("a miss beyond chance: %q", got)
 	}

@@ -77,14 +77,14 @@ func Aggregate(results []*result.Result, baseline string, order *Order) []*Row {
 		c.Results = append(c.Results, r)
 		c.Verified = c.Verified && r.Variant.Verified.OK
 	}
-	cells := make([]*Row, 0, len(byKey))
+	rows := make([]*Row, 0, len(byKey))
 	for _, c := range byKey {
 		summarise(c)
-		cells = append(cells, c)
+		rows = append(rows, c)
 	}
-	order.learn(cells)
-	sort.Slice(cells, func(i, j int) bool { return order.less(cells[i].Key, cells[j].Key) })
-	for _, c := range cells {
+	order.learn(rows)
+	sort.Slice(rows, func(i, j int) bool { return order.less(rows[i].Key, rows[j].Key) })
+	for _, c := range rows {
 		if c.Baseline {
 			continue
 		}
@@ -116,7 +116,7 @@ func Aggregate(results []*result.Result, baseline string, order *Order) []*Row {
 			})
 		}
 	}
-	return cells
+	return rows
 }
 
 func changePct(base, v float64) *float64 {
@@ -246,11 +246,11 @@ type Order struct {
 	Variants  []string
 }
 
-func (o *Order) learn(cells []*Row) {
-	sort.Slice(cells, func(i, j int) bool { // first seen = earliest result
-		return cells[i].Results[0].StartedAt < cells[j].Results[0].StartedAt
+func (o *Order) learn(rows []*Row) {
+	sort.Slice(rows, func(i, j int) bool { // first seen = earliest result
+		return rows[i].Results[0].StartedAt < rows[j].Results[0].StartedAt
 	})
-	for _, c := range cells {
+	for _, c := range rows {
 		if !slices.Contains(o.Targets, c.Target) {
 			o.Targets = append(o.Targets, c.Target)
 		}

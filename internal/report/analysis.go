@@ -18,12 +18,12 @@ type Analysis struct {
 	BudgetSpent bool    `json:"budget_spent,omitempty"`
 	// MachineNoise is the machine's own steadiness before the first block.
 	MachineNoise *suite.MachineNoise `json:"machine_noise,omitempty"`
-	Cells        []CellAnalysis      `json:"cells"`
+	Rows         []RowAnalysis       `json:"cells"`
 }
 
-// CellAnalysis is one target, workload, thread count and variant over its
+// RowAnalysis is one target, workload, thread count and variant over its
 // blocks. CPU figures are microseconds per transaction.
-type CellAnalysis struct {
+type RowAnalysis struct {
 	Target   string `json:"target"`
 	Workload string `json:"workload"`
 	Threads  int    `json:"threads"`
@@ -52,7 +52,7 @@ func analysisOf(m *Model) Analysis {
 	a := Analysis{Schema: AnalysisSchema, Baseline: m.Baseline, Precision: m.Precision, BudgetSpent: m.BudgetSpent, MachineNoise: m.MachineNoise}
 	for _, s := range m.Sections {
 		for _, c := range s.Cells {
-			ca := CellAnalysis{Target: c.Target, Workload: c.Workload, Threads: c.Threads, Variant: c.Variant,
+			ca := RowAnalysis{Target: c.Target, Workload: c.Workload, Threads: c.Threads, Variant: c.Variant,
 				Blocks: len(c.Results), Verified: c.Verified, TPS: c.TPS, ClientUs: perTxnUs(c.ClientMsPerTxn),
 				Loss: c.Loss, LossReason: c.LossReason, ClientUsAdded: c.ClientUsAdded, ServerUsAdded: c.ServerUsAdded,
 				P95MsAdded: c.P95Added, OfferedTPS: c.Rate}
@@ -68,7 +68,7 @@ func analysisOf(m *Model) Analysis {
 					ca.ReachedTarget = &ok
 				}
 			}
-			a.Cells = append(a.Cells, ca)
+			a.Rows = append(a.Rows, ca)
 		}
 	}
 	return a

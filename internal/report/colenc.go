@@ -124,7 +124,7 @@ func leakageTable(l *locale.Lang, used []colenc.Scheme) Table {
 // referenceTable sets a suite's published losses beside encbench's own,
 // per workload, variant and thread count, with encbench's 95% interval per
 // target.
-func referenceTable(l *locale.Lang, ref *suite.Reference, cells []*Row, order Order) Table {
+func referenceTable(l *locale.Lang, ref *suite.Reference, rows []*Row, order Order) Table {
 	t := Table{Head: []string{l.T("col.workload"), l.T("col.variant"), l.T("col.threads"), l.T("ref.published")}}
 	for _, tg := range order.Targets {
 		t.Head = append(t.Head, l.T("ref.encbench", tg))
@@ -134,14 +134,14 @@ func referenceTable(l *locale.Lang, ref *suite.Reference, cells []*Row, order Or
 	for _, w := range workloads {
 		for _, v := range order.Variants {
 			byThreads, ok := losses[w][v]
-			if !ok || !slices.ContainsFunc(cells, func(c *Row) bool { return c.Workload == w && c.Variant == v }) {
+			if !ok || !slices.ContainsFunc(rows, func(c *Row) bool { return c.Workload == w && c.Variant == v }) {
 				continue // a suite cut down to some workloads shows only those
 			}
 			for _, th := range slices.Sorted(maps.Keys(byThreads)) {
 				row := []Text{{S: w}, {S: v}, {S: strconv.Itoa(th)}, {S: l.F("%.2f", byThreads[th]), Strong: true}}
 				for _, tg := range order.Targets {
 					cell := Text{S: "-"}
-					for _, c := range cells {
+					for _, c := range rows {
 						if c.Target == tg && c.Variant == v && c.Threads == th && c.Workload == w && c.Loss != nil {
 							cell = Text{S: lossCI(l, *c.Loss)}
 						}

@@ -17,7 +17,7 @@ import (
 // Conclusions are sentences written from the cells: they claim only what
 // the intervals support.
 // extra (what the event parts show) follows the throughput findings.
-func Conclusions(l *locale.Lang, cells []*Row, baseline string, order Order, extra []string) []string {
+func Conclusions(l *locale.Lang, rows []*Row, baseline string, order Order, extra []string) []string {
 	var out []string
 	for _, target := range order.Targets {
 		for _, variant := range order.Variants {
@@ -25,7 +25,7 @@ func Conclusions(l *locale.Lang, cells []*Row, baseline string, order Order, ext
 				continue
 			}
 			var cs []*Row
-			for _, c := range cells {
+			for _, c := range rows {
 				if c.Target == target && c.Variant == variant {
 					cs = append(cs, c)
 				}
@@ -34,15 +34,15 @@ func Conclusions(l *locale.Lang, cells []*Row, baseline string, order Order, ext
 				continue
 			}
 			if variant == variantpkg.AAName {
-				out = append(out, aaConclusion(l, cs, baseline, sharesServer(cs, cells, baseline)))
+				out = append(out, aaConclusion(l, cs, baseline, sharesServer(cs, rows, baseline)))
 				continue
 			}
-			out = append(out, strings.Join(variantConclusions(l, cs, baseline, order, floorOf(cells)), l.T("sentence.sep")))
+			out = append(out, strings.Join(variantConclusions(l, cs, baseline, order, floorOf(rows)), l.T("sentence.sep")))
 		}
 	}
 	out = append(out, extra...)
-	out = append(out, verification(l, cells)...)
-	out = append(out, clientShare(l, cells)...)
+	out = append(out, verification(l, rows)...)
+	out = append(out, clientShare(l, rows)...)
 	return out
 }
 
@@ -55,9 +55,9 @@ func threadsText(l *locale.Lang, n int) string { return l.T("threads.n", n) }
 // floorOf finds a cell's A/A counterpart (same target, workload and
 // threads, variant aa) and returns the largest loss its interval allows
 // either way: a difference within it is noise the A/A run also shows.
-func floorOf(cells []*Row) func(*Row) float64 {
+func floorOf(rows []*Row) func(*Row) float64 {
 	return func(c *Row) float64 {
-		for _, a := range cells {
+		for _, a := range rows {
 			if a.Variant == variantpkg.AAName && a.Target == c.Target && a.Workload == c.Workload && a.Threads == c.Threads && a.Loss != nil {
 				return math.Max(math.Abs(a.Loss.Low), math.Abs(a.Loss.High))
 			}
@@ -68,12 +68,12 @@ func floorOf(cells []*Row) func(*Row) float64 {
 
 // sharesServer says the A/A cells ran on the baseline's own server (the
 // same server process in every block), not on a second instance.
-func sharesServer(aa []*Row, cells []*Row, baseline string) bool {
+func sharesServer(aa []*Row, rows []*Row, baseline string) bool {
 	for _, a := range aa {
-		i := slices.IndexFunc(cells, func(c *Row) bool {
+		i := slices.IndexFunc(rows, func(c *Row) bool {
 			return c.Variant == baseline && c.Target == a.Target && c.Workload == a.Workload && c.Threads == a.Threads && c.Rate == a.Rate
 		})
-		if i < 0 || serverOf(a) == "" || serverOf(a) != serverOf(cells[i]) {
+		if i < 0 || serverOf(a) == "" || serverOf(a) != serverOf(rows[i]) {
 			return false
 		}
 	}
@@ -101,15 +101,15 @@ func serverOf(c *Row) string {
 // otherInstance says whether some variant ran on another server instance
 // than its baseline (TDE on a server of its own), as opposed to another
 // database of the same server (TDE's encrypted copies).
-func otherInstance(cells []*Row, baseline string) bool {
-	for _, c := range cells {
+func otherInstance(rows []*Row, baseline string) bool {
+	for _, c := range rows {
 		if c.Variant == baseline || c.Variant == variantpkg.AAName {
 			continue
 		}
-		i := slices.IndexFunc(cells, func(b *Row) bool {
+		i := slices.IndexFunc(rows, func(b *Row) bool {
 			return b.Variant == baseline && b.Target == c.Target && b.Workload == c.Workload && b.Threads == c.Threads && b.Rate == c.Rate
 		})
-		if i >= 0 && instanceOf(c) != instanceOf(cells[i]) {
+		if i >= 0 && instanceOf(c) != instanceOf(rows[i]) {
 			return true
 		}
 	}
@@ -381,9 +381,9 @@ func regimeNote(l *locale.Lang, cs []*Row) string {
 	}
 }
 
-func verification(l *locale.Lang, cells []*Row) []string {
+func verification(l *locale.Lang, rows []*Row) []string {
 	n, bad := 0, []string{}
-	for _, c := range cells {
+	for _, c := range rows {
 		for _, r := range c.Results {
 			n++
 			if !r.Variant.Verified.OK {
@@ -392,7 +392,7 @@ func verification(l *locale.Lang, cells []*Row) []string {
 		}
 	}
 	if len(bad) == 0 {
-		for _, c := range cells {
+		for _, c := range rows {
 			if len(c.Results) > 0 && c.Results[0].Variant.Verified.Colenc != nil {
 				return []string{l.T("verified.all.colenc", n)}
 			}
@@ -404,13 +404,13 @@ func verification(l *locale.Lang, cells []*Row) []string {
 
 // clientShare reports how much of the machine the client used at the
 // highest thread count: on a small machine it competes with the server.
-func clientShare(l *locale.Lang, cells []*Row) []string {
+func clientShare(l *locale.Lang, rows []*Row) []string {
 	maxT := 0
-	for _, c := range cells {
+	for _, c := range rows {
 		maxT = max(maxT, c.Threads)
 	}
 	var cli, mach []float64
-	for _, c := range cells {
+	for _, c := range rows {
 		if c.Threads != maxT {
 			continue
 		}

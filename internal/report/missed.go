@@ -21,13 +21,13 @@ type missedRule struct {
 // the precision target, with its half-width, its blocks, how much its
 // loss moved from block to block and what kept it wide: a finding, where
 // the glance table only has a *.
-func missedTable(l *locale.Lang, cells []*Row, baseline string, rule missedRule) Table {
+func missedTable(l *locale.Lang, rows []*Row, baseline string, rule missedRule) Table {
 	t := Table{Head: []string{l.T("col.target"), l.T("col.workload"), l.T("col.threads"), l.T("col.variant"),
 		l.T("missed.col.half"), l.T("missed.col.blocks"), l.T("missed.col.sd"), l.T("missed.col.why")}}
 	if rule.precision <= 0 {
 		return t
 	}
-	for _, c := range cells {
+	for _, c := range rows {
 		if c.Baseline || c.Loss == nil || c.Rate > 0 {
 			continue
 		}
@@ -43,7 +43,7 @@ func missedTable(l *locale.Lang, cells []*Row, baseline string, rule missedRule)
 		// From the interval itself, so the estimate is never fewer
 		// blocks than already ran.
 		need := stats.BlocksFor(hw, blocks, rule.precision)
-		base := findRow(cells, c.Target, c.Workload, baseline, c.Threads)
+		base := findRow(rows, c.Target, c.Workload, baseline, c.Threads)
 		own, theirs := stallsIn(c, rule.stallPct), 0
 		if base != nil {
 			theirs = stallsIn(base, rule.stallPct)

@@ -125,7 +125,7 @@ func Build(d *Data, l *locale.Lang) *Model {
 	closed := closedLoop(cells, false)
 	m.Glance = glance(l, closed, order, baseline, m.Precision)
 	if rec := d.Record; rec != nil && rec.Plan != nil && m.Precision > 0 {
-		_, most := rec.Suite.Blocks()
+		_, most := rec.Suite.BlockBounds()
 		m.Missed = missedTable(l, closed, baseline, missedRule{precision: m.Precision, most: most, spent: rec.BudgetSpent, stallPct: rec.Suite.Disturb().StallPct})
 	}
 	m.Offered = offeredTable(l, cells)
@@ -210,13 +210,13 @@ var settingsThatMatter = []string{
 	"innodb_encrypt_temporary_tables", "innodb_doublewrite", "full_page_writes", "deadlock_timeout", "autovacuum",
 }
 
-func serverTable(l *locale.Lang, cells []*Row, order Order) Table {
+func serverTable(l *locale.Lang, rows []*Row, order Order) Table {
 	t := Table{Head: []string{l.T("col.target"), l.T("col.variant"), l.T("servers.server"), l.T("servers.settings"), l.T("servers.regime"),
 		l.T("servers.client_cpus"), l.T("servers.server_cpus"), l.T("servers.tls_seen"), l.T("servers.at_rest")}}
 	seen := map[string]bool{}
 	for _, tg := range order.Targets {
 		for _, v := range order.Variants {
-			for _, c := range cells {
+			for _, c := range rows {
 				if c.Target != tg || c.Variant != v || seen[tg+v] {
 					continue
 				}
@@ -233,7 +233,7 @@ func serverTable(l *locale.Lang, cells []*Row, order Order) Table {
 					ratio = l.T("servers.regime.value", float64(r.Regime.DataBytes)/1e6, float64(r.Regime.BufferPoolBytes)/1e6, r.Regime.Ratio)
 				}
 				t.Rows = append(t.Rows, []Text{{S: tg}, {S: v}, {S: r.Engine.Version}, {S: strings.Join(set, ", ")}, {S: ratio},
-					{S: cpuList(l, r.CPU.ClientCPUs)}, {S: orAll(l, r.CPU.ServerCPUs)}, {S: tlsSeen(l, cells, tg, v)}, {S: atRest(l, r.Variant.Verified.TDE)}})
+					{S: cpuList(l, r.CPU.ClientCPUs)}, {S: orAll(l, r.CPU.ServerCPUs)}, {S: tlsSeen(l, rows, tg, v)}, {S: atRest(l, r.Variant.Verified.TDE)}})
 			}
 		}
 	}
@@ -268,10 +268,10 @@ func orAll(l *locale.Lang, s string) string {
 }
 
 // tlsSeen sums the server's view over every run of a target and variant.
-func tlsSeen(l *locale.Lang, cells []*Row, target, variant string) string {
+func tlsSeen(l *locale.Lang, rows []*Row, target, variant string) string {
 	conns, tls := 0, 0
 	versions, ciphers := map[string]bool{}, map[string]bool{}
-	for _, c := range cells {
+	for _, c := range rows {
 		if c.Target != target || c.Variant != variant {
 			continue
 		}
@@ -303,8 +303,8 @@ func atRest(l *locale.Lang, p *result.TDEProof) string {
 	return l.T("atrest.tables", p.Encrypted, p.Tables)
 }
 
-func method(l *locale.Lang, d *Data, cells []*Row, m *Model) []string {
-	out := []string{designText(l, d.Results, cells)}
+func method(l *locale.Lang, d *Data, rows []*Row, m *Model) []string {
+	out := []string{designText(l, d.Results, rows)}
 	if s := autoTurnText(l, d.Results); s != "" {
 		out = append(out, s)
 	}
@@ -312,17 +312,17 @@ func method(l *locale.Lang, d *Data, cells []*Row, m *Model) []string {
 		out = append(out, defaultsText(l, d.Record.Suite))
 	}
 	out = append(out, l.T("method.loss"), l.T("method.cost"))
-	if !serverMeasured(cells) {
+	if !serverMeasured(rows) {
 		out = append(out, l.T("method.cost.no_server"))
 	}
-	out = append(out, perTableTDE(l, cells)...)
+	out = append(out, perTableTDE(l, rows)...)
 	if d.Record != nil {
 		for _, setup := range slices.Sorted(maps.Keys(d.Record.ReusedData)) {
 			out = append(out, l.T("method.data.reused", setup, d.Record.ReusedData[setup]))
 		}
 	}
 	if d.Record != nil && d.Record.Plan != nil {
-		out = append(out, aaText(l, cells, d.Record)...)
+		out = append(out, aaText(l, rows, d.Record)...)
 		out = append(out, suiteRules(l, d, m.BudgetSpent)...)
 	}
 	if s := networkText(l, d.Results); s != "" {
@@ -336,9 +336,9 @@ func method(l *locale.Lang, d *Data, cells []*Row, m *Model) []string {
 }
 
 // designText says how many blocks of how long ran, in turns or whole.
-func designText(l *locale.Lang, results []*result.Result, cells []*Row) string {
+func designText(l *locale.Lang, results []*result.Result, rows []*Row) string {
 	least, most := 0, 0
-	for i, c := range cells {
+	for i, c := range rows {
 		if n := len(c.Results); i == 0 || n < least {
 			least = n
 		}
@@ -357,16 +357,16 @@ func designText(l *locale.Lang, results []*result.Result, cells []*Row) string {
 }
 
 // aaText says how the A/A variant ran: on its own server or the baseline's.
-func aaText(l *locale.Lang, cells []*Row, rec *suite.Record) []string {
-	if !hasAA(cells) {
+func aaText(l *locale.Lang, rows []*Row, rec *suite.Record) []string {
+	if !hasAA(rows) {
 		return nil
 	}
 	key := "method.aa"
-	if sharesServer(cellsOf(cells, variant.AAName), cells, rec.Baseline) {
+	if sharesServer(cellsOf(rows, variant.AAName), rows, rec.Baseline) {
 		key = "method.aa.shared"
 	}
 	out := []string{l.T(key)}
-	if key == "method.aa.shared" && otherInstance(cells, rec.Baseline) {
+	if key == "method.aa.shared" && otherInstance(rows, rec.Baseline) {
 		out = append(out, l.T("method.aa.instances"))
 	}
 	// servers: own starts a second sandbox; a DSN target has no such option.
@@ -396,7 +396,7 @@ func suiteRules(l *locale.Lang, d *Data, spent bool) []string {
 		out = append(out, s)
 	}
 	if st.Precision > 0 {
-		_, most := st.Blocks()
+		_, most := st.BlockBounds()
 		s := []string{l.T("method.precision", st.Precision, st.Repetitions, most)}
 		if st.Budget != "" {
 			s = append(s, l.T("method.precision.budget", st.Budget))
@@ -413,9 +413,9 @@ func suiteRules(l *locale.Lang, d *Data, spent bool) []string {
 	return out
 }
 
-func cellsOf(cells []*Row, variant string) []*Row {
+func cellsOf(rows []*Row, variant string) []*Row {
 	var out []*Row
-	for _, c := range cells {
+	for _, c := range rows {
 		if c.Variant == variant {
 			out = append(out, c)
 		}
@@ -508,8 +508,8 @@ func orderText(l *locale.Lang, st suite.Suite) string {
 	return l.T(key, strings.Join(reads, ", "), strings.Join(writes, ", "))
 }
 
-func hasAA(cells []*Row) bool {
-	return slices.ContainsFunc(cells, func(c *Row) bool { return c.Variant == variant.AAName })
+func hasAA(rows []*Row) bool {
+	return slices.ContainsFunc(rows, func(c *Row) bool { return c.Variant == variant.AAName })
 }
 
 // noiseText tells the machine's own steadiness, checked before the first
@@ -626,14 +626,14 @@ func diffText(l *locale.Lang, d *stats.Diff) string {
 
 // serverMeasured says whether any row has the server's CPU (a DSN target
 // without server_pid has none).
-func serverMeasured(cells []*Row) bool {
-	return slices.ContainsFunc(cells, func(c *Row) bool { return c.ServerMsPerTxn != nil })
+func serverMeasured(rows []*Row) bool {
+	return slices.ContainsFunc(rows, func(c *Row) bool { return c.ServerMsPerTxn != nil })
 }
 
-func resultTable(l *locale.Lang, cells []*Row, precision float64) Table {
+func resultTable(l *locale.Lang, rows []*Row, precision float64) Table {
 	t := Table{Head: []string{l.T("col.target"), l.T("col.threads"), l.T("col.variant"), l.T("col.n"), l.T("col.tps"), l.T("col.avg_ms"), l.T("col.p95_ms"),
 		l.T("col.client_us"), l.T("col.server_us"), l.T("col.client_added"), l.T("col.server_added"), l.T("col.loss")}}
-	for _, c := range cells {
+	for _, c := range rows {
 		srv := l.T("na")
 		if c.ServerMsPerTxn != nil {
 			srv = l.F("%.1f", 1000*c.ServerMsPerTxn.Mean)
@@ -650,7 +650,7 @@ func resultTable(l *locale.Lang, cells []*Row, precision float64) Table {
 			{S: ci(l, c.TPS, 1)}, {S: l.F("%.2f", c.AvgMs.Mean)}, {S: ci(l, c.P95Ms, 2)},
 			{S: l.F("%.1f", 1000*c.ClientMsPerTxn.Mean)}, {S: srv}, {S: cliAdded}, {S: srvAdded}, lossText(l, c, precision)})
 	}
-	if !serverMeasured(cells) {
+	if !serverMeasured(rows) {
 		t = dropColumns(t, 8, 10) // server CPU and server CPU added
 	}
 	return t
@@ -658,7 +658,7 @@ func resultTable(l *locale.Lang, cells []*Row, precision float64) Table {
 
 // glance tabulates TPS loss: a row per target and variant, a column per
 // workload and thread count.
-func glance(l *locale.Lang, cells []*Row, order Order, baseline string, precision float64) Table {
+func glance(l *locale.Lang, rows []*Row, order Order, baseline string, precision float64) Table {
 	type col struct {
 		w  string
 		th int
@@ -666,7 +666,7 @@ func glance(l *locale.Lang, cells []*Row, order Order, baseline string, precisio
 	var cols []col
 	for _, w := range order.Workloads {
 		var ths []int
-		for _, c := range cells {
+		for _, c := range rows {
 			if c.Workload == w && !slices.Contains(ths, c.Threads) {
 				ths = append(ths, c.Threads)
 			}
@@ -689,7 +689,7 @@ func glance(l *locale.Lang, cells []*Row, order Order, baseline string, precisio
 			found := false
 			for _, cl := range cols {
 				cell := Text{S: "-"}
-				for _, c := range cells {
+				for _, c := range rows {
 					if c.Target == tg && c.Variant == v && c.Workload == cl.w && c.Threads == cl.th {
 						found = true
 						switch x := c.Loss; {
@@ -744,10 +744,10 @@ func dropColumns(t Table, idx ...int) Table {
 
 // perTableTDE states, once per target, the limit of TDE measured on a
 // server of the user's: the tables are proven, the rest is the server's.
-func perTableTDE(l *locale.Lang, cells []*Row) []string {
+func perTableTDE(l *locale.Lang, rows []*Row) []string {
 	said := map[string]bool{}
 	var out []string
-	for _, c := range cells {
+	for _, c := range rows {
 		for _, r := range c.Results {
 			p := r.Variant.Verified.TDE
 			if p == nil || p.Scope != "tables" || said[c.Target] {

@@ -23,8 +23,8 @@ func TestServerCPUNotMeasuredIsLeftOut(t *testing.T) {
 	tls := &Row{Key: Key{Target: "db", Workload: "w", Threads: 8, Variant: "tls"},
 		ClientUsAdded: &stats.Diff{Mean: 3.7, Low: 3.1, High: 4.3, Significant: true},
 		Loss:          &stats.Loss{Pct: 26.8, Low: 25, High: 28.6, Significant: true}}
-	cells := []*Row{base, tls}
-	tab := resultTable(l, cells, 0)
+	rows := []*Row{base, tls}
+	tab := resultTable(l, rows, 0)
 	if slices.Contains(tab.Head, l.T("col.server_us")) || slices.Contains(tab.Head, l.T("col.server_added")) || len(tab.Rows[0]) != len(tab.Head) {
 		t.Errorf("table without server CPU: %q", tab.Head)
 	}
@@ -37,7 +37,7 @@ func TestServerCPUNotMeasuredIsLeftOut(t *testing.T) {
 	}
 	srv := stats.Summary{Mean: 0.03}
 	tls.ServerMsPerTxn = &srv
-	if tab := resultTable(l, cells, 0); !slices.Contains(tab.Head, l.T("col.server_us")) {
+	if tab := resultTable(l, rows, 0); !slices.Contains(tab.Head, l.T("col.server_us")) {
 		t.Errorf("table with server CPU: %q", tab.Head)
 	}
 }

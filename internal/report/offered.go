@@ -10,9 +10,9 @@ import (
 // closedLoop keeps the cells that ran as fast as the server went (fixed
 // false) or those run at a fixed offered load (fixed true), which compare
 // latency and CPU, not throughput.
-func closedLoop(cells []*Row, fixed bool) []*Row {
+func closedLoop(rows []*Row, fixed bool) []*Row {
 	var out []*Row
-	for _, c := range cells {
+	for _, c := range rows {
 		if (c.Rate > 0) == fixed {
 			out = append(out, c)
 		}
@@ -22,10 +22,10 @@ func closedLoop(cells []*Row, fixed bool) []*Row {
 
 // offeredTable compares the variants at equal offered load: the same
 // rate for every variant, latency from each event's intended start.
-func offeredTable(l *locale.Lang, cells []*Row) Table {
+func offeredTable(l *locale.Lang, rows []*Row) Table {
 	t := Table{Head: []string{l.T("col.target"), l.T("offered.workload"), l.T("col.threads"), l.T("col.variant"), l.T("offered.offered"), l.T("offered.achieved"),
 		l.T("offered.p95"), l.T("offered.p95_added"), l.T("col.server_added"), l.T("col.client_added")}}
-	for _, c := range closedLoop(cells, true) {
+	for _, c := range closedLoop(rows, true) {
 		p95Added, srv, cli := "", "", ""
 		if !c.Baseline {
 			p95Added, srv, cli = diffText(l, c.P95Added), diffText(l, c.ServerUsAdded), diffText(l, c.ClientUsAdded)
@@ -39,12 +39,12 @@ func offeredTable(l *locale.Lang, cells []*Row) Table {
 
 // offeredConclusions say, per target and variant, what it does to latency
 // and CPU at the highest equal offered load measured, at the most threads.
-func offeredConclusions(l *locale.Lang, cells []*Row, baseline string, order Order) []string {
+func offeredConclusions(l *locale.Lang, rows []*Row, baseline string, order Order) []string {
 	var out []string
 	for _, target := range order.Targets {
 		for _, variant := range order.Variants {
 			var top *Row
-			for _, c := range closedLoop(cells, true) {
+			for _, c := range closedLoop(rows, true) {
 				if c.Target != target || c.Variant != variant || c.Baseline || c.P95Added == nil {
 					continue
 				}

@@ -25,16 +25,16 @@ type Overview struct {
 
 // overviewOf answers per layer (variant) over every target: the largest
 // significant loss with its interval, and how many cells show one.
-func overviewOf(l *locale.Lang, d *Data, cells []*Row, m *Model) Overview {
+func overviewOf(l *locale.Lang, d *Data, rows []*Row, m *Model) Overview {
 	var layers []string
 	for _, v := range m.Order.Variants {
-		if v != m.Baseline && v != variantpkg.AAName && slices.ContainsFunc(cells, func(c *Row) bool { return c.Variant == v }) {
+		if v != m.Baseline && v != variantpkg.AAName && slices.ContainsFunc(rows, func(c *Row) bool { return c.Variant == v }) {
 			layers = append(layers, v)
 		}
 	}
 	var engines []string
 	for _, t := range m.Order.Targets {
-		for _, c := range cells {
+		for _, c := range rows {
 			if c.Target == t {
 				if e := shortVersion(c.EngineVersion); !slices.Contains(engines, e) {
 					engines = append(engines, e)
@@ -52,9 +52,9 @@ func overviewOf(l *locale.Lang, d *Data, cells []*Row, m *Model) Overview {
 	if len(layers) == 0 {
 		o.Question = l.T("overview.question.baseline", m.Baseline, workloads, on)
 	}
-	floor := floorOf(cells)
+	floor := floorOf(rows)
 	for _, v := range layers {
-		o.Answers = append(o.Answers, layerAnswer(l, v, cells, floor))
+		o.Answers = append(o.Answers, layerAnswer(l, v, rows, floor))
 	}
 	if d.Record != nil {
 		for _, v := range slices.Sorted(maps.Keys(d.Record.Failed)) {
@@ -64,25 +64,25 @@ func overviewOf(l *locale.Lang, d *Data, cells []*Row, m *Model) Overview {
 	}
 	var widest float64
 	aa := 0
-	for _, c := range cells {
+	for _, c := range rows {
 		if c.Variant == variantpkg.AAName && c.Loss != nil {
 			aa++
 			widest = math.Max(widest, math.Max(math.Abs(c.Loss.Low), math.Abs(c.Loss.High)))
 		}
 	}
 	if aa > 0 {
-		o.Floor = l.T("overview.floor", widest, l.T("cells.n", aa)) + " " + aaZeroText(l, cells, aa)
+		o.Floor = l.T("overview.floor", widest, l.T("cells.n", aa)) + " " + aaZeroText(l, rows, aa)
 	}
 	return o
 }
 
 // layerAnswer is one sentence: where the layer costs most, with its
 // interval, and in how many cells the loss is significant.
-func layerAnswer(l *locale.Lang, v string, cells []*Row, floor func(*Row) float64) string {
+func layerAnswer(l *locale.Lang, v string, rows []*Row, floor func(*Row) float64) string {
 	var top *Row
 	sig, compared := 0, 0
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, c := range cells {
+	for _, c := range rows {
 		if c.Variant != v || c.Loss == nil {
 			continue
 		}
@@ -139,10 +139,10 @@ func datesLine(l *locale.Lang, d *Data) string {
 // in twenty misses by chance, so a miss is weighed against all n of them
 // at once (Bonferroni: each at 1 - 0.05/n): only a difference beyond that
 // says two runs of one configuration really differed.
-func aaZeroText(l *locale.Lang, cells []*Row, n int) string {
+func aaZeroText(l *locale.Lang, rows []*Row, n int) string {
 	var missed, beyond []*Row
 	level := 1 - (1-stats.Confidence)/float64(n)
-	for _, c := range cells {
+	for _, c := range rows {
 		if c.Variant != variantpkg.AAName || c.Loss == nil || !c.Loss.Significant {
 			continue
 		}

@@ -89,14 +89,14 @@ func partRoles(rs []*result.Result) map[string]string {
 
 // partsTables builds one table per target and thread count of a section
 // whose results time parts of their events.
-func partsTables(l *locale.Lang, cells []*Row, order Order, baseline string, precision float64) []PartsTable {
+func partsTables(l *locale.Lang, rows []*Row, order Order, baseline string, precision float64) []PartsTable {
 	var out []PartsTable
 	type tt struct {
 		target  string
 		threads int
 	}
 	var keys []tt
-	for _, c := range cells {
+	for _, c := range rows {
 		k := tt{c.Target, c.Threads}
 		if !slices.Contains(keys, k) && len(partsOf(c.Results)) > 0 {
 			keys = append(keys, k)
@@ -105,13 +105,13 @@ func partsTables(l *locale.Lang, cells []*Row, order Order, baseline string, pre
 	for _, k := range keys {
 		pt := PartsTable{Target: k.target, Threads: k.threads, Precision: precision, Means: map[string]map[string]stats.Summary{}, Notes: map[string]map[string]int64{}}
 		var rs []*result.Result
-		rows := map[string]*Row{}
+		byVariant := map[string]*Row{}
 		for _, v := range order.Variants {
-			for _, c := range cells {
+			for _, c := range rows {
 				if c.Target != k.target || c.Threads != k.threads || c.Variant != v {
 					continue
 				}
-				rows[v] = c
+				byVariant[v] = c
 				pt.Variants = append(pt.Variants, v)
 				rs = append(rs, c.Results...)
 				pt.Means[v] = map[string]stats.Summary{}
@@ -133,7 +133,7 @@ func partsTables(l *locale.Lang, cells []*Row, order Order, baseline string, pre
 				}
 			}
 		}
-		pt.Ratios = partRatios(rows, baseline, pt.Variants)
+		pt.Ratios = partRatios(byVariant, baseline, pt.Variants)
 		pt.Parts = partsOf(rs)
 		pt.Roles = partRoles(rs)
 		pt.Labels = map[string]string{}
@@ -209,14 +209,14 @@ func (pt PartsTable) table(l *locale.Lang, baseline string) Table {
 }
 
 // partsConclusions say where TLS costs: in the handshake or in every query.
-func partsConclusions(l *locale.Lang, tables []PartsTable, baseline string, cells []*Row) []string {
+func partsConclusions(l *locale.Lang, tables []PartsTable, baseline string, rows []*Row) []string {
 	var out []string
 	for _, pt := range tables {
 		// A section's cells share its workload: name it, as one target
 		// may time connections on several (connect, connect_rtt2ms).
 		where := pt.Target
-		if len(cells) > 0 {
-			where += " " + cells[0].Workload
+		if len(rows) > 0 {
+			where += " " + rows[0].Workload
 		}
 		b := pt.Means[baseline]
 		conn, steadyPart := pt.Roles["connect"], pt.Roles["steady"]
@@ -254,7 +254,7 @@ func partsConclusions(l *locale.Lang, tables []PartsTable, baseline string, cell
 				if r.Low <= 1 && r.High >= 1 {
 					steadyID = "parts.steady.ns"
 				}
-			} else if x, err := stats.LossPct(itemMeans(cells, pt, baseline, steadyPart), itemMeans(cells, pt, v, steadyPart)); err == nil && !x.Significant {
+			} else if x, err := stats.LossPct(itemMeans(rows, pt, baseline, steadyPart), itemMeans(rows, pt, v, steadyPart)); err == nil && !x.Significant {
 				steadyID = "parts.steady.ns"
 			}
 			clauses = append(clauses, l.T(steadyID, ratio(steadyPart), b[steadyPart].Mean, rq.Mean))
@@ -288,9 +288,9 @@ func noted(n map[string]int64, prefix string) string {
 }
 
 // itemMeans are one part's per-repetition means of a cell, for intervals.
-func itemMeans(cells []*Row, pt PartsTable, variant, part string) []float64 {
+func itemMeans(rows []*Row, pt PartsTable, variant, part string) []float64 {
 	var out []float64
-	for _, c := range cells {
+	for _, c := range rows {
 		if c.Target != pt.Target || c.Threads != pt.Threads || c.Variant != variant {
 			continue
 		}

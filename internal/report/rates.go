@@ -19,9 +19,9 @@ type RateTable struct {
 
 // rateTables has a table for each rate that every closed-loop result of
 // the section carries.
-func rateTables(l *locale.Lang, cells []*Row, order Order, baseline string) []RateTable {
+func rateTables(l *locale.Lang, rows []*Row, order Order, baseline string) []RateTable {
 	var closed []*Row
-	for _, c := range cells {
+	for _, c := range rows {
 		if c.Rate == 0 && len(c.Results) > 0 {
 			closed = append(closed, c)
 		}

@@ -170,22 +170,22 @@ func TestConclusionsRespectTheAAFloor(t *testing.T) {
 		return &Row{Key: Key{Target: "postgres", Variant: variant, Workload: "oltp_read_only", Threads: 8}, Loss: l,
 			Results: []*result.Result{{}}}
 	}
-	cells := []*Row{
+	rows := []*Row{
 		mk("plain", nil),
 		mk("aa", &stats.Loss{Pct: 0.5, Low: -4.0, High: 5.0}),
 		mk("tls", &stats.Loss{Pct: 3.0, Low: 1.0, High: 5.0, Significant: true}),
 	}
-	cells[0].Baseline = true
+	rows[0].Baseline = true
 	order := Order{Targets: []string{"postgres"}, Workloads: []string{"oltp_read_only"}, Variants: []string{"plain", "aa", "tls"}}
-	out := strings.Join(Conclusions(english(t), cells, "plain", order, nil), "\n")
+	out := strings.Join(Conclusions(english(t), rows, "plain", order, nil), "\n")
 	if !strings.Contains(out, "A/A (plain against itself") || !strings.Contains(out, "5.0%") {
 		t.Errorf("no A/A noise floor in:\n%s", out)
 	}
 	if strings.Contains(out, "where the loss is significant") {
 		t.Errorf("a loss within the A/A floor was called significant:\n%s", out)
 	}
-	cells[2].Loss = &stats.Loss{Pct: 12, Low: 9, High: 15, Significant: true}
-	out = strings.Join(Conclusions(english(t), cells, "plain", order, nil), "\n")
+	rows[2].Loss = &stats.Loss{Pct: 12, Low: 9, High: 15, Significant: true}
+	out = strings.Join(Conclusions(english(t), rows, "plain", order, nil), "\n")
 	if !strings.Contains(out, "lower by 12.0% in the 1 of 1 cells where the loss is significant") {
 		t.Errorf("a loss beyond the floor:\n%s", out)
 	}

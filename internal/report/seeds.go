@@ -148,7 +148,7 @@ func verdictText(l *locale.Lang, v Verdict, count map[Verdict]int) Text {
 
 // lossVerdicts sets each published loss (R3, R4) beside encbench's loss
 // and interval on every target, with a verdict.
-func lossVerdicts(l *locale.Lang, ref *suite.Reference, cells []*Row, order Order, count map[Verdict]int) Table {
+func lossVerdicts(l *locale.Lang, ref *suite.Reference, rows []*Row, order Order, count map[Verdict]int) Table {
 	t := Table{Head: []string{l.T("col.workload"), l.T("col.variant"), l.T("col.threads"), l.T("ref.published")}}
 	for _, tg := range order.Targets {
 		t.Head = append(t.Head, l.T("ref.encbench", tg), l.T("seeds.col.verdict"))
@@ -164,7 +164,7 @@ func lossVerdicts(l *locale.Lang, ref *suite.Reference, cells []*Row, order Orde
 				pub := byThreads[th]
 				row := []Text{{S: w}, {S: v}, {S: fmt.Sprint(th)}, {S: l.F("%.2f", pub), Strong: true}}
 				for _, tg := range order.Targets {
-					c := findRow(cells, tg, w, v, th)
+					c := findRow(rows, tg, w, v, th)
 					if c == nil || c.Loss == nil {
 						row = append(row, Text{S: "-"}, Text{S: l.T("seeds.verdict.none")})
 						continue
@@ -182,13 +182,13 @@ func lossVerdicts(l *locale.Lang, ref *suite.Reference, cells []*Row, order Orde
 // at low concurrency", "under 5% at high concurrency") on every workload
 // at the suite's lowest and highest thread counts. A bound is met unless
 // encbench's whole interval lies above it.
-func boundVerdicts(l *locale.Lang, ref *suite.Reference, cells []*Row, order Order, count map[Verdict]int) Table {
+func boundVerdicts(l *locale.Lang, ref *suite.Reference, rows []*Row, order Order, count map[Verdict]int) Table {
 	t := Table{Head: []string{l.T("col.workload"), l.T("col.variant"), l.T("col.threads"), l.T("ref.published")}}
 	for _, tg := range order.Targets {
 		t.Head = append(t.Head, l.T("ref.encbench", tg), l.T("seeds.col.verdict"))
 	}
 	var threads []int
-	for _, c := range cells {
+	for _, c := range rows {
 		if !slices.Contains(threads, c.Threads) {
 			threads = append(threads, c.Threads)
 		}
@@ -210,7 +210,7 @@ func boundVerdicts(l *locale.Lang, ref *suite.Reference, cells []*Row, order Ord
 				row := []Text{{S: w}, {S: v}, {S: fmt.Sprint(th)}, {S: l.T("seeds.at_most", l.F("%g", b.AtMost)), Strong: true}}
 				any := false
 				for _, tg := range order.Targets {
-					c := findRow(cells, tg, w, v, th)
+					c := findRow(rows, tg, w, v, th)
 					if c == nil || c.Loss == nil {
 						row = append(row, Text{S: "-"}, Text{S: l.T("seeds.verdict.none")})
 						continue
@@ -310,8 +310,8 @@ func lossCI(l *locale.Lang, x stats.Loss) string {
 	return l.T("ci.range", l.F("%.1f", x.Pct), l.F("%.1f", x.Low), l.F("%.1f", x.High))
 }
 
-func findRow(cells []*Row, target, workload, variant string, threads int) *Row {
-	for _, c := range cells {
+func findRow(rows []*Row, target, workload, variant string, threads int) *Row {
+	for _, c := range rows {
 		if c.Target == target && c.Workload == workload && c.Variant == variant && c.Threads == threads {
 			return c
 		}

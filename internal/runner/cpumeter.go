@@ -9,7 +9,7 @@ import (
 // cpuMeter reads what the CPUs did over a run's measured windows: this
 // process's CPU, the server's process tree's, and the machine's (busy,
 // steal, and what was neither encbench nor the server: foreign). A plain
-// run has one window, a sliced run one per turn, summed until it is taken.
+// run has one window, a run in turns one per turn, summed until it is taken.
 // Reading /proc costs encbench CPU, so a window's server and machine
 // counters are read outside its client window, the machine's nearest to
 // it.

@@ -60,7 +60,7 @@ type Config struct {
 type Outcome struct {
 	Partial bool
 	Elapsed time.Duration
-	// Window and Work, in a sliced run: the time its gate was open and
+	// Window and Work, in a run in turns: the time its gate was open and
 	// the transactions done in it (see Turn); 0 otherwise.
 	Window time.Duration
 	Work   float64
@@ -592,8 +592,8 @@ func (r *run) startWorkers() <-chan struct{} {
 
 // harvest adds every worker's totals to out: its events, busy time and
 // errors by code. A worker's codes are its own while it runs, so they are
-// read once it has returned, or, in a sliced run (between), while the gate
-// is closed and drained; a sliced run's take then starts them again.
+// read once it has returned, or, in a run in turns (between), while the gate
+// is closed and drained; a run in turns then starts them again at its take.
 func (r *run) harvest(out *Outcome, between bool) {
 	for _, s := range r.slots {
 		s.st.mu.Lock()
@@ -813,8 +813,8 @@ func (r *run) pause(d time.Duration) {
 type intervalStats struct {
 	hist                       *hdrhistogram.Histogram
 	txns, reads, writes, other int64
-	// overhang is the share of the transactions that ran after a sliced
-	// run's gate closed.
+	// overhang is the share of the transactions that ran after a
+	// run in turns had its gate closed.
 	overhang float64
 	tally    tally
 }
@@ -886,7 +886,7 @@ func (r *run) interval(out *Outcome, iv intervalStats, at, span time.Duration) {
 		pct = 95
 	}
 	q := iv.reads + iv.writes + iv.other
-	// A sliced run's span is its gate's window: the work after it closed
+	// A run in turns spans its gate's window: the work after it closed
 	// is left out, and its queries in proportion.
 	share := 1.0
 	if iv.overhang > 0 && iv.txns > 0 {

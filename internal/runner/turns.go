@@ -57,7 +57,7 @@ func (g *gate) enter(stop *atomic.Bool) bool {
 }
 
 // leave ends an event; the last one out of a closing gate says so. A nil
-// gate (a run that is not sliced) does nothing.
+// gate (a run not in turns) does nothing.
 func (g *gate) leave() {
 	if g == nil {
 		return

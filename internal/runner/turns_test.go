@@ -12,7 +12,7 @@ import (
 // Two sessions take turns: while one's gate is closed its workers start
 // nothing, every event lands in the turn that ran it, and the takes add
 // up to the slices.
-func TestSlicedRunsOnlyInItsSlices(t *testing.T) {
+func TestRunInTurnsRunsOnlyInItsTurns(t *testing.T) {
 	ctx := context.Background()
 	ea, wa := &fakeEngine{}, &fakeWorkload{eventTime: 200 * time.Microsecond}
 	eb, wb := &fakeEngine{}, &fakeWorkload{eventTime: 200 * time.Microsecond}
@@ -27,7 +27,7 @@ func TestSlicedRunsOnlyInItsSlices(t *testing.T) {
 	}
 	defer sb.Close()
 	a, b := sa.StartTurns(), sb.StartTurns()
-	var sliceTxns [2]int64
+	var turnTxns [2]int64
 	for round := range 4 {
 		for i, x := range []*Turns{a, b} {
 			other := []*fakeWorkload{wb, wa}[i]
@@ -42,7 +42,7 @@ func TestSlicedRunsOnlyInItsSlices(t *testing.T) {
 			if sl.Txns == 0 || sl.Elapsed < 30*time.Millisecond {
 				t.Errorf("round %d: turn measured %d txns in %v", round, sl.Txns, sl.Elapsed)
 			}
-			sliceTxns[i] += sl.Txns
+			turnTxns[i] += sl.Txns
 		}
 	}
 	// Closed gates: nothing runs between slices.
@@ -53,8 +53,8 @@ func TestSlicedRunsOnlyInItsSlices(t *testing.T) {
 	}
 	for i, x := range []*Turns{a, b} {
 		o := x.Take()
-		if o.Txns != sliceTxns[i] || o.Hist.TotalCount() != o.Txns || len(o.Intervals) != 4 {
-			t.Errorf("take %d: txns %d, turns %d, histogram %d, intervals %d", i, o.Txns, sliceTxns[i], o.Hist.TotalCount(), len(o.Intervals))
+		if o.Txns != turnTxns[i] || o.Hist.TotalCount() != o.Txns || len(o.Intervals) != 4 {
+			t.Errorf("take %d: txns %d, turns %d, histogram %d, intervals %d", i, o.Txns, turnTxns[i], o.Hist.TotalCount(), len(o.Intervals))
 		}
 		if o.Elapsed < 4*30*time.Millisecond || o.Elapsed > 4*200*time.Millisecond {
 			t.Errorf("take %d: elapsed %v for four 30 ms turns", i, o.Elapsed)
@@ -79,7 +79,7 @@ func TestSlicedRunsOnlyInItsSlices(t *testing.T) {
 }
 
 // A turn whose events do not finish within the bound fails, naming it.
-func TestSliceOfAStuckServerFails(t *testing.T) {
+func TestTurnOfAStuckServerFails(t *testing.T) {
 	ctx := context.Background()
 	e, w := &fakeEngine{}, &fakeWorkload{hang: make(chan struct{})}
 	s, err := Open(ctx, target(e), w, Config{Threads: 2, Settings: runset.Settings{ReconnectTimeout: 100 * time.Millisecond}})
@@ -105,7 +105,7 @@ func TestSliceOfAStuckServerFails(t *testing.T) {
 // the turn: four workers with 45 ms events in a 50 ms turn each finish
 // one event inside and a ninth of the next, and the drain after the
 // close is not part of the window.
-func TestSliceCountsWorkInsideTheWindow(t *testing.T) {
+func TestTurnCountsWorkInsideTheWindow(t *testing.T) {
 	ctx := context.Background()
 	e, w := &fakeEngine{}, &fakeWorkload{eventTime: 45 * time.Millisecond}
 	s, err := Open(ctx, target(e), w, Config{Threads: 4})

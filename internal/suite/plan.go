@@ -63,16 +63,16 @@ type Setup struct {
 	Engine  string `json:"engine,omitempty"`
 	Sandbox bool   `json:"sandbox"`
 	Variant string `json:"variant"`
-	// Server is the setup whose server and data this one uses, when it is
+	// Owner is the setup whose server and data this one uses, when it is
 	// not its own: variants that differ only in TLS (and aa) on a shared
 	// server, every variant of a DSN target with the same data.
-	Server string `json:"server,omitempty"`
+	Owner string `json:"server,omitempty"`
 }
 
 // ServerID is the setup that owns the server this setup runs on.
 func (s Setup) ServerID() string {
-	if s.Server != "" {
-		return s.Server
+	if s.Owner != "" {
+		return s.Owner
 	}
 	return s.ID
 }
@@ -149,7 +149,7 @@ func Expand(s Suite, o Overrides, supports Supports) (*Plan, error) {
 			if !su.Sandbox || s.Servers == "shared" {
 				key := dataKey(v)
 				if owner, ok := owners[key]; ok {
-					su.Server = owner
+					su.Owner = owner
 				} else {
 					owners[key] = su.ID
 				}

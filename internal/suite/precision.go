@@ -39,9 +39,9 @@ func (s Suite) BudgetDuration() time.Duration {
 	return d
 }
 
-// Blocks bounds the blocks of a cell: at least Repetitions, and with a
+// BlockBounds are the least and most blocks of a cell: at least Repetitions, and with a
 // precision target at most MaxRepetitions (default 30).
-func (s Suite) Blocks() (least, most int) {
+func (s Suite) BlockBounds() (least, most int) {
 	most = s.MaxRepetitions
 	if s.Precision <= 0 {
 		most = s.Repetitions

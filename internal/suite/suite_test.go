@@ -348,7 +348,7 @@ func TestPrecisionSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if least, most := s.Blocks(); least != 3 || most != 30 {
+	if least, most := s.BlockBounds(); least != 3 || most != 30 {
 		t.Fatalf("blocks %d..%d, want 3..30 (the default most)", least, most)
 	}
 	if s.BudgetDuration() != 90*time.Minute || s.Disturb() != defaultDisturbance {
@@ -368,7 +368,7 @@ func TestPrecisionSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if least, most := p.Suite.Blocks(); p.Suite.Precision != 0 || least != 3 || most != 3 || p.Suite.BudgetDuration() != 5*time.Minute {
+	if least, most := p.Suite.BlockBounds(); p.Suite.Precision != 0 || least != 3 || most != 3 || p.Suite.BudgetDuration() != 5*time.Minute {
 		t.Fatalf("--precision 0 --budget 5m gave precision %v, blocks %d..%d, budget %v", p.Suite.Precision, least, most, p.Suite.BudgetDuration())
 	}
 	o.Budget = "yesterday"

@@ -231,7 +231,7 @@ func boundProgress(prog Progress, su suite.Suite, total int, start time.Time) {
 	if su.Precision <= 0 {
 		return
 	}
-	least, most := su.Blocks()
+	least, most := su.BlockBounds()
 	var deadline time.Time
 	if b := su.BudgetDuration(); b > 0 {
 		deadline = start.Add(b)

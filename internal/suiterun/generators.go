@@ -111,7 +111,7 @@ func (x *Executor) PrepareOnly(ctx context.Context) error {
 		return err
 	}
 	for _, su := range x.Plan.Setups {
-		if ls := x.srv.setups[su.ID].server(); ls.err != nil {
+		if ls := x.srv.setups[su.ID].host(); ls.err != nil {
 			return fmt.Errorf("setup %s: %w", ls.ID, ls.err)
 		}
 	}

@@ -41,8 +41,8 @@ func (x *measurer) runBlock(ctx context.Context, q *quietMachine, prog Progress,
 	prog.CellStart(block[0])
 	var cells []suite.Cell
 	for _, c := range block {
-		if err := x.srv.setups[c.Setup].server().err; err != nil {
-			err = fmt.Errorf("setup %s failed: %w", x.srv.setups[c.Setup].server().ID, err)
+		if err := x.srv.setups[c.Setup].host().err; err != nil {
+			err = fmt.Errorf("setup %s failed: %w", x.srv.setups[c.Setup].host().ID, err)
 			x.led.failed(c, err)
 			prog.CellDone(c, nil, err)
 			continue
@@ -251,14 +251,14 @@ func round(ctx context.Context, q *quietMachine, members []*member, servers []st
 		if err := q.turn(m.server, servers); err != nil {
 			return err
 		}
-		sl, err := m.turns.Turn(ctx, d)
+		took, err := m.turns.Turn(ctx, d)
 		if err != nil {
 			return fmt.Errorf("cell %s: %w", m.cell.ID, err)
 		}
 		if seen != nil {
-			seen((i+k)%n, sl)
+			seen((i+k)%n, took)
 		}
-		live(float64(sl.Txns) / sl.Elapsed.Seconds())
+		live(float64(took.Txns) / took.Elapsed.Seconds())
 	}
 	return nil
 }
@@ -290,7 +290,7 @@ func (x *measurer) warmRestarted(ctx context.Context, q *quietMachine, members [
 // its most threads.
 func (x *measurer) newMembers(cells []suite.Cell, members []*member, discarded []string) (servers, order []string, threads int, err error) {
 	for i, c := range cells {
-		m := &member{cell: c, server: x.srv.setups[c.Setup].server().ID}
+		m := &member{cell: c, server: x.srv.setups[c.Setup].host().ID}
 		members[i] = m
 		if m.log, err = os.Create(x.Dir.Log(c.ID + ".log")); err != nil {
 			return nil, nil, 0, fmt.Errorf("creating cell log: %w", err)

@@ -65,8 +65,8 @@ func (x *measurer) runEach(ctx context.Context, q *quietMachine, prog Progress, 
 		t0 := time.Now()
 		ls := x.srv.setups[c.Setup]
 		prog.CellStart(c)
-		if err := ls.server().err; err != nil {
-			err = fmt.Errorf("setup %s failed: %w", ls.server().ID, err)
+		if err := ls.host().err; err != nil {
+			err = fmt.Errorf("setup %s failed: %w", ls.host().ID, err)
 			x.led.failed(c, err)
 			prog.CellDone(c, nil, err)
 			continue
@@ -114,7 +114,7 @@ func (x *measurer) runCell(ctx context.Context, q *quietMachine, ls *liveSetup, 
 	for _, d := range discarded {
 		fmt.Fprintf(log, "an earlier attempt was disturbed: %s\n", d)
 	}
-	if err := q.before(ctx, ls.server().ID, log); err != nil {
+	if err := q.before(ctx, ls.host().ID, log); err != nil {
 		return nil, err
 	}
 	var res *result.Result

@@ -66,7 +66,7 @@ func TestPlannerRunsPendingThenNarrowsTheWidestThenStops(t *testing.T) {
 			t.Fatal("the planner does not stop")
 		}
 	}
-	if _, most := plan.Suite.Blocks(); plan.VariantBlocks(wide, "tls") != most || blocks != most-3 || pl.spent {
+	if _, most := plan.Suite.BlockBounds(); plan.VariantBlocks(wide, "tls") != most || blocks != most-3 || pl.spent {
 		t.Fatalf("%d blocks added, tls has %d, spent %v; want %d more to its most", blocks, plan.VariantBlocks(wide, "tls"), pl.spent, most-3)
 	}
 

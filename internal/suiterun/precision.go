@@ -32,7 +32,7 @@ type want struct {
 // others. A group without any interval yet (a failed cell) is left alone;
 // fixed-rate groups set their throughput.
 func wanting(p *suite.Plan, widths map[suite.Group]map[string]float64) []want {
-	_, most := p.Suite.Blocks()
+	_, most := p.Suite.BlockBounds()
 	var out []want
 	for _, g := range p.Groups() {
 		if g.LoadPct > 0 {

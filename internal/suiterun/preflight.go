@@ -315,10 +315,10 @@ func (x *Executor) Check() error {
 		x.srv.setups[su.ID] = ls
 	}
 	for _, ls := range x.srv.setups {
-		if ls.Server == "" {
+		if ls.Owner == "" {
 			continue
 		}
-		ls.owner = x.srv.setups[ls.Server]
+		ls.owner = x.srv.setups[ls.Owner]
 		ls.owner.shared = true
 		ls.owner.offerTLS = ls.owner.offerTLS || ls.variant.TLS
 	}

@@ -28,7 +28,7 @@ func (x *servers) freshInstances(ctx context.Context, q *quietMachine, block []s
 		x.instance = map[string]int{}
 	}
 	rep := block[0].Repetition
-	serverOf := func(c suite.Cell) string { return x.setups[c.Setup].server().ID }
+	serverOf := func(c suite.Cell) string { return x.setups[c.Setup].host().ID }
 	t0 := time.Now()
 	n := 0
 	for _, id := range freshServers(block, serverOf, x.Plan.Instance(block[0]), x.instance) {

@@ -71,8 +71,8 @@ type liveSetup struct {
 	copies string
 }
 
-// server is the setup that owns the server ls runs on.
-func (ls *liveSetup) server() *liveSetup {
+// host is the setup that owns the host ls runs on.
+func (ls *liveSetup) host() *liveSetup {
 	if ls.owner != nil {
 		return ls.owner
 	}
@@ -361,7 +361,7 @@ func (x *servers) cellSpec(ls *liveSetup, c suite.Cell) (spec.Spec, error) {
 }
 
 func (x *servers) sandboxLine(ls *liveSetup) string {
-	o := x.sandboxOptions(ls.server())
+	o := x.sandboxOptions(ls.host())
 	args := []string{"encbench", "sandbox", "up", "--engine", o.Engine, "--dir", o.Dir, "--variant", o.Variant}
 	if o.TLSVersion != "" {
 		args = append(args, "--tls-version", o.TLSVersion)
