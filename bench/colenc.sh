@@ -34,8 +34,11 @@ function median(a, m,   i, j, t) {
   return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
 }
 END {
-  target["rnd-120"] = "x gcm <= 2, allocs <= 2"; target["det-120"] = "x gcm <= 3, allocs <= 2"
-  target["ore-encrypt-int64"] = "<= 40000 ns, allocs <= 10, <= 420 bytes"; target["ashe-encrypt-int64"] = "<= 4 AES blocks, 0 allocs"
+  # issue 56: like for like with raw GCM (the ciphertext into a buffer of the caller,
+  # the read checked in the scratch space of the Field, as workers read)
+  target["rnd-120"] = "x gcm <= 1.5, 0 allocs"; target["det-120"] = "x gcm <= 2, 0 allocs"
+  target["rnd-120-values"] = "allocs <= 2"; target["det-120-values"] = "allocs <= 2"
+  target["ore-encrypt-int64"] = "<= 20000 ns, allocs <= 2, <= 430 bytes"; target["ashe-encrypt-int64"] = "<= 4 AES blocks, 0 allocs"
   printf "| %-20s | %10s | %7s | %6s | %-22s | %-42s | %-5s |\n", "field operation", "ns/op", "x gcm", "allocs", "measure", "target", "holds"
   printf "|%s|%s|%s|%s|%s|%s|%s|\n", "----------------------", "------------", "---------", "--------", "------------------------", "--------------------------------------------", "-------"
   for (k = 1; k <= n; k++) {
@@ -44,9 +47,10 @@ END {
     for (r = 1; r <= m; r++) { a[r] = ns[name, r]; q[r] = ns[name, r] / ns["raw-aes-gcm-120", r] }
     med = median(a, m); ratio = median(q, m)
     holds = "-"
-    if (name == "rnd-120") holds = (ratio <= 2 && allocs[name] <= 2) ? "yes" : "NO"
-    if (name == "det-120") holds = (ratio <= 3 && allocs[name] <= 2) ? "yes" : "NO"
-    if (name == "ore-encrypt-int64") { split(extra[name], e, " "); holds = (med <= 40000 && allocs[name] <= 10 && e[1] <= 420) ? "yes" : "NO" }
+    if (name == "rnd-120") holds = (ratio <= 1.5 && allocs[name] == 0) ? "yes" : "NO"
+    if (name == "det-120") holds = (ratio <= 2 && allocs[name] == 0) ? "yes" : "NO"
+    if (name ~ /-values$/) holds = (allocs[name] <= 2) ? "yes" : "NO"
+    if (name == "ore-encrypt-int64") { split(extra[name], e, " "); holds = (med <= 20000 && allocs[name] <= 2 && e[1] <= 430) ? "yes" : "NO" }
     if (name == "ashe-encrypt-int64") { split(extra[name], e, " "); holds = (e[1] <= 4 && allocs[name] == 0) ? "yes" : "NO" }
     printf "| %-20s | %10.1f | %7.2f | %6d | %-22s | %-42s | %-5s |\n", name, med, ratio, allocs[name], extra[name], target[name], holds
   }
