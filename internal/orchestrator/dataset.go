@@ -30,7 +30,7 @@ type DataSet struct {
 // its tables, --tde and the seed), never where the server is or how the
 // load runs.
 func DataParams(s spec.Spec) string {
-	ch := s.ChangedOf(workload.Data)
+	ch := s.DataChanged()
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(ch)) {
 		out = append(out, "--"+k+"="+ch[k])

@@ -240,8 +240,8 @@ func TestEveryFlagSaysWhatItNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := s.ChangedOf(workload.Data)
-	if !reflect.DeepEqual(data, where.ChangedOf(workload.Data)) || data["tables"] != "4" || data["table-size"] != "500" {
-		t.Errorf("data parameters %v, with a server and load settings %v", data, where.ChangedOf(workload.Data))
+	data := s.DataChanged()
+	if !reflect.DeepEqual(data, where.DataChanged()) || data["tables"] != "4" || data["table-size"] != "500" {
+		t.Errorf("data parameters %v, with a server and load settings %v", data, where.DataChanged())
 	}
 }

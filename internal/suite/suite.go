@@ -488,11 +488,6 @@ func (s *Suite) checkWorkloads() error {
 		if w.Label != "" && !variant.ValidName(w.Label) {
 			return fmt.Errorf("workload label %q: use letters, digits, - and _", w.Label)
 		}
-		for k := range w.Options {
-			if k == "tables" || k == "table-size" || k == "table_size" {
-				return fmt.Errorf("workload %s: %s belongs under data: (one data set serves every workload)", w.Name, k)
-			}
-		}
 	}
 	return nil
 }
@@ -597,6 +592,11 @@ func (s Suite) workloadSpec(reg *workload.Registry, i int) (spec.Spec, workload.
 		at := s.at(fmt.Sprintf("$.workloads[%d].options.%s", i, k))
 		if !sp.Has(k) {
 			return sp, fam, fmt.Errorf("%s%v", at, workload.NotApplicable(k, w.Name, reg.Owners()[spec.Normalize(k)]))
+		}
+		// One data set serves every workload: what only shapes it is
+		// given once, under data:.
+		if kind, _ := sp.KindOf(k); kind == workload.Data {
+			return sp, fam, fmt.Errorf("%sworkload %s: %s shapes the data set, which every workload shares: put it under data:", at, w.ID(), k)
 		}
 		if err := sp.Set(k, fmt.Sprint(w.Options[k])); err != nil {
 			return sp, fam, fmt.Errorf("%sworkload %s, option %s: %v", at, w.ID(), k, err)

@@ -48,7 +48,6 @@ func TestParseChecks(t *testing.T) {
 		"name: x\n",
 		"name: x\ntargets: [{engine: postgres}]\nvariants: [rot13]\nworkloads: [{name: a}]\n",
 		"name: x\ntargets: [{engine: postgres}, {engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\n",
-		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a, options: {tables: 3}}]\n",
 		"name: x\ntargets: [{dsn: 'postgres://h/db'}]\nvariants: [plain]\nworkloads: [{name: a}]\n",
 		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\nprecision: -1\n",
 		"name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: a}]\nbudget: soon\n",

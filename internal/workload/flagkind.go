@@ -22,6 +22,9 @@ const (
 	Location Kind = "location"
 	// Setting is how a phase runs or loads (threads, limits, outputs).
 	Setting Kind = "setting"
+	// Both is data when prepare is given it and a setting when run is
+	// (sysbench's --rand-type draws the loaded k and the run's keys).
+	Both Kind = "data+setting"
 )
 
 const kindAnnotation = "encbench-kind"
@@ -35,6 +38,9 @@ func Mark(fs *pflag.FlagSet, kind Kind, names ...string) {
 		}
 	}
 }
+
+// IsData says whether a flag of this kind is part of a data set's identity.
+func (k Kind) IsData() bool { return k == Data || k == Both }
 
 // KindOf is a flag's kind; an unmarked flag is data.
 func KindOf(f *pflag.Flag) Kind {

@@ -119,6 +119,9 @@ func (o *Options) Bind(fs *pflag.FlagSet, name string) {
 	fs.Uint64Var(&o.Rand.Seed, "rand-seed", 0, "seed for random number generator. When 0, the current time is used as a RNG seed.")
 	fs.Float64Var(&o.Rand.ParetoH, "rand-pareto-h", d.ParetoH, "parameter h for pareto distribution")
 	fs.Float64Var(&o.Rand.ZipfianExp, "rand-zipfian-exp", d.ZipfianExp, "shape parameter (exponent, theta) for the Zipfian distribution")
+	// sysbench draws the loaded k with the same distribution as a run's
+	// keys: these shape the data set in prepare and the draws in run.
+	workload.Mark(fs, workload.Both, "rand-type", "rand-spec-iter", "rand-spec-pct", "rand-spec-res", "rand-seed", "rand-pareto-h", "rand-zipfian-exp")
 	// What a transaction does, not what the tables hold.
 	workload.Mark(fs, workload.Setting, "range-size", "point-selects", "simple-ranges", "sum-ranges", "order-ranges",
 		"distinct-ranges", "index-updates", "non-index-updates", "delete-inserts", "range-selects", "skip-trx")

@@ -91,6 +91,8 @@ func (o *Options) Bind(fs *pflag.FlagSet, _ string) {
 	fs.BoolVar(&o.ReadAllFields, "readallfields", true, "reads return every field")
 	fs.BoolVar(&o.WriteAllFields, "writeallfields", false, "updates write every field, not one")
 	fs.StringVar(&o.Table, "ycsb-table", "usertable", "table or collection name")
+	// The key order decides the loaded keys and the keys a run asks for.
+	workload.Mark(fs, workload.Both, "insertorder")
 	// The operation mix; recordcount, the fields and the table are data.
 	workload.Mark(fs, workload.Setting, "operationcount", "readproportion", "updateproportion", "insertproportion",
 		"scanproportion", "readmodifywriteproportion", "requestdistribution", "maxscanlength", "scanlengthdistribution",
