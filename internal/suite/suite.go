@@ -596,7 +596,7 @@ func (s Suite) workloadSpec(reg *workload.Registry, i int) (spec.Spec, workload.
 		// One data set serves every workload: what only shapes it is
 		// given once, under data:.
 		if kind, _ := sp.KindOf(k); kind == workload.Data {
-			return sp, fam, fmt.Errorf("%sworkload %s: %s shapes the data set, which every workload shares: put it under data:", at, w.ID(), k)
+			return sp, fam, fmt.Errorf("%sworkload %s: %s shapes the data set, which every workload shares: set it in the suite's data: section", at, w.ID(), k)
 		}
 		if err := sp.Set(k, fmt.Sprint(w.Options[k])); err != nil {
 			return sp, fam, fmt.Errorf("%sworkload %s, option %s: %v", at, w.ID(), k, err)
