@@ -49,6 +49,11 @@ type Row struct {
 	ClientUsAdded *stats.Diff
 	// P95Added is the change of p95 latency in ms, paired within blocks.
 	P95Added *stats.Diff
+	// RetriesPerTxn are the extra tries of transactions that a conflict
+	// rolled back, and GivenUpPerTxn the transactions that ended without
+	// committing, each per committed transaction (TPC-C at SERIALIZABLE
+	// retries; R3 reports committed transactions only).
+	RetriesPerTxn, GivenUpPerTxn stats.Summary
 	// Rate is the fixed offered load in transactions/s (0: closed loop,
 	// as fast as the server goes).
 	Rate     float64
@@ -208,9 +213,13 @@ func tpsOf(c *Row) []float64 {
 }
 
 func summarise(c *Row) {
-	var tps, avg, p95, cli, srv, util, mach []float64
+	var tps, avg, p95, cli, srv, util, mach, retries, givenUp []float64
 	for _, r := range c.Results {
 		tps = append(tps, r.TPS)
+		if n := float64(r.Totals.Transactions); n > 0 {
+			retries = append(retries, float64(r.Totals.Retries)/n)
+			givenUp = append(givenUp, float64(r.Totals.FailedTotal())/n)
+		}
 		avg = append(avg, r.LatencyMs.Avg)
 		p95 = append(p95, r.LatencyMs.P95)
 		cli = append(cli, 1000*r.CPU.ClientSPerTxn)
@@ -227,6 +236,8 @@ func summarise(c *Row) {
 	c.AvgMs, _ = stats.Summarize(avg)
 	c.P95Ms, _ = stats.Summarize(p95)
 	c.ClientMsPerTxn, _ = stats.Summarize(cli)
+	c.RetriesPerTxn, _ = stats.Summarize(retries)
+	c.GivenUpPerTxn, _ = stats.Summarize(givenUp)
 	if len(srv) == len(c.Results) {
 		s, _ := stats.Summarize(srv)
 		c.ServerMsPerTxn = &s

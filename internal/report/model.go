@@ -632,7 +632,8 @@ func serverMeasured(rows []*Row) bool {
 
 func resultTable(l *locale.Lang, rows []*Row, precision float64) Table {
 	t := Table{Head: []string{l.T("col.target"), l.T("col.threads"), l.T("col.variant"), l.T("col.n"), l.T("col.tps"), l.T("col.avg_ms"), l.T("col.p95_ms"),
-		l.T("col.client_us"), l.T("col.server_us"), l.T("col.client_added"), l.T("col.server_added"), l.T("col.loss")}}
+		l.T("col.client_us"), l.T("col.server_us"), l.T("col.client_added"), l.T("col.server_added"), l.T("col.loss"),
+		l.T("col.retries"), l.T("col.aborts")}}
 	for _, c := range rows {
 		srv := l.T("na")
 		if c.ServerMsPerTxn != nil {
@@ -648,7 +649,13 @@ func resultTable(l *locale.Lang, rows []*Row, precision float64) Table {
 		}
 		t.Rows = append(t.Rows, []Text{{S: c.Target}, {S: strconv.Itoa(c.Threads)}, {S: name}, {S: strconv.Itoa(c.TPS.N)},
 			{S: ci(l, c.TPS, 1)}, {S: l.F("%.2f", c.AvgMs.Mean)}, {S: ci(l, c.P95Ms, 2)},
-			{S: l.F("%.1f", 1000*c.ClientMsPerTxn.Mean)}, {S: srv}, {S: cliAdded}, {S: srvAdded}, lossText(l, c, precision)})
+			{S: l.F("%.1f", 1000*c.ClientMsPerTxn.Mean)}, {S: srv}, {S: cliAdded}, {S: srvAdded}, lossText(l, c, precision),
+			{S: ci(l, c.RetriesPerTxn, 3)}, {S: ci(l, c.GivenUpPerTxn, 3)}})
+	}
+	// Retries beside the loss only where some transaction was retried or
+	// given up (TPC-C at SERIALIZABLE); a sysbench table stays as it was.
+	if !slices.ContainsFunc(rows, func(c *Row) bool { return c.RetriesPerTxn.Mean > 0 || c.GivenUpPerTxn.Mean > 0 }) {
+		t = dropColumns(t, 12, 13)
 	}
 	if !serverMeasured(rows) {
 		t = dropColumns(t, 8, 10) // server CPU and server CPU added

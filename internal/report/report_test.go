@@ -3,12 +3,14 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"github.com/encbench/encbench/internal/locale"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/encbench/encbench/internal/locale"
 
 	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/sandbox"
@@ -323,5 +325,28 @@ func TestPDFWithoutChromium(t *testing.T) {
 	}
 	if _, err := Write(t.TempDir(), Options{Lang: "xx"}); err == nil || !strings.Contains(err.Error(), "en, id, ja, zh") {
 		t.Fatalf("unknown language: %v", err)
+	}
+}
+
+// Retries and given-up transactions per committed one sit beside the loss
+// where a run retried (TPC-C at SERIALIZABLE), and not elsewhere.
+func TestResultTableShowsRetriesWhereThereWere(t *testing.T) {
+	l, err := locale.Get("en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(retries float64) *Row {
+		return &Row{Key: Key{Target: "postgres", Variant: "plain", Threads: 8}, Verified: true, Baseline: true,
+			RetriesPerTxn: stats.Summary{Mean: retries, N: 1}}
+	}
+	with := resultTable(l, []*Row{row(0.25)}, 3)
+	if !slices.Contains(with.Head, l.T("col.retries")) || !slices.Contains(with.Head, l.T("col.aborts")) {
+		t.Fatalf("a run with retries: columns %q", with.Head)
+	}
+	if i := slices.Index(with.Head, l.T("col.retries")); with.Rows[0][i].S != "0.250" {
+		t.Errorf("retries per committed transaction shown as %q", with.Rows[0][i].S)
+	}
+	if without := resultTable(l, []*Row{row(0)}, 3); slices.Contains(without.Head, l.T("col.retries")) {
+		t.Fatalf("a run without retries shows the column: %q", without.Head)
 	}
 }

@@ -83,5 +83,17 @@ func TestBuiltinSuitesPassTheOptionCheck(t *testing.T) {
 		if err := s.CheckOptions(workload.Default()); err != nil {
 			t.Errorf("suite %s: %v", s.Name, err)
 		}
+		// Every scale too: its options are set on every workload.
+		for name := range s.Scales {
+			o := NoOverrides()
+			o.Scale = name
+			p, err := Expand(s, o, nil)
+			if err == nil {
+				err = p.Suite.CheckOptions(workload.Default())
+			}
+			if err != nil {
+				t.Errorf("suite %s, scale %s: %v", s.Name, name, err)
+			}
+		}
 	}
 }

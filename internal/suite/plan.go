@@ -247,6 +247,21 @@ func (s *Suite) applyScale(name string) error {
 	if len(sc.Threads) > 0 {
 		s.Threads = sc.Threads
 	}
+	if len(sc.Options) > 0 {
+		// The suite passed in shares its workloads with the caller's.
+		s.Workloads = slices.Clone(s.Workloads)
+	}
+	for i := range s.Workloads {
+		if len(sc.Options) == 0 {
+			break
+		}
+		w := &s.Workloads[i]
+		w.Options = maps.Clone(w.Options)
+		if w.Options == nil {
+			w.Options = map[string]any{}
+		}
+		maps.Copy(w.Options, sc.Options)
+	}
 	return nil
 }
 

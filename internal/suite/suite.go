@@ -229,7 +229,10 @@ func (w Workload) RunsOn(t Target) bool {
 
 // Scale overrides the data set and thread counts.
 type Scale struct {
-	Data       map[string]any `yaml:"data" json:"data,omitempty"`
+	Data map[string]any `yaml:"data" json:"data,omitempty"`
+	// Options are set on every workload of the suite: another method the
+	// suite can run on request (colenc-tpcc's server-isolation).
+	Options    map[string]any `yaml:"options" json:"options,omitempty"`
 	BufferPool string         `yaml:"buffer_pool" json:"buffer_pool,omitempty"`
 	Threads    []int          `yaml:"threads" json:"threads,omitempty"`
 	Note       string         `yaml:"note" json:"note,omitempty"`

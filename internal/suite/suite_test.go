@@ -543,3 +543,31 @@ func TestPreciseDesignIsTheDefault(t *testing.T) {
 		t.Errorf("given keys: precision %v, turn %q, budget %q, defaults %v", st.Precision, st.Turn, st.Budget, st.Defaults)
 	}
 }
+
+// A scale's options are set on every workload, over the file's own, and
+// the suite without the scale keeps its options.
+func TestScaleOptions(t *testing.T) {
+	text := strings.Replace(sample, "  big: {data: {tables: 16}, threads: [64]}", "  big: {data: {tables: 16}, threads: [64]}\n  short: {options: {range-size: 10, skip-trx: true}}", 1)
+	s, err := Parse([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := Expand(*s, NoOverrides(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := NoOverrides()
+	o.Scale = "short"
+	scaled, err := Expand(*s, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range scaled.Suite.Workloads {
+		if fmt.Sprint(w.Options["range-size"]) != "10" || w.Options["skip-trx"] != true {
+			t.Errorf("%s with the scale: options %v", w.Name, w.Options)
+		}
+	}
+	if ro := plain.Suite.Workloads[1].Options; fmt.Sprint(ro["range-size"]) != "50" || ro["skip-trx"] != nil {
+		t.Errorf("without the scale: options %v", ro)
+	}
+}

@@ -28,8 +28,17 @@ type Options struct {
 	Level      int    `json:"encrypt_columns"`
 	Isolation  string `json:"isolation"`
 	ThinkTime  bool   `json:"keying_and_think_time"`
+	// RetryInput is what a transaction a conflict rolled back is tried
+	// again with: the same input (pgbench's --max-tries) or new input of
+	// the same type (OLTPBench's worker).
+	RetryInput string `json:"retry_input"`
 	Keys       colenc.Paths
 }
+
+const (
+	retrySame = "same"
+	retryNew  = "new"
+)
 
 // Family is TPC-C, one workload.
 type Family struct{}
@@ -50,8 +59,9 @@ func (o *Options) Bind(fs *pflag.FlagSet, _ string) {
 	fs.IntVar(&o.Level, "encrypt-columns", 0, "share of business columns encrypted in the client: 0, 20 (identifiers and customer personal data), 50 (+ prices, amounts, dates, quantities) or 100")
 	fs.StringVar(&o.Isolation, "isolation", "default", "transaction isolation: default (the server's), read-committed, repeatable-read or serializable")
 	fs.BoolVar(&o.ThinkTime, "think-time", false, "wait the specification's keying and think times between transactions (off: terminals run flat out)")
+	fs.StringVar(&o.RetryInput, "retry-input", retrySame, "a transaction a serialization failure or deadlock rolled back is tried again with: same (its input, as pgbench's --max-tries) or new (new input of the same type, as OLTPBench and BenchBase)")
 	colenc.BindFlags(fs, &o.Keys)
-	workload.Mark(fs, workload.Setting, "isolation", "think-time")
+	workload.Mark(fs, workload.Setting, "isolation", "think-time", "retry-input")
 }
 
 // DefaultMaxTries: a terminal repeats a transaction a conflict rolled back
@@ -78,6 +88,9 @@ func (Family) New(n string, opts workload.Options) (workload.Workload, error) {
 	}
 	if _, ok := isolations[o.Isolation]; !ok {
 		return nil, errs.Usage("unknown --isolation %q: use default, read-committed, repeatable-read or serializable", o.Isolation)
+	}
+	if o.RetryInput != retrySame && o.RetryInput != retryNew {
+		return nil, errs.Usage("unknown --retry-input %q: use same or new", o.RetryInput)
 	}
 	var seed [8]byte
 	_, _ = rand.Read(seed[:])
@@ -135,7 +148,7 @@ func (w *Workload) Capabilities() workload.Capabilities {
 func (w *Workload) Params() map[string]any {
 	cols, business := w.s.encrypted(w.o.Level)
 	return map[string]any{"warehouses": w.o.Warehouses, "encrypt_columns": w.o.Level, "isolation": w.o.Isolation,
-		"think_time": w.o.ThinkTime, "mix": "45/43/4/4/4", "encrypted_columns": len(cols), "business_columns": business}
+		"retry_input": w.o.RetryInput, "think_time": w.o.ThinkTime, "mix": "45/43/4/4/4", "encrypted_columns": len(cols), "business_columns": business}
 }
 
 // Schema describes the tables for reports.

@@ -174,8 +174,9 @@ func (wk *worker) Close() error {
 
 func (wk *worker) Notes() map[string]int64 { return wk.notes }
 
-// Abort rolls back; with retry the next Event repeats the same input
-// (counted per transaction type), otherwise it draws a new transaction.
+// Abort rolls back; with retry the next Event tries the transaction again
+// (counted per transaction type) with its input or, with --retry-input
+// new, new input of its type; otherwise it draws a new transaction.
 func (wk *worker) Abort(retry bool) error {
 	wk.retry = retry
 	if retry {
@@ -205,20 +206,27 @@ func (wk *worker) Pause() time.Duration {
 
 // draw picks the next transaction and its input (the 45/43/4/4/4 mix).
 func (wk *worker) draw() {
-	g, in := wk.g, &wk.in
-	*in = input{lines: in.lines[:0]}
-	switch r := g.Int(1, 100); {
+	var typ int
+	switch r := wk.g.Int(1, 100); {
 	case r <= 45:
-		in.typ = txNewOrder
+		typ = txNewOrder
 	case r <= 88:
-		in.typ = txPayment
+		typ = txPayment
 	case r <= 92:
-		in.typ = txOrderStatus
+		typ = txOrderStatus
 	case r <= 96:
-		in.typ = txDelivery
+		typ = txDelivery
 	default:
-		in.typ = txStockLevel
+		typ = txStockLevel
 	}
+	wk.drawInput(typ)
+}
+
+// drawInput draws a transaction of type typ's input (TPC-C 2.4.1 to
+// 2.8.1): its district, customer, lines, amounts.
+func (wk *worker) drawInput(typ int) {
+	g, in := wk.g, &wk.in
+	*in = input{lines: in.lines[:0], typ: typ}
 	W := wk.w.o.Warehouses
 	in.d = int64(g.Int(1, districts))
 	in.cw, in.cd = wk.home, in.d
@@ -273,15 +281,28 @@ func sortLines(l []line) {
 	}
 }
 
-// Event runs one transaction, or repeats the one that was rolled back.
-func (wk *worker) Event(c *workload.Counters) error {
-	if !wk.retry {
+// next sets up the transaction to run: a new one (drawn, unless Pause
+// drew it), or the one a conflict rolled back, again.
+func (wk *worker) next() {
+	switch {
+	case !wk.retry:
 		if !wk.paced {
 			wk.draw()
 		}
 		wk.start = time.Now()
+	case wk.w.o.RetryInput == retryNew:
+		// OLTPBench's worker tries a transaction that failed with a
+		// serialization failure or deadlock again as the same type with
+		// new input (its executeWork draws the parameters anew), and the
+		// latency counts from the first try.
+		wk.drawInput(wk.in.typ)
 	}
 	wk.retry, wk.paced = false, false
+}
+
+// Event runs one transaction, or repeats the one that was rolled back.
+func (wk *worker) Event(c *workload.Counters) error {
+	wk.next()
 	wk.c = c
 	var err error
 	switch wk.in.typ {

@@ -50,3 +50,35 @@ func TestWorkerSessionSetup(t *testing.T) {
 		t.Error("a serializable session reads one snapshot per transaction")
 	}
 }
+
+// A transaction a conflict rolled back is tried again with its own input
+// (--retry-input same, pgbench's rule) or as the same type with new input
+// (new, OLTPBench's), and its latency counts from the first try.
+func TestRetryInput(t *testing.T) {
+	for _, mode := range []string{retrySame, retryNew} {
+		w := &Workload{o: Options{Warehouses: 1, RetryInput: mode}, s: newSchema(), delivered: newDeliveredHints(1)}
+		d := engine.Dialect{}
+		wk, err := w.NewWorker(context.Background(), workload.WorkerEnv{Conn: &sessionConn{d: d}, Dialect: d, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := wk.(*worker)
+		changed := 0
+		for range 50 {
+			k.next()
+			first, start := k.in, k.start
+			first.lines = slices.Clone(first.lines)
+			k.retry = true
+			k.next()
+			if k.in.typ != first.typ || k.start != start {
+				t.Fatalf("%s: a retry of type %d ran type %d, or restarted its clock", mode, first.typ, k.in.typ)
+			}
+			if k.in.d != first.d || k.in.cid != first.cid || !slices.Equal(k.in.lines, first.lines) || k.in.amount != first.amount {
+				changed++
+			}
+		}
+		if (mode == retrySame) != (changed == 0) || (mode == retryNew && changed < 40) {
+			t.Errorf("--retry-input %s: %d of 50 retries had new input", mode, changed)
+		}
+	}
+}
