@@ -59,7 +59,7 @@ func (o *Options) Bind(fs *pflag.FlagSet, _ string) {
 	fs.IntVar(&o.Level, "encrypt-columns", 0, "share of business columns encrypted in the client: 0, 20 (identifiers and customer personal data), 50 (+ prices, amounts, dates, quantities) or 100")
 	fs.StringVar(&o.Isolation, "isolation", "default", "transaction isolation: default (the server's), read-committed, repeatable-read or serializable")
 	fs.BoolVar(&o.ThinkTime, "think-time", false, "wait the specification's keying and think times between transactions (off: terminals run flat out)")
-	fs.StringVar(&o.RetryInput, "retry-input", retrySame, "a transaction a serialization failure or deadlock rolled back is tried again with: same (its input, as pgbench's --max-tries) or new (new input of the same type, as OLTPBench and BenchBase)")
+	fs.StringVar(&o.RetryInput, "retry-input", retrySame, "a transaction a serialization failure or deadlock rolled back is tried again with: same (its input, as pgbench's --max-tries) or new (new input of the same type, as OLTPBench's worker)")
 	colenc.BindFlags(fs, &o.Keys)
 	workload.Mark(fs, workload.Setting, "isolation", "think-time", "retry-input")
 }
