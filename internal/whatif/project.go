@@ -1,0 +1,114 @@
+package whatif
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Costs are what one transaction of a variant costs, measured on this
+// machine at Threads threads: CPU seconds on the client's and the
+// server's cores, the round trips it makes, and its throughput.
+type Costs struct {
+	ClientCPU, ServerCPU float64
+	RoundTrips           float64
+	Threads              int
+	TPS                  float64
+}
+
+// Setting is where a loop runs: its cores, their speed against this
+// machine's (2: twice as fast), and the round-trip time added to each of a
+// transaction's round trips.
+type Setting struct {
+	Threads                  int
+	ClientCores, ServerCores int
+	Speed                    float64
+	RTT                      float64 // seconds
+}
+
+// Model is a variant's calibrated network: its CPU costs, and the wait
+// the measurement had beyond them (the loopback round trips, wake-ups,
+// locks), kept as a delay that does not depend on the setting.
+type Model struct {
+	Costs Costs
+	// Wait is the calibrated delay per transaction, in seconds.
+	Wait float64
+}
+
+// ErrNotProjected is a measurement the network cannot describe: its CPU
+// alone takes longer than the transactions it measured (the cores were
+// shared with something else), so no wait fits it.
+var ErrNotProjected = errors.New("whatif: the measured CPU per transaction exceeds what the throughput leaves; not projected")
+
+// Calibrate fits the wait so that the network at the measured setting
+// (here) gives the measured throughput. The wait is found by bisection:
+// throughput falls as the wait grows.
+func Calibrate(c Costs, here Setting) (Model, error) {
+	if c.Threads < 1 || c.TPS <= 0 || c.ClientCPU < 0 || c.ServerCPU < 0 || c.RoundTrips < 0 {
+		return Model{}, fmt.Errorf("whatif: costs %+v cannot be calibrated", c)
+	}
+	here.Threads = c.Threads
+	at := func(wait float64) (float64, error) {
+		p, err := Model{Costs: c, Wait: wait}.network(here).Solve(c.Threads)
+		return p.Throughput, err
+	}
+	top, err := at(0)
+	if err != nil {
+		return Model{}, err
+	}
+	if top < c.TPS*(1-1e-9) {
+		return Model{}, ErrNotProjected
+	}
+	lo, hi := 0.0, float64(c.Threads)/c.TPS // with no CPU at all, N/X is the whole time
+	for range 100 {
+		mid := (lo + hi) / 2
+		x, err := at(mid)
+		if err != nil {
+			return Model{}, err
+		}
+		if x > c.TPS {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return Model{Costs: c, Wait: (lo + hi) / 2}, nil
+}
+
+// network is the model at a setting: the client's and the server's cores
+// as multi-core stations (demands scaled by the cores' speed), the
+// calibrated wait and the added round trips as delays.
+func (m Model) network(s Setting) Network {
+	speed := s.Speed
+	if speed <= 0 {
+		speed = 1
+	}
+	return Network{Stations: []Station{
+		{Name: "client CPU", Demand: m.Costs.ClientCPU / speed, Cores: max(s.ClientCores, 1)},
+		{Name: "server CPU", Demand: m.Costs.ServerCPU / speed, Cores: max(s.ServerCores, 1)},
+		{Name: "wait", Demand: m.Wait},
+		{Name: "network", Demand: m.Costs.RoundTrips * s.RTT},
+	}}
+}
+
+// Predict is the variant's state at a setting.
+func (m Model) Predict(s Setting) (Point, error) {
+	if s.Threads < 1 {
+		return Point{}, fmt.Errorf("whatif: %d threads", s.Threads)
+	}
+	return m.network(s).Solve(s.Threads)
+}
+
+// Loss is the predicted throughput loss of variant against baseline at a
+// setting, in percent.
+func Loss(baseline, variant Model, s Setting) (float64, error) {
+	b, err := baseline.Predict(s)
+	if err != nil {
+		return math.NaN(), err
+	}
+	v, err := variant.Predict(s)
+	if err != nil {
+		return math.NaN(), err
+	}
+	return 100 * (1 - v.Throughput/b.Throughput), nil
+}

@@ -1,0 +1,78 @@
+package whatif
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+var here = Setting{ClientCores: 1, ServerCores: 1, Speed: 1}
+
+// Calibrated at a setting, the model gives back the measured throughput.
+func TestCalibrationReproducesTheMeasurement(t *testing.T) {
+	for _, c := range []Costs{
+		{ClientCPU: 20e-6, ServerCPU: 60e-6, RoundTrips: 3, Threads: 8, TPS: 15000},
+		{ClientCPU: 40e-6, ServerCPU: 30e-6, RoundTrips: 10, Threads: 1, TPS: 5000},
+		{ClientCPU: 1e-3, ServerCPU: 2e-3, RoundTrips: 20, Threads: 32, TPS: 300},
+	} {
+		m, err := Calibrate(c, here)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := here
+		s.Threads = c.Threads
+		p, err := m.Predict(s)
+		if err != nil || !near(p.Throughput, c.TPS, 1e-6) || m.Wait < 0 {
+			t.Errorf("%+v: %v tps back (wait %v, %v)", c, p.Throughput, m.Wait, err)
+		}
+	}
+}
+
+// A layer that costs only client CPU in a server-bound loop costs no
+// throughput until the client is the bottleneck; at one thread it costs
+// its share of the transaction's time; an added RTT dilutes it.
+func TestWhereAnAddedCostMovesThroughput(t *testing.T) {
+	base := Costs{ClientCPU: 10e-6, ServerCPU: 80e-6, RoundTrips: 4, Threads: 8, TPS: 12000}
+	tls := base
+	tls.ClientCPU, tls.TPS = 20e-6, 11900
+	b, err := Calibrate(base, here)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Calibrate(tls, here)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saturated := Setting{Threads: 64, ClientCores: 1, ServerCores: 1, Speed: 1}
+	p, _ := v.Predict(saturated)
+	if l, _ := Loss(b, v, saturated); p.Bottleneck != "server CPU" || math.Abs(l) > 0.5 {
+		t.Errorf("server-bound at 64 threads: loss %.2f%%, bottleneck %s; want about 0 on the server", l, p.Bottleneck)
+	}
+	one := Setting{Threads: 1, ClientCores: 1, ServerCores: 1, Speed: 1}
+	l1, _ := Loss(b, v, one)
+	far := one
+	far.RTT = 2e-3
+	l2, _ := Loss(b, v, far)
+	if l1 <= 0 || l2 <= 0 || l2 >= l1/5 {
+		t.Errorf("one thread: loss %.2f%% on loopback, %.2f%% at +2 ms; want the RTT to dilute it", l1, l2)
+	}
+	// More server cores move the bottleneck to the client, where the
+	// layer's cost shows.
+	wide := Setting{Threads: 64, ClientCores: 1, ServerCores: 16, Speed: 1}
+	if p, _ := v.Predict(wide); p.Bottleneck != "client CPU" {
+		t.Errorf("16 server cores: bottleneck %s, want the client", p.Bottleneck)
+	}
+	if l, _ := Loss(b, v, wide); l < 40 {
+		t.Errorf("client-bound: loss %.1f%%, want about half (10 us more of 20)", l)
+	}
+}
+
+func TestCPUBeyondTheThroughputIsNotProjected(t *testing.T) {
+	_, err := Calibrate(Costs{ClientCPU: 1e-3, ServerCPU: 1e-3, Threads: 4, TPS: 2000}, here)
+	if !errors.Is(err, ErrNotProjected) {
+		t.Fatalf("2 ms of CPU per transaction at 2,000 tps on two cores: %v", err)
+	}
+	if _, err := Calibrate(Costs{Threads: 0, TPS: 10}, here); err == nil {
+		t.Fatal("zero threads calibrated")
+	}
+}
