@@ -288,3 +288,48 @@ func TestClosedConnLeavesAReusedDescriptorAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestTrafficCountsBytesAndRoundTrips: three requests, the second sent in
+// two writes and answered in two reads, are three round trips; the bytes
+// are what crossed the socket each way.
+func TestTrafficCountsBytesAndRoundTrips(t *testing.T) {
+	addr := listen(t, func(c net.Conn) {
+		buf := make([]byte, 64)
+		for _, want := range []int{4, 6, 4} {
+			if _, err := io.ReadFull(c, buf[:want]); err != nil {
+				return
+			}
+			if want == 6 {
+				_, _ = c.Write([]byte("two "))
+				time.Sleep(20 * time.Millisecond) // a second read for one reply
+				_, _ = c.Write([]byte("parts"))
+				continue
+			}
+			_, _ = c.Write([]byte("reply"))
+		}
+	})
+	nc, err := DialRaw(context.Background(), "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c := nc.(*Conn)
+	buf := make([]byte, 64)
+	exchange := func(writes []string, reply int) {
+		for _, w := range writes {
+			if _, err := c.Write([]byte(w)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := io.ReadFull(c, buf[:reply]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exchange([]string{"ping"}, 5)
+	exchange([]string{"pi", "ngpi"}, 9)
+	exchange([]string{"ping"}, 5)
+	got := c.Traffic()
+	if got != (Traffic{BytesIn: 19, BytesOut: 14, RoundTrips: 3}) {
+		t.Fatalf("traffic %+v, want 19 bytes in, 14 out, 3 round trips", got)
+	}
+}
