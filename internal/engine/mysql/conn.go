@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/engine/netconn"
 )
 
 // Commands encbench sends itself once the driver has authenticated.
@@ -268,3 +269,8 @@ func (s *stmt) run(args []engine.Arg, row func([]byte) error) error {
 	}
 	return err
 }
+
+var _ engine.Trafficker = (*conn)(nil)
+
+// Traffic is what crossed the connection's socket (engine.Trafficker).
+func (c *conn) Traffic() (netconn.Traffic, bool) { return engine.SocketTraffic(c.w.nc) }

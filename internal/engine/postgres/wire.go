@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/engine/netconn"
 )
 
 // conn speaks the protocol with pgx's pgproto3 on a connection pgconn has
@@ -311,3 +312,8 @@ func (s *stmt) send(args []engine.Arg) error {
 	}
 	return nil
 }
+
+var _ engine.Trafficker = (*conn)(nil)
+
+// Traffic is what crossed the connection's socket (engine.Trafficker).
+func (c *conn) Traffic() (netconn.Traffic, bool) { return engine.SocketTraffic(c.nc) }
