@@ -16,16 +16,4 @@ type Trafficker interface {
 // SocketTraffic reads the counts of the encbench socket under c, through
 // TLS and any wrapper that gives its connection (NetConn); false when c
 // is not one of encbench's sockets.
-func SocketTraffic(c net.Conn) (netconn.Traffic, bool) {
-	for c != nil {
-		switch v := c.(type) {
-		case *netconn.Conn:
-			return v.Traffic(), true
-		case interface{ NetConn() net.Conn }:
-			c = v.NetConn()
-		default:
-			return netconn.Traffic{}, false
-		}
-	}
-	return netconn.Traffic{}, false
-}
+func SocketTraffic(c net.Conn) (netconn.Traffic, bool) { return netconn.SocketTraffic(c) }

@@ -119,6 +119,7 @@ func Results(rs []*result.Result) (*result.Result, error) {
 		return nil, err
 	}
 	m.CPU = cpu(rs, m.Totals.Transactions, m.DurationS)
+	m.Traffic, m.ServerIO = traffic(rs, m.Totals.Transactions), serverIO(rs, m.Totals.Transactions)
 	m.Intervals = intervals(rs)
 	m.Parts = parts(rs)
 	m.Fairness = fairness(rs)

@@ -34,6 +34,46 @@ func cpu(rs []*result.Result, txns int64, secs float64) result.CPU {
 	return c
 }
 
+// traffic adds up the generators' sockets; nil unless every generator
+// counted its own.
+func traffic(rs []*result.Result, txns int64) *result.Traffic {
+	var t result.Traffic
+	for _, r := range rs {
+		if r.Traffic == nil {
+			return nil
+		}
+		t.BytesIn += r.Traffic.BytesIn
+		t.BytesOut += r.Traffic.BytesOut
+		t.RoundTrips += r.Traffic.RoundTrips
+	}
+	if txns > 0 {
+		n := float64(txns)
+		t.BytesInPerTxn, t.BytesOutPerTxn, t.RoundTripsPerTxn = float64(t.BytesIn)/n, float64(t.BytesOut)/n, float64(t.RoundTrips)/n
+	}
+	return &t
+}
+
+// serverIO is the server's, measured by whichever generator could see it
+// over the common window: taken once, as its CPU is.
+func serverIO(rs []*result.Result, txns int64) *result.ServerIO {
+	for _, r := range rs {
+		if r.ServerIO != nil {
+			s := *r.ServerIO
+			if txns > 0 {
+				n := float64(txns)
+				s.FileReadBytesPerTxn, s.FileWriteBytesPerTxn = float64(s.FileReadBytes)/n, float64(s.FileWriteBytes)/n
+				if s.Disk != nil {
+					d := *s.Disk
+					d.ReadBytesPerTxn, d.WriteBytesPerTxn = float64(d.ReadBytes)/n, float64(d.WriteBytes)/n
+					s.Disk = &d
+				}
+			}
+			return &s
+		}
+	}
+	return nil
+}
+
 func maxPtr(a, b *float64) *float64 {
 	if b == nil || a != nil && *a >= *b {
 		return a

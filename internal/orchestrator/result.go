@@ -77,7 +77,37 @@ func assemble(o *runner.Outcome, cfg runner.Config, started time.Time) *result.R
 			P99: measure.Ms(h.ValueAtQuantile(99)), Max: measure.Ms(h.Max())}
 	}
 	r.Notes = o.Notes
+	r.Traffic, r.ServerIO = trafficOf(o), serverIOOf(o)
 	return r
+}
+
+func perTxn(v int64, txns int64) float64 {
+	if txns <= 0 {
+		return 0
+	}
+	return round(float64(v)/float64(txns), 3)
+}
+
+func trafficOf(o *runner.Outcome) *result.Traffic {
+	t := o.Traffic
+	if t == nil {
+		return nil
+	}
+	return &result.Traffic{BytesIn: t.BytesIn, BytesOut: t.BytesOut, RoundTrips: t.RoundTrips,
+		BytesInPerTxn: perTxn(t.BytesIn, o.Txns), BytesOutPerTxn: perTxn(t.BytesOut, o.Txns), RoundTripsPerTxn: perTxn(t.RoundTrips, o.Txns)}
+}
+
+func serverIOOf(o *runner.Outcome) *result.ServerIO {
+	if o.ServerIO == nil {
+		return nil
+	}
+	s := &result.ServerIO{FileReadBytes: o.ServerIO.Read, FileWriteBytes: o.ServerIO.Written,
+		FileReadBytesPerTxn: perTxn(o.ServerIO.Read, o.Txns), FileWriteBytesPerTxn: perTxn(o.ServerIO.Written, o.Txns)}
+	if d := o.Disk; d != nil {
+		s.Disk = &result.DiskUse{Device: d.Name, ReadBytes: d.Read, WriteBytes: d.Written,
+			ReadBytesPerTxn: perTxn(d.Read, o.Txns), WriteBytesPerTxn: perTxn(d.Written, o.Txns), BusyPct: round(d.BusyPct, 2)}
+	}
+	return s
 }
 
 // cpuOf is the run's CPU: encbench's, the server's and the machine's,

@@ -350,25 +350,11 @@ func sortedKeys(m map[string]int) string {
 
 // ParseCPUList reads CPU lists such as "0,1" or "0-3,6".
 func ParseCPUList(s string) ([]int, error) {
-	if s == "" {
-		return nil, nil
+	cpus, err := runset.CPUList(s, runtime.NumCPU())
+	if err != nil {
+		return nil, errs.Usage("bad --client-cpus %q: give CPUs 0-%d as a list like 0,1 or 0-1", s, runtime.NumCPU()-1)
 	}
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		a, err1 := strconv.Atoi(lo)
-		b, err2 := a, error(nil)
-		if isRange {
-			b, err2 = strconv.Atoi(hi)
-		}
-		if err1 != nil || err2 != nil || a < 0 || b < a || b >= runtime.NumCPU() {
-			return nil, errs.Usage("bad --client-cpus %q: give CPUs 0-%d as a list like 0,1 or 0-1", s, runtime.NumCPU()-1)
-		}
-		for c := a; c <= b; c++ {
-			out = append(out, c)
-		}
-	}
-	return out, nil
+	return cpus, nil
 }
 
 // throughNetwork returns the target the workers connect to: the server

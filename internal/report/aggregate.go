@@ -59,6 +59,13 @@ type Row struct {
 	Rate     float64
 	Verified bool
 	Baseline bool
+	// Costs are what a committed transaction takes of each resource, and
+	// what the variant adds over the baseline (costMeasures' order).
+	Costs []Cost
+	// Busy is how loaded each resource was in the cell's turns, and Limit
+	// what limited it by the report's rule (Limit* constants).
+	Busy  Busy
+	Limit string
 	// pairBase and pairTPS are the baseline's and this row's TPS block
 	// by block, when their results pair up.
 	pairBase, pairTPS []float64
@@ -85,6 +92,9 @@ func Aggregate(results []*result.Result, baseline string, order *Order) []*Row {
 	rows := make([]*Row, 0, len(byKey))
 	for _, c := range byKey {
 		summarise(c)
+		c.Costs = costsOf(nil, c, nil, nil)
+		c.Busy = busyOf(c)
+		c.Limit = limitOf(c.Busy)
 		rows = append(rows, c)
 	}
 	order.learn(rows)
@@ -102,6 +112,7 @@ func Aggregate(results []*result.Result, baseline string, order *Order) []*Row {
 		}
 		bs, cs := pairs(b, c)
 		c.pairBase, c.pairTPS = tpsPairs(bs, cs)
+		c.Costs = costsOf(b, c, bs, cs)
 		l, err := lossOf(b, c)
 		if err != nil {
 			c.LossReason, c.LossErr = err.Error(), err

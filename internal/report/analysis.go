@@ -43,6 +43,11 @@ type RowAnalysis struct {
 	ClientUsAdded *stats.Diff `json:"client_us_added,omitempty"`
 	ServerUsAdded *stats.Diff `json:"server_us_added,omitempty"`
 	P95MsAdded    *stats.Diff `json:"p95_ms_added,omitempty"`
+	// Costs per committed transaction (per connection for connect), with
+	// what the variant adds; Busy and Limit say what limited the cell.
+	Costs []Cost `json:"costs"`
+	Busy  Busy   `json:"busy"`
+	Limit string `json:"limit"`
 }
 
 // AnalysisSchema names analysis.json's format.
@@ -55,7 +60,7 @@ func analysisOf(m *Model) Analysis {
 			ca := RowAnalysis{Target: c.Target, Workload: c.Workload, Threads: c.Threads, Variant: c.Variant,
 				Blocks: len(c.Results), Verified: c.Verified, TPS: c.TPS, ClientUs: perTxnUs(c.ClientMsPerTxn),
 				Loss: c.Loss, LossReason: c.LossReason, ClientUsAdded: c.ClientUsAdded, ServerUsAdded: c.ServerUsAdded,
-				P95MsAdded: c.P95Added, OfferedTPS: c.Rate}
+				P95MsAdded: c.P95Added, OfferedTPS: c.Rate, Costs: c.Costs, Busy: c.Busy, Limit: c.Limit}
 			if c.ServerMsPerTxn != nil {
 				s := perTxnUs(*c.ServerMsPerTxn)
 				ca.ServerUs = &s

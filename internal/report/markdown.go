@@ -96,6 +96,14 @@ func Markdown(w io.Writer, m *Model) error {
 			fmt.Fprintf(&b, "\n%s:\n\n", pt.Title)
 			mdTable(&b, pt.Table)
 		}
+		if len(s.Costs.Rows) > 0 {
+			fmt.Fprintf(&b, "\n%s\n\n", s.CostsIntro)
+			mdTable(&b, s.Costs)
+			fmt.Fprintf(&b, "\n%s\n\n", s.LimitRule)
+			for _, x := range s.Limits {
+				fmt.Fprintf(&b, "- %s\n", x)
+			}
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -40,6 +40,12 @@ type Section struct {
 	Parts []PartsTable
 	// Rates are the losses in the workload's own rates (TPC-C's tpmC).
 	Rates []RateTable
+	// Costs is what each cell takes per transaction and what a variant
+	// adds; Limits says what limited each cell, one sentence per cell.
+	Costs      Table
+	CostsIntro string
+	Limits     []string
+	LimitRule  string
 }
 
 // Model is everything a report says, rendered as Markdown or HTML, in
@@ -151,6 +157,10 @@ func Build(d *Data, l *locale.Lang) *Model {
 		s.Table = resultTable(l, s.Cells, m.Precision)
 		s.Parts = partsTables(l, s.Cells, order, baseline, m.Precision)
 		s.Rates = rateTables(l, s.Cells, order, baseline)
+		s.Costs, s.CostsIntro, s.LimitRule = costTable(l, s.Cells), l.T(costsIntro(s.Cells)), l.T("limit.rule", contentionBound, cpuBound, diskBound, networkBound)
+		for _, c := range s.Cells {
+			s.Limits = append(s.Limits, limitSentence(l, c))
+		}
 		partsSaid = append(partsSaid, partsConclusions(l, s.Parts, baseline, s.Cells)...)
 		m.Sections = append(m.Sections, s)
 	}

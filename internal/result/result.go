@@ -48,9 +48,14 @@ type Result struct {
 	// TurnsS is an interleaved cell's time in its turns, without the
 	// drain after each: its TPS is the work done in them over TurnsS (an
 	// event in flight at a turn's end counts for its share inside it).
-	TurnsS    float64    `json:"turns_s,omitempty"`
-	LatencyMs Latency    `json:"latency_ms"`
-	CPU       CPU        `json:"cpu"`
+	TurnsS    float64 `json:"turns_s,omitempty"`
+	LatencyMs Latency `json:"latency_ms"`
+	CPU       CPU     `json:"cpu"`
+	// Traffic is what crossed the run's sockets and ServerIO the server's
+	// storage I/O, over the measured window; nil: not measured (a server
+	// of the user's has no process here to read).
+	Traffic   *Traffic   `json:"traffic,omitempty"`
+	ServerIO  *ServerIO  `json:"server_io,omitempty"`
 	Intervals []Interval `json:"intervals"`
 	// Parts time the parts of an event (connect workload: connect, first
 	// query, ...) in milliseconds.
@@ -341,6 +346,43 @@ type CPU struct {
 	StealPct       *float64 `json:"steal_pct,omitempty"`
 	ClientCPUs     []int    `json:"client_cpus,omitempty"`
 	ServerCPUs     string   `json:"server_cpus,omitempty"`
+}
+
+// Traffic counts what crossed the sockets of the run's connections, where
+// encbench's protocol code reads and writes (TLS records included): a
+// round trip is a read that returns data after a write since the last
+// read. Per-transaction figures divide by committed transactions (the
+// connect workload: by connections, one per event).
+type Traffic struct {
+	BytesIn          int64   `json:"bytes_in"`
+	BytesOut         int64   `json:"bytes_out"`
+	RoundTrips       int64   `json:"round_trips"`
+	BytesInPerTxn    float64 `json:"bytes_in_per_txn"`
+	BytesOutPerTxn   float64 `json:"bytes_out_per_txn"`
+	RoundTripsPerTxn float64 `json:"round_trips_per_txn"`
+}
+
+// ServerIO is the server's I/O over the measured window: its processes'
+// file reads and writes (through the page cache: where a server encrypts
+// pages at rest), and what the device under its data read and wrote and
+// how busy it was (Disk nil: not known).
+type ServerIO struct {
+	FileReadBytes        int64    `json:"file_read_bytes"`
+	FileWriteBytes       int64    `json:"file_write_bytes"`
+	FileReadBytesPerTxn  float64  `json:"file_read_bytes_per_txn"`
+	FileWriteBytesPerTxn float64  `json:"file_write_bytes_per_txn"`
+	Disk                 *DiskUse `json:"disk,omitempty"`
+}
+
+// DiskUse is a block device's reads, writes and busy share over the
+// measured window: the whole device's, the server's and anything else's.
+type DiskUse struct {
+	Device           string  `json:"device"`
+	ReadBytes        int64   `json:"read_bytes"`
+	WriteBytes       int64   `json:"write_bytes"`
+	ReadBytesPerTxn  float64 `json:"read_bytes_per_txn"`
+	WriteBytesPerTxn float64 `json:"write_bytes_per_txn"`
+	BusyPct          float64 `json:"busy_pct"`
 }
 
 // PartLatency summarises one timed part of the events, in milliseconds.

@@ -3,21 +3,27 @@ package runner
 import (
 	"time"
 
+	"github.com/encbench/encbench/internal/engine/netconn"
 	"github.com/encbench/encbench/internal/measure"
 )
 
-// cpuMeter reads what the CPUs did over a run's measured windows: this
-// process's CPU, the server's process tree's, and the machine's (busy,
-// steal, and what was neither encbench nor the server: foreign). A plain
-// run has one window, a run in turns one per turn, summed until it is taken.
-// Reading /proc costs encbench CPU, so a window's server and machine
-// counters are read outside its client window, the machine's nearest to
-// it.
+// cpuMeter reads what the resources did over a run's measured windows:
+// this process's CPU, the server's process tree's CPU and storage I/O, the
+// busy time of the disk under the server's data, the machine's CPU (busy,
+// steal, and what was neither encbench nor the server: foreign), and what
+// crossed the run's sockets. A plain run has one window, a run in turns
+// one per turn, summed until it is taken. Reading /proc costs encbench
+// CPU, so a window's server and machine counters are read outside its
+// client window, the machine's nearest to it.
 type cpuMeter struct {
 	pid int
 	// tree reads only the server's processes, found once; nil: the tree
 	// is found on every read.
 	tree *measure.ProcTree
+	// disk is the device under the server's data directory (nil: none
+	// found, or no server).
+	disk    *measure.BlockDevice
+	traffic *netconn.Meter
 	// Sums over the windows since the last fill.
 	busy, total, steal float64
 	machineOK          bool
@@ -26,23 +32,41 @@ type cpuMeter struct {
 	// if none is cut off at zero.
 	foreign   time.Duration
 	foreignOK bool
+	span      time.Duration
+	sent      netconn.Traffic
+	// read and written are the server's file I/O; ioOK is false once a
+	// window could not be read.
+	read, written int64
+	ioOK, ioSeen  bool
+	diskSum       measure.DiskSample
+	diskOK        bool
 }
 
 // cpuMark is a window's start.
 type cpuMark struct {
+	at             time.Time
 	client, server time.Duration
 	serverOK       bool
 	machine        measure.MachineSample
 	machineOK      bool
+	traffic        netconn.Traffic
+	read, written  int64
+	ioOK           bool
+	disk           measure.DiskSample
+	diskOK         bool
 }
 
-// newCPUMeter measures the server tree of pid (0: no server); with
-// findTree it finds the tree's processes once, now (their connections'
-// backends must exist by then), and reads only those.
-func newCPUMeter(pid int, findTree bool) *cpuMeter {
-	m := &cpuMeter{pid: pid}
-	if pid > 0 && findTree {
-		m.tree, _ = measure.NewProcTree(pid)
+// newCPUMeter measures the server tree of pid (0: no server) and the
+// sockets traffic counts (nil: none); with findTree it finds the tree's
+// processes once, now (their connections' backends must exist by then),
+// and reads only those.
+func newCPUMeter(pid int, findTree bool, traffic *netconn.Meter) *cpuMeter {
+	m := &cpuMeter{pid: pid, traffic: traffic}
+	if pid > 0 {
+		if findTree {
+			m.tree, _ = measure.NewProcTree(pid)
+		}
+		m.disk, _ = measure.DiskOf(pid)
 	}
 	return m
 }
@@ -61,12 +85,47 @@ func (m *cpuMeter) serverCPU() (time.Duration, bool) {
 	return v, err == nil
 }
 
+// serverIO reads the server tree's storage I/O.
+func (m *cpuMeter) serverIO() (read, written int64, ok bool) {
+	if m.pid <= 0 {
+		return 0, 0, false
+	}
+	tree := m.tree
+	if tree == nil {
+		var err error
+		if tree, err = measure.NewProcTree(m.pid); err != nil {
+			return 0, 0, false
+		}
+	}
+	read, written, err := tree.IO()
+	return read, written, err == nil
+}
+
+func (m *cpuMeter) diskNow() (measure.DiskSample, bool) {
+	if m.disk == nil {
+		return measure.DiskSample{}, false
+	}
+	d, err := m.disk.Sample()
+	return d, err == nil
+}
+
+func (m *cpuMeter) trafficNow() netconn.Traffic {
+	if m.traffic == nil {
+		return netconn.Traffic{}
+	}
+	return m.traffic.Total()
+}
+
 // start begins a window.
 func (m *cpuMeter) start() cpuMark {
 	var a cpuMark
+	a.read, a.written, a.ioOK = m.serverIO()
+	a.disk, a.diskOK = m.diskNow()
 	a.server, a.serverOK = m.serverCPU()
 	mach, err := measure.MachineCPU()
 	a.machine, a.machineOK = mach, err == nil
+	a.traffic = m.trafficNow()
+	a.at = time.Now()
 	a.client = measure.ProcessCPU()
 	return a
 }
@@ -75,8 +134,11 @@ func (m *cpuMeter) start() cpuMark {
 // client and server CPU (server -1 when it could not be read).
 func (m *cpuMeter) stop(a cpuMark) (client, server time.Duration) {
 	client = measure.ProcessCPU() - a.client
+	m.span += time.Since(a.at)
+	m.sent = m.sent.Add(m.trafficNow().Sub(a.traffic))
 	mach, machErr := measure.MachineCPU()
 	srv, srvOK := m.serverCPU()
+	m.stopIO(a)
 	server = -1
 	if a.serverOK && srvOK {
 		server = srv - a.server
@@ -94,8 +156,31 @@ func (m *cpuMeter) stop(a cpuMark) (client, server time.Duration) {
 	return client, server
 }
 
+// stopIO adds the window's file I/O and disk counts. One window
+// that cannot be read spoils the sums: a share of the windows would
+// understate the I/O.
+func (m *cpuMeter) stopIO(a cpuMark) {
+	read, written, ok := m.serverIO()
+	if !m.ioSeen {
+		m.ioSeen, m.ioOK = true, true
+	}
+	if ok && a.ioOK && read >= a.read && written >= a.written {
+		m.read += read - a.read
+		m.written += written - a.written
+	} else {
+		m.ioOK = false
+	}
+	if d, ok := m.diskNow(); ok && a.diskOK {
+		m.diskOK = true
+		m.diskSum.Read += d.Read - a.disk.Read
+		m.diskSum.Written += d.Written - a.disk.Written
+		m.diskSum.Busy += d.Busy - a.disk.Busy
+	}
+}
+
 // fill sets the machine's share of the windows since the last fill (busy,
-// steal, foreign CPU) in o, and starts new sums.
+// steal, foreign CPU), the server's I/O, the disk's busy share and the
+// traffic in o, and starts new sums.
 func (m *cpuMeter) fill(o *Outcome) {
 	if m.machineOK && m.total > 0 {
 		busy, steal := 100*m.busy/m.total, 100*m.steal/m.total
@@ -105,5 +190,16 @@ func (m *cpuMeter) fill(o *Outcome) {
 			o.ForeignCPU = &f
 		}
 	}
-	m.busy, m.total, m.steal, m.machineOK, m.foreign, m.foreignOK = 0, 0, 0, false, 0, false
+	if m.traffic != nil {
+		t := m.sent
+		o.Traffic = &t
+	}
+	if m.ioSeen && m.ioOK {
+		o.ServerIO = &StorageIO{Read: m.read, Written: m.written}
+	}
+	if m.diskOK && m.span > 0 {
+		o.Disk = &DiskUse{Name: m.disk.Name, Read: m.diskSum.Read, Written: m.diskSum.Written,
+			BusyPct: min(100, 100*m.diskSum.Busy.Seconds()/m.span.Seconds())}
+	}
+	*m = cpuMeter{pid: m.pid, tree: m.tree, disk: m.disk, traffic: m.traffic}
 }

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/engine/netconn"
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/measure"
 	"github.com/encbench/encbench/internal/runset"
@@ -97,6 +98,26 @@ type Outcome struct {
 	Parts map[string]*hdrhistogram.Histogram
 	// Notes add up the workers' own counts (workload.Noter).
 	Notes map[string]int64
+	// Traffic is what crossed the run's sockets in the measured windows
+	// (nil: not counted).
+	Traffic *netconn.Traffic
+	// ServerIO is the server's file I/O in them and Disk what the device
+	// under its data did (nil: not measured).
+	ServerIO *StorageIO
+	Disk     *DiskUse
+}
+
+// StorageIO is a process tree's file I/O in bytes (measure.ProcTree.IO).
+type StorageIO struct {
+	Read, Written int64
+}
+
+// DiskUse is what a block device did over measured windows: bytes read
+// and written, and the share of the windows it had I/O in flight.
+type DiskUse struct {
+	Name          string
+	Read, Written int64
+	BusyPct       float64
 }
 
 // Interval is one report interval's rates.
@@ -244,6 +265,9 @@ type Session struct {
 	slots     []*slot
 	sessions  []engine.SessionTLS
 	partNames []string
+	// traffic counts every socket the session's connections dial, the
+	// workers' and those a workload opens per event.
+	traffic *netconn.Meter
 }
 
 // Open connects cfg.Threads workers and checks their sessions. On a
@@ -252,6 +276,14 @@ type Session struct {
 func Open(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config) (*Session, error) {
 	s := &Session{cfg: cfg, t: t, wl: wl, slots: make([]*slot, cfg.Threads), sessions: make([]engine.SessionTLS, cfg.Threads)}
 	s.t.Worker = true
+	s.traffic = netconn.NewMeter()
+	wrap := t.WrapDial
+	s.t.WrapDial = func(d engine.DialFunc) engine.DialFunc {
+		if wrap != nil {
+			d = wrap(d)
+		}
+		return s.traffic.Dial(d)
+	}
 	for _, p := range wl.Capabilities().Parts {
 		s.partNames = append(s.partNames, p.Name)
 	}
@@ -353,7 +385,7 @@ func (s *Session) Close() {
 func (s *Session) newRun() *run {
 	// Only closed-loop workers that share a CPU run SCHED_BATCH (sched.go).
 	batch := s.cfg.Rate == 0 && s.cfg.Threads > clientCPUCount(s.cfg.CPUs)
-	return &run{cfg: s.cfg, slots: s.slots, t: s.t, wl: s.wl, partNames: s.partNames, batch: batch}
+	return &run{cfg: s.cfg, slots: s.slots, t: s.t, wl: s.wl, partNames: s.partNames, batch: batch, traffic: s.traffic}
 }
 
 type run struct {
@@ -376,7 +408,8 @@ type run struct {
 	// turns (Turns).
 	gate *gate
 	// batch: workers lock their threads and run them SCHED_BATCH.
-	batch bool
+	batch   bool
+	traffic *netconn.Meter
 }
 
 func notes(slots []*slot) map[string]int64 {
@@ -404,7 +437,7 @@ func (r *run) execute(ctx context.Context) (*Outcome, error) {
 	tick := cmp.Or(max(cfg.ReportInterval, 0), time.Second)
 	measuring := cfg.Warmup <= 0
 	var start time.Time
-	cpu := newCPUMeter(cfg.ServerPID, false)
+	cpu := newCPUMeter(cfg.ServerPID, false, r.traffic)
 	var mark cpuMark
 	var procs0 []int
 	startMeasuring := func() {
@@ -565,6 +598,9 @@ func (r *run) cpuOfRun(out *Outcome, cpu *cpuMeter, mark cpuMark, procs0 []int) 
 		time.Sleep(500 * time.Millisecond)
 		if v, ok := cpu.serverCPU(); ok {
 			server = v - mark.server
+		}
+		if read, written, ok := cpu.serverIO(); ok && mark.ioOK && read >= mark.read && written >= mark.written {
+			out.ServerIO = &StorageIO{Read: read - mark.read, Written: written - mark.written}
 		}
 	}
 	if server >= 0 {

@@ -6,6 +6,7 @@ package runset
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -72,3 +73,27 @@ func (s Seconds) Set(v string) error {
 }
 
 func (Seconds) Type() string { return "int" }
+
+// CPUList reads a CPU list such as "0,1" or "0-3,6" (the kernel's cpuset
+// form); CPUs must be below limit.
+func CPUList(s string, limit int) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := a, error(nil)
+		if isRange {
+			b, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || a < 0 || b < a || b >= limit {
+			return nil, fmt.Errorf("bad CPU list %q", s)
+		}
+		for c := a; c <= b; c++ {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/encbench/encbench/internal/engine/netconn"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -75,11 +77,15 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 		return nil, err
 	}
 	var nd net.Dialer
+	// The driver's sockets are counted (netconn.Count) and pass through
+	// the target's wrappers (a delay, a run's traffic meter) like the
+	// other engines'.
+	t.Probe = probe
 	opts := options.Client().ApplyURI(t.URL.String()).
 		SetDirect(true).
 		SetMaxPoolSize(1).
 		SetServerMonitoringMode(options.ServerMonitoringModePoll).
-		SetDialer(dialer(probe.Wrap(nd.DialContext)))
+		SetDialer(dialer(t.Dial(netconn.Count(nd.DialContext))))
 	// A bad address or TLS mismatch fails within 10 s unless the URI says otherwise.
 	if q := t.URL.Query(); !q.Has("serverSelectionTimeoutMS") {
 		opts.SetServerSelectionTimeout(10 * time.Second)

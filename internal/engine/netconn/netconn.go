@@ -76,23 +76,7 @@ type Conn struct {
 	readBy, writeBy atomic.Int64
 	// perRead bounds each read of a raw socket that has no deadline.
 	perRead time.Duration
-	// in, out and trips count what crossed the socket (TLS records
-	// included): bytes each way, and round trips, a read that returns
-	// data after at least one write since the previous read (a pipelined
-	// request of several messages is one). Atomics: pgconn's background
-	// reader and the worker may read at different times.
-	in, out, trips atomic.Int64
-	wrote          atomic.Bool
-}
-
-// Traffic is what crossed one connection's socket.
-type Traffic struct {
-	BytesIn, BytesOut, RoundTrips int64
-}
-
-// Traffic is the socket's counts so far.
-func (c *Conn) Traffic() Traffic {
-	return Traffic{BytesIn: c.in.Load(), BytesOut: c.out.Load(), RoundTrips: c.trips.Load()}
+	counts
 }
 
 // epoch anchors the monotonic deadlines above; time.Since reads the
@@ -181,10 +165,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 		case err == nil && n == 0 && len(b) > 0:
 			return 0, errEOF(c)
 		case err == nil:
-			c.in.Add(int64(n))
-			if c.wrote.Load() && c.wrote.Swap(false) {
-				c.trips.Add(1)
-			}
+			c.received(n)
 			return n, nil
 		case errors.Is(err, unix.EINTR):
 			if err := bound.rearm(c, unix.SO_RCVTIMEO, &c.readBy); err != nil {
@@ -230,8 +211,7 @@ func (c *Conn) Write(b []byte) (int, error) {
 		n, err := c.write(b[total:])
 		if n > 0 {
 			total += n
-			c.out.Add(int64(n))
-			c.wrote.Store(true)
+			c.sent(n)
 		}
 		switch {
 		case err == nil:
@@ -275,6 +255,7 @@ func (c *Conn) Close() error {
 	}
 	_ = unix.Shutdown(c.fd, unix.SHUT_RDWR)
 	c.release()
+	c.retire()
 	return nil
 }
 

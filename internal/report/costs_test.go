@@ -1,0 +1,103 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/encbench/encbench/internal/result"
+)
+
+// costly is a result with the resources one transaction took: client and
+// server CPU in microseconds, round trips, and the client's and the
+// server's busy shares of their pinned CPU.
+func costly(variant string, rep int, clientUs, serverUs, trips, clientBusy, serverBusy float64) *result.Result {
+	r := fake(variant, 8, rep, 1000)
+	r.TurnsS = 1
+	r.Totals.Transactions = 1000
+	srv := serverUs / 1e6
+	r.CPU = result.CPU{ClientSPerTxn: clientUs / 1e6, ServerSPerTxn: &srv, ClientCPUs: []int{0}, ServerCPUs: "1", MachineCores: 2,
+		ClientS: clientBusy / 100, ServerS: ptr(serverBusy / 100)}
+	r.Traffic = &result.Traffic{RoundTripsPerTxn: trips, BytesOutPerTxn: 300, BytesInPerTxn: 900}
+	return r
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// TestCostsNameWhatLimitedTheCellAndWhatMovedIt: a server at 97% of its
+// CPU limits the cell; the server's added microseconds moved throughput,
+// the client's did not. A DSN-like result without traffic or server
+// figures shows them as not measured.
+func TestCostsNameWhatLimitedTheCellAndWhatMovedIt(t *testing.T) {
+	var rs []*result.Result
+	for rep := 1; rep <= 4; rep++ {
+		j := float64(rep) / 10
+		rs = append(rs, costly("plain", rep, 50+j, 900+j, 20, 40, 97), costly("tls", rep, 71+2*j, 906+3*j, 20, 45, 97))
+	}
+	rows := Aggregate(rs, "plain", &Order{})
+	l := english(t)
+	var tls *Row
+	for _, c := range rows {
+		if c.Limit != LimitServerCPU {
+			t.Errorf("%s: limit %q, want server CPU (busy %+v)", c.Variant, c.Limit, c.Busy)
+		}
+		if c.Variant == "tls" {
+			tls = c
+		}
+	}
+	if tls == nil {
+		t.Fatal("no tls row")
+	}
+	cli := tls.cost("client_us").Added
+	if cli == nil || cli.Mean < 20 || cli.Mean > 23 || !cli.Significant {
+		t.Errorf("client us added %+v, want about +21.5", cli)
+	}
+	s := limitSentence(l, tls)
+	for _, want := range []string{"server CPU-bound", "the server's extra +6.5 us", "lowered throughput", "the client's extra +21.2 us", "did not"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("sentence %q lacks %q", s, want)
+		}
+	}
+	tbl := costTable(l, rows)
+	if len(tbl.Rows) != 2 || len(tbl.Head) != 3+len(costMeasures)+1 {
+		t.Fatalf("cost table %d rows, head %q", len(tbl.Rows), tbl.Head)
+	}
+	if got := tbl.Rows[0][3+2].S; got != "20.00" {
+		t.Errorf("round trips of plain shown as %q", got)
+	}
+
+	// A server of the user's: no server CPU, traffic or I/O figures.
+	dsn := costly("plain", 1, 50, 900, 20, 40, 0)
+	dsn.CPU.ServerSPerTxn, dsn.CPU.ServerS, dsn.Traffic = nil, nil, nil
+	d := Aggregate([]*result.Result{dsn}, "plain", &Order{})
+	row := costTable(l, d).Rows[0]
+	for i, m := range costMeasures {
+		want := m.Name != "client_us" && m.Name != "retries"
+		if got := row[3+i].S == l.T("cost.not_measured"); got != want {
+			t.Errorf("%s shown as %q on a DSN target", m.Name, row[3+i].S)
+		}
+	}
+	if d[0].Limit != LimitLatency {
+		t.Errorf("a cell with nothing saturated: limit %q", d[0].Limit)
+	}
+}
+
+// TestLimitRuleOrder: contention comes first, shared CPUs are judged by
+// the machine's share, and a delay that takes most of a transaction's
+// time is the network.
+func TestLimitRuleOrder(t *testing.T) {
+	for _, tc := range []struct {
+		b    Busy
+		want string
+	}{
+		{Busy{Client: 99, Server: ptr(99), Contention: 0.2}, LimitContention},
+		{Busy{Client: 60, Server: ptr(40), Machine: ptr(95), SharedCPUs: true}, LimitSharedCPU},
+		{Busy{Client: 90, Server: ptr(99), SharedCPUs: true, Machine: ptr(50)}, LimitLatency},
+		{Busy{Client: 90, Server: ptr(50)}, LimitClientCPU},
+		{Busy{Client: 10, Server: ptr(20), Disk: ptr(90)}, LimitDisk},
+		{Busy{Client: 10, Server: ptr(20), NetworkWait: ptr(70)}, LimitNetwork},
+	} {
+		if got := limitOf(tc.b); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.b, got, tc.want)
+		}
+	}
+}
