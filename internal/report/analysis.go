@@ -19,6 +19,10 @@ type Analysis struct {
 	// MachineNoise is the machine's own steadiness before the first block.
 	MachineNoise *suite.MachineNoise `json:"machine_noise,omitempty"`
 	Rows         []RowAnalysis       `json:"cells"`
+	// WhatIf is the setting --what-if gave and Projections the losses
+	// projected to it.
+	WhatIf      string       `json:"what_if,omitempty"`
+	Projections []Projection `json:"projections,omitempty"`
 }
 
 // RowAnalysis is one target, workload, thread count and variant over its
@@ -54,7 +58,10 @@ type RowAnalysis struct {
 const AnalysisSchema = "encbench/analysis/v1"
 
 func analysisOf(m *Model) Analysis {
-	a := Analysis{Schema: AnalysisSchema, Baseline: m.Baseline, Precision: m.Precision, BudgetSpent: m.BudgetSpent, MachineNoise: m.MachineNoise}
+	a := Analysis{Schema: AnalysisSchema, Baseline: m.Baseline, Precision: m.Precision, BudgetSpent: m.BudgetSpent, MachineNoise: m.MachineNoise, Projections: m.Projections}
+	if len(m.Projections) > 0 {
+		a.WhatIf = m.whatIfSpec
+	}
 	for _, s := range m.Sections {
 		for _, c := range s.Cells {
 			ca := RowAnalysis{Target: c.Target, Workload: c.Workload, Threads: c.Threads, Variant: c.Variant,

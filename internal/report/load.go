@@ -22,6 +22,8 @@ type Data struct {
 	// Partial counts interrupted or failed cells left out of a directory
 	// (a single result file is kept even if partial: it was asked for).
 	Partial int
+	// WhatIf is a setting to project the losses to (--what-if).
+	WhatIf *WhatIf
 }
 
 // Load reads a suite directory, or a directory or single file of result

@@ -47,6 +47,10 @@ func Markdown(w io.Writer, m *Model) error {
 	for _, s := range m.Skipped {
 		fmt.Fprintf(&b, "- %s\n", l.T("skipped", s))
 	}
+	if len(m.WhatIf.Rows) > 0 {
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", l.T("h.whatif"), m.WhatIfIntro)
+		mdTable(&b, m.WhatIf)
+	}
 	if len(m.Offered.Rows) > 0 {
 		fmt.Fprintf(&b, "\n%s\n\n", l.T("offered.intro"))
 		mdTable(&b, m.Offered)

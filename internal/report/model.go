@@ -93,6 +93,12 @@ type Model struct {
 	Order           Order
 	// Overview is the one-page answer at the top.
 	Overview Overview
+	// WhatIf projects each loss to the setting --what-if gave; nil
+	// Projections: none asked for.
+	WhatIf      Table
+	WhatIfIntro string
+	Projections []Projection
+	whatIfSpec  string
 }
 
 // Build turns loaded data into the report's content in language l.
@@ -135,6 +141,10 @@ func Build(d *Data, l *locale.Lang) *Model {
 		m.Missed = missedTable(l, closed, baseline, missedRule{precision: m.Precision, most: most, spent: rec.BudgetSpent, stallPct: rec.Suite.Disturb().StallPct})
 	}
 	m.Offered = offeredTable(l, cells)
+	if d.WhatIf != nil {
+		m.Projections = project(l, closed, baseline, d.WhatIf)
+		m.WhatIf, m.WhatIfIntro, m.whatIfSpec = whatIfTable(l, m.Projections, closed), whatIfIntro(l, d.WhatIf), d.WhatIf.Spec
+	}
 	m.GlanceNote = l.T("glance.note")
 	if m.Precision > 0 {
 		m.GlanceNote = l.T("glance.note.precision", m.Precision)

@@ -153,6 +153,13 @@ func TestWriteFromSuiteDirectory(t *testing.T) {
 		t.Fatalf("%v %v", paths, err)
 	}
 	schematest.File(t, schematest.Compile(t, "analysis.schema.json"), filepath.Join(dir, AnalysisFile))
+	if _, err := Write(dir, Options{WhatIf: "server_cpus=8,threads=1,16"}); err != nil {
+		t.Fatal(err)
+	}
+	schematest.File(t, schematest.Compile(t, "analysis.schema.json"), filepath.Join(dir, AnalysisFile))
+	if md, _ := os.ReadFile(filepath.Join(dir, "report.md")); !strings.Contains(string(md), "## What if") || !strings.Contains(string(md), "server_cpus=8,threads=1,16") {
+		t.Errorf("report.md with --what-if lacks its section:\n%s", md)
+	}
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
 	for _, want := range []string{"suite t", "encbench suite run t", "1 interrupted or failed", "### oltp_read_only"} {
 		if !strings.Contains(string(md), want) {

@@ -15,6 +15,8 @@ type Options struct {
 	// Lang is a catalogue code (locale.Codes); "" is English.
 	Lang string
 	PDF  bool
+	// WhatIf is --what-if's setting ("" none): see ParseWhatIf.
+	WhatIf string
 }
 
 // Files names a report's files in dir: report.html, report.md and
@@ -46,10 +48,17 @@ func Write(dir string, o Options) ([]string, error) {
 			return nil, err
 		}
 	}
+	var w *WhatIf
+	if o.WhatIf != "" {
+		if w, err = ParseWhatIf(o.WhatIf); err != nil {
+			return nil, err
+		}
+	}
 	d, err := Load(dir)
 	if err != nil {
 		return nil, err
 	}
+	d.WhatIf = w
 	m := Build(d, l)
 	htmlPath, mdPath, pdfPath := Files(d.Dir, o.Lang)
 	var paths []string

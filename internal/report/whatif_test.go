@@ -1,0 +1,70 @@
+package report
+
+import (
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/result"
+)
+
+func TestParseWhatIf(t *testing.T) {
+	w, err := ParseWhatIf("client_cpus=8,server_cpus=64,rtt=0.2ms,threads=8,16,32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.ClientCPUs != 8 || w.ServerCPUs != 64 || w.RTT != 200*time.Microsecond || !slices.Equal(w.Threads, []int{8, 16, 32}) || w.Speed != 1 {
+		t.Errorf("parsed %+v", w)
+	}
+	for _, bad := range []string{"threads=0", "cores=8", "rtt=fast", "speed=-1", "8,16", "server_cpus=x"} {
+		if _, err := ParseWhatIf(bad); errs.ExitCode(err) != 2 {
+			t.Errorf("%q: %v, want a usage error", bad, err)
+		}
+	}
+}
+
+// TestProjectionAtTheMeasuredSettingGivesTheMeasuredLoss: a model
+// calibrated on each block predicts, at the setting it was measured at,
+// the throughput it was fitted to; more server cores lift a server-bound
+// loss, and a cell limited by contention is not projected.
+func TestProjectionAtTheMeasuredSettingGivesTheMeasuredLoss(t *testing.T) {
+	var rs []*result.Result
+	for rep := 1; rep <= 4; rep++ {
+		j := float64(rep)
+		b, v := costly("plain", rep, 50, 900, 20, 40, 97), costly("tls", rep, 71, 906+j, 20, 45, 97)
+		b.TPS, v.TPS = 1000+j, 990-j
+		rs = append(rs, b, v)
+	}
+	rows := Aggregate(rs, "plain", &Order{})
+	l := english(t)
+	same := project(l, rows, "plain", &WhatIf{Speed: 1})
+	if len(same) != 1 || same[0].LossPct == nil {
+		t.Fatalf("projections %+v", same)
+	}
+	var measured float64
+	for _, c := range rows {
+		if c.Variant == "tls" {
+			measured = c.Loss.Pct
+		}
+	}
+	if got := same[0].LossPct.Mean; math.Abs(got-measured) > 0.01 {
+		t.Errorf("projected %.3f%% at the measured setting, measured %.3f%%", got, measured)
+	}
+	wide := project(l, rows, "plain", &WhatIf{Speed: 1, ServerCPUs: 64, Threads: []int{8}})
+	if wide[0].LossPct == nil || wide[0].BaseTPS.Mean <= 1.2*same[0].BaseTPS.Mean {
+		t.Errorf("64 server cores at 8 threads: %+v %+v against %+v", wide[0].BaseTPS, wide[0].Reason, same[0].BaseTPS)
+	}
+
+	for _, r := range rs {
+		r.Totals.Retries = 200
+	}
+	busy := project(l, Aggregate(rs, "plain", &Order{}), "plain", &WhatIf{Speed: 1})
+	if busy[0].Reason == "" || busy[0].LossPct != nil {
+		t.Errorf("a contention-bound cell was projected: %+v", busy[0])
+	}
+	if tbl := whatIfTable(l, busy, rows); len(tbl.Rows) != 1 || tbl.Rows[0][5].S == "" {
+		t.Errorf("table %+v", tbl)
+	}
+}
