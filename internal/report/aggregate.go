@@ -49,6 +49,9 @@ type Row struct {
 	ClientUsAdded *stats.Diff
 	// P95Added is the change of p95 latency in ms, paired within blocks.
 	P95Added *stats.Diff
+	// TimeAdded is the time the variant adds to one transaction, threads
+	// / TPS (Little's law for a closed loop), in ms, paired within blocks.
+	TimeAdded *stats.Diff
 	// RetriesPerTxn are the extra tries of transactions that a conflict
 	// rolled back, and GivenUpPerTxn the transactions that ended without
 	// committing, each per committed transaction (TPC-C at SERIALIZABLE
@@ -122,6 +125,7 @@ func Aggregate(results []*result.Result, baseline string, order *Order) []*Row {
 		c.ClientCPUChangePct = changePct(b.ClientMsPerTxn.Mean, c.ClientMsPerTxn.Mean)
 		c.ClientUsAdded = usAdded(b, c, bs, cs, func(r *result.Result) (float64, bool) { return r.CPU.ClientSPerTxn, true })
 		c.P95Added = added(b, c, bs, cs, func(r *result.Result) (float64, bool) { return r.LatencyMs.P95, true })
+		c.TimeAdded = added(b, c, bs, cs, func(r *result.Result) (float64, bool) { return 1000 * float64(r.Threads) / r.TPS, r.TPS > 0 })
 		if b.ServerMsPerTxn != nil && c.ServerMsPerTxn != nil {
 			c.ServerCPUChangePct = changePct(b.ServerMsPerTxn.Mean, c.ServerMsPerTxn.Mean)
 			c.ServerUsAdded = usAdded(b, c, bs, cs, func(r *result.Result) (float64, bool) {

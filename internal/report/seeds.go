@@ -85,7 +85,7 @@ func WriteSeeds(dir string, o Options) ([]string, error) {
 
 // BuildSeeds reads each seed suite's results under dir.
 func BuildSeeds(dir string, l *locale.Lang) *SeedsModel {
-	m := &SeedsModel{L: l, Title: l.T("seeds.title"), Intro: l.T("seeds.intro"),
+	m := &SeedsModel{L: l, Title: l.T("seeds.title"), Intro: l.T("seeds.intro4"),
 		Generated: l.T("report.generated", time.Now().UTC().Format("2006-01-02 15:04 UTC"), version.String())}
 	for _, name := range suite.SeedSuites() {
 		m.Sections = append(m.Sections, seedSection(dir, name, l))
@@ -127,11 +127,14 @@ func seedSection(dir, name string, l *locale.Lang) SeedSection {
 	case len(ref.Parts) > 0:
 		sec.Table = partsVerdicts(l, ref, d.Results, d.Baseline(), order, sec.Verdicts)
 	case len(ref.Bounds) > 0:
-		sec.Table = boundVerdicts(l, ref, cells, order, sec.Verdicts)
+		sec.Table = boundVerdicts(l, ref, cells, order, d.Baseline(), sec.Verdicts)
 	default:
-		sec.Table = lossVerdicts(l, ref, cells, order, sec.Verdicts)
+		sec.Table = lossVerdicts(l, ref, cells, order, d.Baseline(), sec.Verdicts)
 	}
-	sec.Count = l.T("seeds.count", sec.Verdicts[Agrees], sec.Verdicts[Lower], sec.Verdicts[Higher])
+	sec.Count = countText(l, sec.Verdicts)
+	if env := ref.Environment; env != nil {
+		sec.Setting += " " + l.T("seeds.environment", env.Said)
+	}
 	return sec
 }
 
@@ -140,18 +143,25 @@ func firstLineOf(err error) string {
 	return s
 }
 
-// verdictText is a verdict in the report's language, counted.
-func verdictText(l *locale.Lang, v Verdict, count map[Verdict]int) Text {
-	count[v]++
-	return Text{S: l.T("seeds.verdict." + string(v)), Strong: v != Agrees}
+// partsVerdict is a connection anatomy's verdict: its times are not
+// projected (the round trips of each part are not counted apart), so a
+// ratio outside encbench's interval is unexplained.
+func partsVerdict(l *locale.Lang, place Verdict, count map[Verdict]int) Text {
+	if place == Agrees {
+		return verdictCell(l, Agrees, Agrees, count)
+	}
+	return verdictCell(l, Unexplained, place, count)
 }
 
 // lossVerdicts sets each published loss (R3, R4) beside encbench's loss
-// and interval on every target, with a verdict.
-func lossVerdicts(l *locale.Lang, ref *suite.Reference, rows []*Row, order Order, count map[Verdict]int) Table {
-	t := Table{Head: []string{l.T("col.workload"), l.T("col.variant"), l.T("col.threads"), l.T("ref.published")}}
+// and interval on every target, the time the report's layer added to a
+// transaction beside encbench's, encbench's projection to the report's
+// setting, and one of the four verdicts.
+func lossVerdicts(l *locale.Lang, ref *suite.Reference, rows []*Row, order Order, baseline string, count map[Verdict]int) Table {
+	e := newExplainer(l, ref, rows, baseline)
+	t := Table{Head: []string{l.T("col.workload"), l.T("col.variant"), l.T("col.threads"), l.T("ref.published"), l.T("seeds.col.implied")}}
 	for _, tg := range order.Targets {
-		t.Head = append(t.Head, l.T("ref.encbench", tg), l.T("seeds.col.verdict"))
+		t.Head = append(t.Head, l.T("ref.encbench", tg), l.T("seeds.col.projected", tg), l.T("seeds.col.cost", tg), l.T("seeds.col.verdict"))
 	}
 	losses := ref.Losses()
 	for _, w := range slices.Sorted(maps.Keys(losses)) {
@@ -162,14 +172,22 @@ func lossVerdicts(l *locale.Lang, ref *suite.Reference, rows []*Row, order Order
 			}
 			for _, th := range slices.Sorted(maps.Keys(byThreads)) {
 				pub := byThreads[th]
-				row := []Text{{S: w}, {S: v}, {S: fmt.Sprint(th)}, {S: l.F("%.2f", pub), Strong: true}}
+				implied, hasImplied := e.implied(w, v, baseline, th)
+				impliedText := l.T("seeds.implied.none")
+				if hasImplied {
+					impliedText = l.F("%+.3f", implied)
+				}
+				row := []Text{{S: w}, {S: v}, {S: fmt.Sprint(th)}, {S: l.F("%.2f", pub), Strong: true}, {S: impliedText}}
 				for _, tg := range order.Targets {
 					c := findRow(rows, tg, w, v, th)
 					if c == nil || c.Loss == nil {
-						row = append(row, Text{S: "-"}, Text{S: l.T("seeds.verdict.none")})
+						row = append(row, Text{S: "-"}, Text{S: "-"}, Text{S: "-"}, Text{S: l.T("seeds.verdict.none")})
 						continue
 					}
-					row = append(row, Text{S: lossCI(l, *c.Loss)}, verdictText(l, verdictOf(pub, c.Loss.Low, c.Loss.High), count))
+					p := e.projection(tg, w, v, th)
+					verdict := e.verdict(pub, c, p, implied, hasImplied)
+					row = append(row, Text{S: lossCI(l, *c.Loss)}, Text{S: e.projectedText(p)}, Text{S: e.costText(c)},
+						verdictCell(l, verdict, verdictOf(pub, c.Loss.Low, c.Loss.High), count))
 				}
 				t.Rows = append(t.Rows, row)
 			}
@@ -182,10 +200,11 @@ func lossVerdicts(l *locale.Lang, ref *suite.Reference, rows []*Row, order Order
 // at low concurrency", "under 5% at high concurrency") on every workload
 // at the suite's lowest and highest thread counts. A bound is met unless
 // encbench's whole interval lies above it.
-func boundVerdicts(l *locale.Lang, ref *suite.Reference, rows []*Row, order Order, count map[Verdict]int) Table {
+func boundVerdicts(l *locale.Lang, ref *suite.Reference, rows []*Row, order Order, baseline string, count map[Verdict]int) Table {
+	e := newExplainer(l, ref, rows, baseline)
 	t := Table{Head: []string{l.T("col.workload"), l.T("col.variant"), l.T("col.threads"), l.T("ref.published")}}
 	for _, tg := range order.Targets {
-		t.Head = append(t.Head, l.T("ref.encbench", tg), l.T("seeds.col.verdict"))
+		t.Head = append(t.Head, l.T("ref.encbench", tg), l.T("seeds.col.projected", tg), l.T("seeds.col.cost", tg), l.T("seeds.col.verdict"))
 	}
 	var threads []int
 	for _, c := range rows {
@@ -212,15 +231,22 @@ func boundVerdicts(l *locale.Lang, ref *suite.Reference, rows []*Row, order Orde
 				for _, tg := range order.Targets {
 					c := findRow(rows, tg, w, v, th)
 					if c == nil || c.Loss == nil {
-						row = append(row, Text{S: "-"}, Text{S: l.T("seeds.verdict.none")})
+						row = append(row, Text{S: "-"}, Text{S: "-"}, Text{S: "-"}, Text{S: l.T("seeds.verdict.none")})
 						continue
 					}
 					any = true
-					verdict := Agrees
+					// A bound is met unless the whole interval lies above
+					// it; the report gives no throughputs, so a miss is
+					// explained by the projection or not at all.
+					p := e.projection(tg, w, v, th)
+					verdict, place := Agrees, Agrees
 					if c.Loss.Low > b.AtMost {
-						verdict = Higher
+						verdict, place = Unexplained, Higher
+						if p != nil && p.LossPct != nil && p.LossPct.Low <= b.AtMost {
+							verdict = Explained
+						}
 					}
-					row = append(row, Text{S: lossCI(l, *c.Loss)}, verdictText(l, verdict, count))
+					row = append(row, Text{S: lossCI(l, *c.Loss)}, Text{S: e.projectedText(p)}, Text{S: e.costText(c)}, verdictCell(l, verdict, place, count))
 				}
 				if any {
 					t.Rows = append(t.Rows, row)
@@ -278,7 +304,7 @@ func partsVerdicts(l *locale.Lang, ref *suite.Reference, rs []*result.Result, ba
 					ratio, lo, hi := 1-loss.Pct/100, 1-loss.High/100, 1-loss.Low/100
 					row = append(row, Text{S: l.F("%.3f", mean(bMeans)) + " / " + l.F("%.3f", mean(vMeans))},
 						Text{S: l.T("ci.range", l.F("%.2f", ratio), l.F("%.2f", lo), l.F("%.2f", hi))},
-						verdictText(l, verdictOf(pub["on"]/pub["off"], lo, hi), count))
+						partsVerdict(l, verdictOf(pub["on"]/pub["off"], lo, hi), count))
 					t.Rows = append(t.Rows, row)
 				}
 			}

@@ -51,13 +51,60 @@ func TestPartsVerdictsCompareRatios(t *testing.T) {
 		t.Fatalf("rows %v", tb.Rows)
 	}
 	connect, reused := tb.Rows[0], tb.Rows[1]
-	if connect[2].S != "connect" || !strings.HasPrefix(connect[7].S, "2.50") || connect[8].S != "lower" {
+	if connect[2].S != "connect" || !strings.HasPrefix(connect[7].S, "2.50") || connect[8].S != "unexplained (lower)" {
 		t.Errorf("connect row %v: want ratio 2.50 and lower than 5.36", connect)
 	}
 	if reused[2].S != "reused_query" || reused[8].S != "agrees" {
 		t.Errorf("reused row %v: want agrees with 1.02", reused)
 	}
-	if count[Lower] != 1 || count[Agrees] != 1 {
+	if count[Unexplained] != 1 || count[Agrees] != 1 {
 		t.Errorf("counted %v", count)
+	}
+}
+
+// TestFourVerdicts: a published loss inside encbench's interval agrees;
+// one outside it but within 3 points of the projection to the report's
+// setting is explained; one far off whose throughputs imply a layer that
+// adds far more time per transaction than encbench's differs in the
+// layer; one far off whose layer adds about what encbench's does is
+// unexplained.
+func TestFourVerdicts(t *testing.T) {
+	var rs []*result.Result
+	for rep := 1; rep <= 4; rep++ {
+		j := float64(rep)
+		b, v := costly("plain", rep, 50, 900, 20, 40, 97), costly("tls", rep, 71, 906+j, 20, 45, 97)
+		b.TPS, v.TPS = 1000+j/10, 990-j/10
+		rs = append(rs, b, v)
+	}
+	rows := Aggregate(rs, "plain", &Order{})
+	tls := findRow(rows, "mariadb", "oltp_read_only", "tls", 8)
+	if tls == nil || tls.Loss == nil {
+		t.Fatal("no tls loss")
+	}
+	measured := tls.Loss.Pct
+	l := english(t)
+	for _, tc := range []struct {
+		name      string
+		pub       float64
+		tpsOn     float64
+		want      Verdict
+		wantCount Verdict
+	}{
+		{"inside", measured, 0, Agrees, Agrees},
+		{"projected", measured + 2.5, 0, Explained, Explained},
+		{"enclave", measured + 40, 100, InLayer, InLayer},
+		{"same layer", measured + 40, 990, Unexplained, Unexplained},
+	} {
+		ref := &suite.Reference{Workload: "oltp_read_only", Loss: map[string]map[int]float64{"tls": {8: tc.pub}},
+			Environment: &suite.ReferenceEnvironment{ClientCores: 1, ServerCores: 1}}
+		if tc.tpsOn > 0 {
+			ref.TPS = map[string]map[string]map[int]float64{"oltp_read_only": {"plain": {8: 1000}, "tls": {8: tc.tpsOn}}}
+		}
+		order := Order{Targets: []string{"mariadb"}, Workloads: []string{"oltp_read_only"}, Variants: []string{"plain", "tls"}}
+		count := map[Verdict]int{}
+		tb := lossVerdicts(l, ref, rows, order, "plain", count)
+		if len(tb.Rows) != 1 || count[tc.wantCount] != 1 {
+			t.Errorf("%s: published %.2f (encbench %.2f): counted %v, row %v", tc.name, tc.pub, measured, count, tb.Rows)
+		}
 	}
 }

@@ -16,14 +16,16 @@ import (
 )
 
 // WhatIf is another setting to project each loss to: client and server
-// cores (0: as measured), the round-trip time added to every round trip,
+// cores (0: as measured) or cores they share, the round-trip time added to every round trip,
 // the cores' speed against this machine's, and thread counts (none: as
 // measured).
 type WhatIf struct {
 	ClientCPUs, ServerCPUs int
-	RTT                    time.Duration
-	Speed                  float64
-	Threads                []int
+	// SharedCPUs puts client and server on the same CPUs, this many.
+	SharedCPUs int
+	RTT        time.Duration
+	Speed      float64
+	Threads    []int
 	// Spec is the setting as the user wrote it.
 	Spec string
 }
@@ -39,7 +41,7 @@ func ParseWhatIf(spec string) (*WhatIf, error) {
 		k, v, ok := strings.Cut(part, "=")
 		if !ok {
 			if key != "threads" {
-				return nil, errs.Usage("--what-if: %q is not key=value (keys: client_cpus, server_cpus, rtt, speed, threads)", part)
+				return nil, errs.Usage("--what-if: %q is not key=value (keys: client_cpus, server_cpus, shared_cpus, rtt, speed, threads)", part)
 			}
 			k, v = key, part
 		}
@@ -47,6 +49,9 @@ func ParseWhatIf(spec string) (*WhatIf, error) {
 		if err := w.set(k, v); err != nil {
 			return nil, errs.Usage("--what-if %s=%s: %v", k, v, err)
 		}
+	}
+	if w.SharedCPUs > 0 && (w.ClientCPUs > 0 || w.ServerCPUs > 0) {
+		return nil, errs.Usage("--what-if: shared_cpus puts client and server on the same CPUs; give it or client_cpus and server_cpus, not both")
 	}
 	return w, nil
 }
@@ -65,6 +70,8 @@ func (w *WhatIf) set(k, v string) error {
 		w.ClientCPUs, err = positive()
 	case "server_cpus":
 		w.ServerCPUs, err = positive()
+	case "shared_cpus":
+		w.SharedCPUs, err = positive()
 	case "threads":
 		var n int
 		if n, err = positive(); err == nil {
@@ -79,7 +86,7 @@ func (w *WhatIf) set(k, v string) error {
 			err = errors.New("give the cores' speed against this machine's, such as 1.5")
 		}
 	default:
-		err = errors.New("unknown key (keys: client_cpus, server_cpus, rtt, speed, threads)")
+		err = errors.New("unknown key (keys: client_cpus, server_cpus, shared_cpus, rtt, speed, threads)")
 	}
 	return err
 }
@@ -98,7 +105,10 @@ type Projection struct {
 	BaseTPS  *stats.Summary `json:"baseline_tps,omitempty"`
 	TPS      *stats.Summary `json:"tps,omitempty"`
 	LossPct  *stats.Summary `json:"loss_pct,omitempty"`
-	Reason   string         `json:"not_projected,omitempty"`
+	// AddedMs is the time the variant adds to one transaction there, by
+	// Little's law (threads / TPS), in milliseconds.
+	AddedMs *stats.Summary `json:"added_ms,omitempty"`
+	Reason  string         `json:"not_projected,omitempty"`
 }
 
 // project projects every closed-loop variant row to w.
@@ -133,7 +143,7 @@ func project(l *locale.Lang, rows []*Row, baseline string, w *WhatIf) []Projecti
 func (p *Projection) project(l *locale.Lang, b, c *Row, w *WhatIf) {
 	for _, r := range []*Row{b, c} {
 		switch r.Limit {
-		case LimitContention, LimitDisk, LimitSharedCPU:
+		case LimitContention, LimitDisk:
 			p.Reason = l.T("whatif.not."+r.Limit, r.Variant)
 			return
 		}
@@ -143,7 +153,7 @@ func (p *Projection) project(l *locale.Lang, b, c *Row, w *WhatIf) {
 		p.Reason = l.T("whatif.not.pairs")
 		return
 	}
-	var base, tps, loss []float64
+	var base, tps, loss, addedMs []float64
 	for k := range bs {
 		mb, err := calibrated(bs[k])
 		if err == nil {
@@ -155,6 +165,7 @@ func (p *Projection) project(l *locale.Lang, b, c *Row, w *WhatIf) {
 					if pc, err = mc.Predict(s); err == nil {
 						base, tps = append(base, pb.Throughput), append(tps, pc.Throughput)
 						loss = append(loss, 100*(1-pc.Throughput/pb.Throughput))
+						addedMs = append(addedMs, 1000*float64(p.Threads)*(1/pc.Throughput-1/pb.Throughput))
 					}
 				}
 			}
@@ -167,7 +178,8 @@ func (p *Projection) project(l *locale.Lang, b, c *Row, w *WhatIf) {
 	sb, _ := stats.Summarize(base)
 	st, _ := stats.Summarize(tps)
 	sl, _ := stats.Summarize(loss)
-	p.BaseTPS, p.TPS, p.LossPct = &sb, &st, &sl
+	sa, _ := stats.Summarize(addedMs)
+	p.BaseTPS, p.TPS, p.LossPct, p.AddedMs = &sb, &st, &sl, &sa
 }
 
 // calibrated is the model of one measured cell: its costs per
@@ -180,6 +192,9 @@ func calibrated(r *result.Result) (whatif.Model, error) {
 	here := whatif.Setting{Speed: 1}
 	client, server := cpusOf(r)
 	here.ClientCores, here.ServerCores = len(client), len(server)
+	if overlap(client, server) {
+		here.SharedCores = len(union(client, server))
+	}
 	if r.Traffic != nil {
 		costs.RoundTrips = r.Traffic.RoundTripsPerTxn
 	}
@@ -197,11 +212,20 @@ func calibrated(r *result.Result) (whatif.Model, error) {
 func settingOf(r *result.Result, w *WhatIf, threads int) whatif.Setting {
 	client, server := cpusOf(r)
 	s := whatif.Setting{Threads: threads, ClientCores: len(client), ServerCores: len(server), Speed: w.Speed, RTT: w.RTT.Seconds()}
+	if overlap(client, server) {
+		s.SharedCores = len(union(client, server))
+	}
+	if w.ClientCPUs > 0 || w.ServerCPUs > 0 {
+		s.SharedCores = 0
+	}
 	if w.ClientCPUs > 0 {
 		s.ClientCores = w.ClientCPUs
 	}
 	if w.ServerCPUs > 0 {
 		s.ServerCores = w.ServerCPUs
+	}
+	if w.SharedCPUs > 0 {
+		s.SharedCores = w.SharedCPUs
 	}
 	return s
 }
@@ -232,4 +256,14 @@ func whatIfTable(l *locale.Lang, ps []Projection, rows []*Row) Table {
 // whatIfIntro says the setting and the model.
 func whatIfIntro(l *locale.Lang, w *WhatIf) string {
 	return l.T("whatif.intro", w.Spec, fmt.Sprintf("%g", w.Speed))
+}
+
+func union(a, b []int) []int {
+	out := slices.Clone(a)
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -18,7 +18,7 @@ func TestParseWhatIf(t *testing.T) {
 	if w.ClientCPUs != 8 || w.ServerCPUs != 64 || w.RTT != 200*time.Microsecond || !slices.Equal(w.Threads, []int{8, 16, 32}) || w.Speed != 1 {
 		t.Errorf("parsed %+v", w)
 	}
-	for _, bad := range []string{"threads=0", "cores=8", "rtt=fast", "speed=-1", "8,16", "server_cpus=x"} {
+	for _, bad := range []string{"threads=0", "cores=8", "rtt=fast", "speed=-1", "8,16", "server_cpus=x", "shared_cpus=2,client_cpus=1"} {
 		if _, err := ParseWhatIf(bad); errs.ExitCode(err) != 2 {
 			t.Errorf("%q: %v, want a usage error", bad, err)
 		}

@@ -516,6 +516,25 @@ type Reference struct {
 	// PartsVariants are the suite's variants compared with PartsBaseline
 	// against the published parts.
 	PartsVariants []string `yaml:"parts_variants" json:"parts_variants,omitempty"`
+	// TPS are the published throughputs behind the losses, where the
+	// report gives them: workload -> variant (the baseline too) ->
+	// threads -> TPS. With Little's law they give the time the report's
+	// layer added to one transaction.
+	TPS map[string]map[string]map[int]float64 `yaml:"tps" json:"tps,omitempty"`
+	// Environment is the report's own setting, for projecting encbench's
+	// costs to it.
+	Environment *ReferenceEnvironment `yaml:"environment" json:"environment,omitempty"`
+}
+
+// ReferenceEnvironment is the hardware a report ran on, from its own
+// environment table, and the round-trip time between its client and
+// server, which no report states: RTTMs is an assumption, said as such.
+type ReferenceEnvironment struct {
+	ClientCores int     `yaml:"client_cores" json:"client_cores"`
+	ServerCores int     `yaml:"server_cores" json:"server_cores"`
+	RTTMs       float64 `yaml:"rtt_ms" json:"rtt_ms"`
+	// Said is the environment as the report gives it, for the reader.
+	Said string `yaml:"said" json:"said"`
 }
 
 // Bound is a published claim that the loss is at most AtMost percent at

@@ -22,8 +22,12 @@ type Costs struct {
 type Setting struct {
 	Threads                  int
 	ClientCores, ServerCores int
-	Speed                    float64
-	RTT                      float64 // seconds
+	// SharedCores, when above 0, puts client and server on the same
+	// cores: one station of that many cores serves both CPU demands, and
+	// ClientCores and ServerCores are not used.
+	SharedCores int
+	Speed       float64
+	RTT         float64 // seconds
 }
 
 // Model is a variant's calibrated network: its CPU costs, and the wait
@@ -83,12 +87,19 @@ func (m Model) network(s Setting) Network {
 	if speed <= 0 {
 		speed = 1
 	}
-	return Network{Stations: []Station{
-		{Name: "client CPU", Demand: m.Costs.ClientCPU / speed, Cores: max(s.ClientCores, 1)},
-		{Name: "server CPU", Demand: m.Costs.ServerCPU / speed, Cores: max(s.ServerCores, 1)},
+	delays := []Station{
 		{Name: "wait", Demand: m.Wait},
 		{Name: "network", Demand: m.Costs.RoundTrips * s.RTT},
-	}}
+	}
+	if s.SharedCores > 0 {
+		return Network{Stations: append([]Station{
+			{Name: "CPU", Demand: (m.Costs.ClientCPU + m.Costs.ServerCPU) / speed, Cores: s.SharedCores},
+		}, delays...)}
+	}
+	return Network{Stations: append([]Station{
+		{Name: "client CPU", Demand: m.Costs.ClientCPU / speed, Cores: max(s.ClientCores, 1)},
+		{Name: "server CPU", Demand: m.Costs.ServerCPU / speed, Cores: max(s.ServerCores, 1)},
+	}, delays...)}
 }
 
 // Predict is the variant's state at a setting.

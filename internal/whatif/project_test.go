@@ -76,3 +76,25 @@ func TestCPUBeyondTheThroughputIsNotProjected(t *testing.T) {
 		t.Fatal("zero threads calibrated")
 	}
 }
+
+// Client and server on the same cores queue at one station: on one
+// shared core a loop that was server-bound on two cores runs at most at
+// the sum of its CPU demands, and on two shared cores no slower than that.
+func TestSharedCoresQueueTogether(t *testing.T) {
+	c := Costs{ClientCPU: 40e-6, ServerCPU: 60e-6, Threads: 8, TPS: 15000}
+	m, err := Calibrate(c, here)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := m.Predict(Setting{Threads: 8, SharedCores: 1, Speed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bound := 1 / (c.ClientCPU + c.ServerCPU); one.Throughput > bound*(1+1e-9) || one.Throughput < 0.9*bound {
+		t.Errorf("one shared core: %.0f tps, bound %.0f", one.Throughput, bound)
+	}
+	two, err := m.Predict(Setting{Threads: 8, SharedCores: 2, Speed: 1})
+	if err != nil || two.Throughput <= one.Throughput {
+		t.Errorf("two shared cores: %.0f tps against one core's %.0f (%v)", two.Throughput, one.Throughput, err)
+	}
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The what-if model's held-out check (issue 58, item 6). The model is
+# fitted on each suite's 8-thread cells (CPU per transaction, round trips,
+# throughput; client on CPU 0, server on CPU 1, no added delay) and
+# predicts settings it was not fitted on, which the script then measures:
+#   threads 1, 4, 16, 32, 64      (bench/whatif/oltp.yaml, colenc.yaml)
+#   +0.5 ms and +2 ms per round trip through the proxy (rtt.yaml)
+#   client and server sharing CPU 0, and sharing both CPUs unpinned
+# for TLS and TDE on oltp_read_write and for rnd, det and ore column
+# encryption on enc_point_select_k, on PostgreSQL and MariaDB. It prints
+# one Markdown table: a prediction holds when it lies within 3 points of
+# the measured loss or inside its 95% interval.
+#
+# Environment knobs: OUT (/tmp/whatif-holdout), REUSE=1 (only the tables,
+# from the suites already in OUT), SUITES ("oltp rtt shared1 shared2 colenc").
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+OUT=${OUT:-/tmp/whatif-holdout}
+SUITES=${SUITES:-"oltp rtt shared1 shared2 colenc"}
+mkdir -p "$OUT"
+go build -o bin/encbench ./cmd/encbench
+bin=$top/bin/encbench
+
+measure() {
+  local name=$1; shift
+  [ "${REUSE:-0}" = 1 ] && return 0
+  rm -rf "${OUT:?}/$name"
+  echo "whatif-holdout: $name: $*" >&2
+  "$bin" suite run "$@" --out "$OUT/$name" --no-report >"$OUT/$name.log" 2>&1 || {
+    echo "whatif-holdout: suite $name failed, see $OUT/$name.log" >&2
+    return 1
+  }
+}
+
+for s in $SUITES; do
+  case $s in
+    oltp) measure oltp bench/whatif/oltp.yaml ;;
+    rtt) measure rtt bench/whatif/rtt.yaml ;;
+    shared1) measure shared1 bench/whatif/oltp.yaml --threads 8 --client-cpus 0 --server-cpus 0 --budget 6m ;;
+    shared2) measure shared2 bench/whatif/oltp.yaml --threads 8 --client-cpus none --server-cpus none --budget 6m ;;
+    colenc) measure colenc bench/whatif/colenc.yaml ;;
+  esac
+done
+
+# analysis DIR NAME [SETTING]: the suite's analysis.json, with the
+# projections to SETTING when given.
+analysis() {
+  local dir=$1 name=$2 setting=${3:-}
+  if [ -n "$setting" ]; then
+    "$bin" report "$OUT/$dir" --what-if "$setting" >/dev/null
+  else
+    "$bin" report "$OUT/$dir" >/dev/null
+  fi
+  cp "$OUT/$dir/analysis.json" "$OUT/$name.json"
+}
+
+check() { go run ./bench/whatifcheck "$@"; }
+
+table=$OUT/holdout.md
+{
+  first=-header
+  if [ -d "$OUT/oltp" ]; then
+    analysis oltp measured-oltp
+    analysis oltp fit-oltp-threads 'threads=1,4,16,32,64'
+    check $first -setting threads -predicted "$OUT/fit-oltp-threads.json" -measured "$OUT/measured-oltp.json"; first=
+    if [ -d "$OUT/rtt" ]; then
+      analysis rtt measured-rtt
+      for d in 0.5ms 2ms; do
+        analysis oltp "fit-oltp-rtt$d" "rtt=$d,threads=8"
+        check -setting "rtt=$d" -predicted "$OUT/fit-oltp-rtt$d.json" -measured "$OUT/measured-rtt.json" -workload "oltp_read_write=oltp_read_write_rtt$d"
+      done
+    fi
+    for n in 1 2; do
+      [ -d "$OUT/shared$n" ] || continue
+      analysis "shared$n" "measured-shared$n"
+      analysis oltp "fit-oltp-shared$n" "shared_cpus=$n,threads=8"
+      check -setting "shared_cpus=$n" -predicted "$OUT/fit-oltp-shared$n.json" -measured "$OUT/measured-shared$n.json"
+    done
+  fi
+  if [ -d "$OUT/colenc" ]; then
+    analysis colenc measured-colenc
+    analysis colenc fit-colenc-threads 'threads=1,4,16,32,64'
+    check $first -setting threads -predicted "$OUT/fit-colenc-threads.json" -measured "$OUT/measured-colenc.json"
+  fi
+} | tee "$table"
+awk -F'|' 'NR > 2 && NF > 9 { n++; if ($10 ~ /yes/) y++ } END { if (n) printf "\n%d of %d held-out predictions hold (%.0f%%)\n", y, n, 100 * y / n }' "$table" | tee -a "$table"
