@@ -3,11 +3,13 @@
 // embedded as a library) whose toxics delay every chunk of data in both
 // directions and, if asked, limit the bandwidth. On loopback a round trip
 // costs microseconds; TLS's cost at connection set-up is mostly round
-// trips, so it is understated there.
+// trips, so it is understated there. The proxy accepts on loopback, so
+// TCP's own handshake is delayed by the dialer (DelayHandshake).
 package netem
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -197,6 +199,36 @@ func (l *Link) add(kind, stream string, attributes any) error {
 		return fmt.Errorf("adding the %s toxic: %w", kind, err)
 	}
 	return nil
+}
+
+// DialFunc is a socket dialer, as engine.DialFunc.
+type DialFunc = func(ctx context.Context, network, address string) (net.Conn, error)
+
+// DelayHandshake makes d's connections take one RTT longer to open: the
+// proxy on loopback accepts at once, so TCP's handshake (SYN, SYN-ACK)
+// would cross no delay at all, and every connection would lack the round
+// trip a real network adds before its first byte. The dialer waits it out
+// after the local connect returns, as the kernel would wait for the
+// SYN-ACK; a context that ends first ends the dial.
+func (l *Link) DelayHandshake(d DialFunc) DialFunc {
+	if l.Options.RTT <= 0 {
+		return d
+	}
+	return func(ctx context.Context, network, address string) (net.Conn, error) {
+		c, err := d(ctx, network, address)
+		if err != nil {
+			return nil, err
+		}
+		t := time.NewTimer(l.Options.RTT)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return c, nil
+		case <-ctx.Done():
+			c.Close()
+			return nil, fmt.Errorf("connecting through the emulated network: %w", context.Cause(ctx))
+		}
+	}
 }
 
 // Close stops the proxy and every connection through it.
