@@ -11,15 +11,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// IO is the tree's file I/O so far in bytes: what its processes read and
-// wrote through read(2) and write(2) and their kin (/proc/PID/io's rchar
-// and wchar), page cache hits included. That is where a server encrypts
-// and decrypts its pages at rest, so it is the I/O that TDE costs per
-// byte. Sockets read with recv(2), as both servers do, are not in it.
-// read_bytes and write_bytes are not used: write_bytes counts a page each
-// time a write dirties it again (a WAL page after every commit's sync),
-// 25 times what reached the disk in a sysbench write run here. The root's
-// own counts hold the children it has reaped, as its CPU does.
+// IO is the tree's storage I/O so far in bytes, as /proc/PID/io's
+// read_bytes and write_bytes count it: reads that went to the block layer
+// (page cache misses, O_DIRECT), and writes as the kernel accounts them,
+// when a page is dirtied (a page written and then truncated before it
+// reached the disk is taken off). A buffered server's writes count a page
+// again each time a write dirties it after a sync (a WAL page after every
+// commit): 25 times what reached the disk in a PostgreSQL sysbench write
+// run here, so writes are for comparing variants of one server, and the
+// device's counters (BlockDevice) say what reached the disk. rchar and
+// wchar are not used: they count sockets a server reads and writes with
+// read(2) and write(2), as OpenSSL's socket BIO does under MariaDB's TLS.
+// The root's own counts hold the children it has reaped, as its CPU does.
 func (t *ProcTree) IO() (read, write int64, err error) {
 	read, write, err = t.io()
 	if err != nil {
@@ -41,8 +44,8 @@ func (t *ProcTree) io() (read, write int64, err error) {
 		if err != nil {
 			return 0, 0, fmt.Errorf("reading process %d's I/O: %w", pid, err)
 		}
-		read += int64(st.RChar)
-		write += int64(st.WChar)
+		read += int64(st.ReadBytes)
+		write += int64(st.WriteBytes) - int64(st.CancelledWriteBytes)
 	}
 	return read, write, nil
 }

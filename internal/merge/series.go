@@ -61,7 +61,7 @@ func serverIO(rs []*result.Result, txns int64) *result.ServerIO {
 			s := *r.ServerIO
 			if txns > 0 {
 				n := float64(txns)
-				s.FileReadBytesPerTxn, s.FileWriteBytesPerTxn = float64(s.FileReadBytes)/n, float64(s.FileWriteBytes)/n
+				s.StorageReadBytesPerTxn, s.StorageWriteBytesPerTxn = float64(s.StorageReadBytes)/n, float64(s.StorageWriteBytes)/n
 				if s.Disk != nil {
 					d := *s.Disk
 					d.ReadBytesPerTxn, d.WriteBytesPerTxn = float64(d.ReadBytes)/n, float64(d.WriteBytes)/n

@@ -101,8 +101,8 @@ func serverIOOf(o *runner.Outcome) *result.ServerIO {
 	if o.ServerIO == nil {
 		return nil
 	}
-	s := &result.ServerIO{FileReadBytes: o.ServerIO.Read, FileWriteBytes: o.ServerIO.Written,
-		FileReadBytesPerTxn: perTxn(o.ServerIO.Read, o.Txns), FileWriteBytesPerTxn: perTxn(o.ServerIO.Written, o.Txns)}
+	s := &result.ServerIO{StorageReadBytes: o.ServerIO.Read, StorageWriteBytes: o.ServerIO.Written,
+		StorageReadBytesPerTxn: perTxn(o.ServerIO.Read, o.Txns), StorageWriteBytesPerTxn: perTxn(o.ServerIO.Written, o.Txns)}
 	if d := o.Disk; d != nil {
 		s.Disk = &result.DiskUse{Device: d.Name, ReadBytes: d.Read, WriteBytes: d.Written,
 			ReadBytesPerTxn: perTxn(d.Read, o.Txns), WriteBytesPerTxn: perTxn(d.Written, o.Txns), BusyPct: round(d.BusyPct, 2)}

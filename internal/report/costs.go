@@ -45,17 +45,11 @@ var costMeasures = []costMeasure{
 		}
 		return r.Traffic.BytesInPerTxn, true
 	}},
-	{"file_read_kb", 2, func(r *result.Result) (float64, bool) {
+	{"storage_read_kb", 2, func(r *result.Result) (float64, bool) {
 		if r.ServerIO == nil {
 			return 0, false
 		}
-		return r.ServerIO.FileReadBytesPerTxn / 1024, true
-	}},
-	{"file_write_kb", 2, func(r *result.Result) (float64, bool) {
-		if r.ServerIO == nil {
-			return 0, false
-		}
-		return r.ServerIO.FileWriteBytesPerTxn / 1024, true
+		return r.ServerIO.StorageReadBytesPerTxn / 1024, true
 	}},
 	{"disk_read_kb", 2, func(r *result.Result) (float64, bool) {
 		if r.ServerIO == nil || r.ServerIO.Disk == nil {
@@ -152,10 +146,12 @@ func busyOf(c *Row) Busy {
 		}
 		n++
 		clientCPUs, serverCPUs := cpusOf(r)
-		b.Client += 100 * r.CPU.ClientS / secs / float64(len(clientCPUs))
+		// CPU time is read in 10 ms ticks, so a short window's share can
+		// pass 100%.
+		b.Client += min(100, 100*r.CPU.ClientS/secs/float64(len(clientCPUs)))
 		b.SharedCPUs = b.SharedCPUs || overlap(clientCPUs, serverCPUs)
 		if r.CPU.ServerS != nil {
-			server = append(server, 100**r.CPU.ServerS/secs/float64(len(serverCPUs)))
+			server = append(server, min(100, 100**r.CPU.ServerS/secs/float64(len(serverCPUs))))
 		}
 		if r.CPU.MachineUtilPct != nil {
 			machine = append(machine, *r.CPU.MachineUtilPct)
@@ -322,6 +318,8 @@ func limitSentence(l *locale.Lang, c *Row) string {
 			effect = l.T("limit.effect.bound", boundName, usText(l, bound))
 		case moved(other):
 			effect = l.T("limit.effect.other", otherName, usText(l, other), boundName)
+		case c.Loss == nil || !c.Loss.Significant:
+			effect = l.T("limit.effect.still")
 		default:
 			effect = l.T("limit.effect.none")
 		}

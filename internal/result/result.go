@@ -363,15 +363,17 @@ type Traffic struct {
 }
 
 // ServerIO is the server's I/O over the measured window: its processes'
-// file reads and writes (through the page cache: where a server encrypts
-// pages at rest), and what the device under its data read and wrote and
-// how busy it was (Disk nil: not known).
+// storage reads and writes as the kernel accounts them (/proc/PID/io
+// read_bytes and write_bytes: a buffered write counts each time it
+// dirties a page, so more than reaches the disk), and what the device
+// under its data read and wrote and how busy it was (Disk nil: not
+// known).
 type ServerIO struct {
-	FileReadBytes        int64    `json:"file_read_bytes"`
-	FileWriteBytes       int64    `json:"file_write_bytes"`
-	FileReadBytesPerTxn  float64  `json:"file_read_bytes_per_txn"`
-	FileWriteBytesPerTxn float64  `json:"file_write_bytes_per_txn"`
-	Disk                 *DiskUse `json:"disk,omitempty"`
+	StorageReadBytes        int64    `json:"storage_read_bytes"`
+	StorageWriteBytes       int64    `json:"storage_write_bytes"`
+	StorageReadBytesPerTxn  float64  `json:"storage_read_bytes_per_txn"`
+	StorageWriteBytesPerTxn float64  `json:"storage_write_bytes_per_txn"`
+	Disk                    *DiskUse `json:"disk,omitempty"`
 }
 
 // DiskUse is a block device's reads, writes and busy share over the

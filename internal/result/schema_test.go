@@ -31,7 +31,7 @@ func full() *Result {
 		CPU: CPU{ClientS: 0.1, ServerS: f(0.2), ServerUtilPct: f(10), ServerSPerTxn: f(0.01), MachineCores: 2, MachineUtilPct: f(50),
 			ForeignUtilPct: f(1), StealPct: f(0), ClientCPUs: []int{0}, ServerCPUs: "1", ServerPID: 42},
 		Traffic: &Traffic{BytesIn: 100, BytesOut: 50, RoundTrips: 10, BytesInPerTxn: 10, BytesOutPerTxn: 5, RoundTripsPerTxn: 1},
-		ServerIO: &ServerIO{FileReadBytes: 8192, FileWriteBytes: 16384, FileReadBytesPerTxn: 819.2, FileWriteBytesPerTxn: 1638.4,
+		ServerIO: &ServerIO{StorageReadBytes: 8192, StorageWriteBytes: 16384, StorageReadBytesPerTxn: 819.2, StorageWriteBytesPerTxn: 1638.4,
 			Disk: &DiskUse{Device: "vda", ReadBytes: 0, WriteBytes: 4096, WriteBytesPerTxn: 409.6, BusyPct: 3}},
 		Intervals: []Interval{{TS: 1, TPS: 5}}, Parts: map[string]PartLatency{"connect": {N: 1}}, Notes: map[string]int64{"handshakes": 1},
 		Rates: map[string]float64{"tpmC": 1}, Regime: &Regime{DataBytes: 1, BufferPoolBytes: 2, Ratio: 0.5},

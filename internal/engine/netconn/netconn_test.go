@@ -333,3 +333,52 @@ func TestTrafficCountsBytesAndRoundTrips(t *testing.T) {
 		t.Fatalf("traffic %+v, want 19 bytes in, 14 out, 3 round trips", got)
 	}
 }
+
+// TestMeterAddsUpOpenAndClosedSockets: a meter counts every socket its
+// dialer opened, netconn's and wrapped ones alike, and keeps a closed
+// socket's counts as they were at its close.
+func TestMeterAddsUpOpenAndClosedSockets(t *testing.T) {
+	pong := func(c net.Conn) {
+		buf := make([]byte, 4)
+		for {
+			if _, err := io.ReadFull(c, buf); err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("pong!"))
+		}
+	}
+	m := NewMeter()
+	var d net.Dialer
+	dialers := []func(context.Context, string, string) (net.Conn, error){m.Dial(Dial), m.Dial(Count(d.DialContext))}
+	var conns []net.Conn
+	for _, dial := range dialers {
+		c, err := dial(context.Background(), "tcp", listen(t, pong))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		buf := make([]byte, 5)
+		for range 2 {
+			if _, err := c.Write([]byte("ping")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.ReadFull(c, buf); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want := Traffic{BytesIn: 20, BytesOut: 16, RoundTrips: 4}
+	if got := m.Total(); got != want {
+		t.Fatalf("two open sockets: %+v, want %+v", got, want)
+	}
+	for _, c := range conns {
+		c.Close()
+		c.Close() // a second close counts nothing twice
+	}
+	if got := m.Total(); got != want {
+		t.Fatalf("after closing them: %+v, want %+v", got, want)
+	}
+	if got, _ := SocketTraffic(conns[1]); got != (Traffic{BytesIn: 10, BytesOut: 8, RoundTrips: 2}) {
+		t.Errorf("the wrapped socket's own counts: %+v", got)
+	}
+}
