@@ -47,6 +47,9 @@ type SeedSection struct {
 	Suite, Report, Title, Source, Setting, Link, Missing, Count string
 	Table                                                       Table
 	Verdicts                                                    map[Verdict]int
+	// Method lists where the suite's method departs from the report's,
+	// one line each (seeds.method.SUITE.N).
+	Method []string
 }
 
 // SeedsModel is the seeds report: a section per published report.
@@ -101,6 +104,7 @@ func seedSection(dir, name string, l *locale.Lang) SeedSection {
 		sec.Source = st.Reference.Source
 	}
 	sec.Title = l.T("seeds.section", sec.Report, name)
+	sec.Method = methodLines(l, name)
 	sec.Setting = l.T("seeds.setting." + name)
 	sub := filepath.Join(dir, name)
 	d, err := Load(sub)
@@ -136,6 +140,20 @@ func seedSection(dir, name string, l *locale.Lang) SeedSection {
 		sec.Setting += " " + l.T("seeds.environment", env.Said)
 	}
 	return sec
+}
+
+// methodLines are the catalogue's seeds.method.SUITE.1, .2, ... for as
+// long as they go.
+func methodLines(l *locale.Lang, suiteName string) []string {
+	var out []string
+	for i := 1; ; i++ {
+		id := fmt.Sprintf("seeds.method.%s.%d", suiteName, i)
+		s := l.T(id)
+		if s == id {
+			return out
+		}
+		out = append(out, s)
+	}
 }
 
 func firstLineOf(err error) string {
@@ -356,6 +374,13 @@ func SeedsMarkdown(m *SeedsModel) string {
 			fmt.Fprintf(&b, "%s: %s\n\n", l.T("seeds.source"), s.Source)
 		}
 		fmt.Fprintf(&b, "%s\n\n", s.Setting)
+		if len(s.Method) > 0 {
+			fmt.Fprintf(&b, "%s\n\n", l.T("seeds.method.title"))
+			for _, m := range s.Method {
+				fmt.Fprintf(&b, "- %s\n", m)
+			}
+			b.WriteString("\n")
+		}
 		if s.Missing != "" {
 			fmt.Fprintf(&b, "%s\n\n", s.Missing)
 			continue
@@ -386,6 +411,8 @@ th{background:#f3f3f3}
 <h2>{{.Title}}</h2>
 {{if .Source}}<p class="note">{{$.L.T "seeds.source"}}: {{.Source}}</p>{{end}}
 <p>{{.Setting}}</p>
+{{if .Method}}<p>{{$.L.T "seeds.method.title"}}</p>
+<ul>{{range .Method}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Missing}}<p><strong>{{.Missing}}</strong></p>{{else}}
 <p>{{.Count}}</p>
 <table><thead><tr>{{range .Table.Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>

@@ -108,3 +108,23 @@ func TestFourVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// TestEverySeedSuiteSaysHowItsMethodDeparts: each seed suite lists its
+// differences in method from its report, in every language, with the
+// same number of lines.
+func TestEverySeedSuiteSaysHowItsMethodDeparts(t *testing.T) {
+	for _, name := range suite.SeedSuites() {
+		n := -1
+		for _, code := range locale.Codes() {
+			l, err := locale.Get(code)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := methodLines(l, name)
+			if len(lines) < 3 || n >= 0 && len(lines) != n {
+				t.Errorf("%s in %s: %d lines of method differences", name, code, len(lines))
+			}
+			n = len(lines)
+		}
+	}
+}
