@@ -184,6 +184,10 @@ func Open(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (l
 	if lr.workers, lr.link, err = throughNetwork(t, s.Runner); err != nil {
 		return nil, err
 	}
+	if lr.link != nil {
+		// Two delay lines per worker connection (one each way).
+		lr.link.KeepProcs(2 * s.Threads)
+	}
 	defer func() {
 		if err != nil {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,5 +127,39 @@ func TestEverySeedSuiteSaysHowItsMethodDeparts(t *testing.T) {
 			}
 			n = len(lines)
 		}
+	}
+}
+
+// TestReusedQueryComesFromItsOwnPhase: where the suite ran the reused
+// query in a phase of its own, its row is that phase's, and the connect
+// cycle's own reused query is not compared.
+func TestReusedQueryComesFromItsOwnPhase(t *testing.T) {
+	l := english(t)
+	ref := &suite.Reference{Workload: "connect", PartsVariants: []string{"tls1.3"},
+		Parts: map[string]map[string]float64{"connect": {"off": 3.7009, "on": 19.8515}, "reused_query": {"off": 0.7506, "on": 0.7643}}}
+	mk := func(label, phase, v string, rep int, reused float64) *result.Result {
+		r := &result.Result{Repetition: rep, Threads: 1, Target: "postgres://127.0.0.1:5432/sbtest"}
+		r.Engine.Kind = "postgres"
+		r.Workload = result.Workload{Name: "connect", Label: label, Params: map[string]any{"connect_phase": phase}}
+		r.Variant.Name = v
+		r.Parts = map[string]result.PartLatency{"reused_query": {N: 100, Mean: reused}}
+		if phase == "both" {
+			r.Parts["connect"] = result.PartLatency{N: 100, Mean: 1}
+		}
+		return r
+	}
+	var rs []*result.Result
+	for rep := 1; rep <= 3; rep++ {
+		rs = append(rs, mk("connect", "both", "plain", rep, 0.05), mk("connect", "both", "tls1.3", rep, 0.06),
+			mk("connect_reused", "reused", "plain", rep, 0.05), mk("connect_reused", "reused", "tls1.3", rep, 0.051))
+	}
+	order := Order{Targets: []string{targetOf(rs[0])}, Workloads: []string{"connect", "connect_reused"}, Variants: []string{"plain", "tls1.3"}}
+	tb := partsVerdicts(l, ref, rs, "plain", order, map[Verdict]int{})
+	var got []string
+	for _, row := range tb.Rows {
+		got = append(got, row[1].S+" "+row[2].S)
+	}
+	if want := []string{"connect connect", "connect_reused reused_query"}; !slices.Equal(got, want) {
+		t.Errorf("rows %q, want %q", got, want)
 	}
 }

@@ -2,6 +2,10 @@
 // event opens a new connection (timed), runs its first query (timed),
 // closes it, then runs the same query on the worker's long-lived connection
 // (timed), so connect cost and steady-state cost are measured side by side.
+// With --connect-phase reused an event is only the reused query, a loop of
+// its own as R2 timed it: right after a closed connection the server is
+// still tearing it down (a backend's exit, a TLS shutdown) on the CPU the
+// reused query needs.
 package connect
 
 import (
@@ -60,7 +64,14 @@ type Options struct {
 	Rows       int
 	Resumption bool
 	Reps       int64
+	Phase      string
 }
+
+// The phases an event can run.
+const (
+	PhaseBoth   = "both"
+	PhaseReused = "reused"
+)
 
 func (Family) NewOptions() workload.Options { return &Options{} }
 
@@ -68,7 +79,8 @@ func (o *Options) Bind(fs *pflag.FlagSet, _ string) {
 	fs.IntVar(&o.Rows, "connect-rows", 1000, "rows in encbench_connect; each first query reads one by primary key")
 	fs.BoolVar(&o.Resumption, "tls-resumption", false, "offer TLS session resumption (Go's client session cache) on new connections")
 	fs.Int64Var(&o.Reps, "connections", 5000, "connections the connect workload opens when neither --events nor --time is given")
-	workload.Mark(fs, workload.Setting, "tls-resumption", "connections")
+	fs.StringVar(&o.Phase, "connect-phase", PhaseBoth, "both: each event opens, queries and closes a new connection, then queries the worker's kept one; reused: each event is only the query on the kept connection, in a loop of its own as R2 timed it (no server-side teardown beside it)")
+	workload.Mark(fs, workload.Setting, "tls-resumption", "connections", "connect-phase")
 }
 
 func (Family) New(name string, opts workload.Options) (workload.Workload, error) {
@@ -82,7 +94,10 @@ func (Family) New(name string, opts workload.Options) (workload.Workload, error)
 	if o.Reps < 1 {
 		return nil, errs.Usage("--connections must be at least 1")
 	}
-	return &Workload{rows: o.Rows, resumption: o.Resumption, reps: o.Reps}, nil
+	if o.Phase != PhaseBoth && o.Phase != PhaseReused {
+		return nil, errs.Usage("--connect-phase %q: give both or reused", o.Phase)
+	}
+	return &Workload{rows: o.Rows, resumption: o.Resumption, reps: o.Reps, reusedOnly: o.Phase == PhaseReused}, nil
 }
 
 // Workload is the connect workload with its options fixed.
@@ -90,6 +105,7 @@ type Workload struct {
 	rows       int
 	resumption bool
 	reps       int64
+	reusedOnly bool
 }
 
 func (w *Workload) Name() string       { return Name }
@@ -102,7 +118,11 @@ func (w *Workload) Capabilities() workload.Capabilities {
 	return workload.Capabilities{Parts: parts, DefaultEvents: w.reps, ReadOnly: true}
 }
 func (w *Workload) Params() map[string]any {
-	return map[string]any{"connect_rows": w.rows, "tls_resumption": w.resumption, "connections": w.reps}
+	phase := PhaseBoth
+	if w.reusedOnly {
+		phase = PhaseReused
+	}
+	return map[string]any{"connect_rows": w.rows, "tls_resumption": w.resumption, "connections": w.reps, "connect_phase": phase}
 }
 
 // Schema describes the table for reports.
@@ -233,6 +253,9 @@ func (k *worker) Event(c *workload.Counters) error {
 		k.mark = *k.pcg
 	}
 	ctx := context.Background()
+	if k.w.reusedOnly {
+		return k.reusedEvent(ctx, c)
+	}
 	k.probe.Reset()
 	t0 := time.Now()
 	nc, err := k.target.Engine.Connect(ctx, k.target)
@@ -274,6 +297,22 @@ func (k *worker) Event(c *workload.Counters) error {
 		k.notes["tls_version "+tls.VersionName(h.Version)]++
 		k.notes["tls_cipher "+tls.CipherSuiteName(h.Cipher)]++
 	}
+	return nil
+}
+
+// reusedEvent is the reused query alone: the only part the event fills.
+func (k *worker) reusedEvent(ctx context.Context, c *workload.Counters) error {
+	t0 := time.Now()
+	found, err := k.read(ctx, k.conn)
+	if err != nil {
+		return fmt.Errorf("query on the reused connection: %w", err)
+	}
+	if !found {
+		return fmt.Errorf("the query found no row: run prepare for the connect workload (with the same --connect-rows)")
+	}
+	c.Reads++
+	k.items = [partCount]time.Duration{partReusedQuery: time.Since(t0)}
+	c.Parts = k.items[:]
 	return nil
 }
 
