@@ -37,36 +37,48 @@ type Model struct {
 	Costs Costs
 	// Wait is the calibrated delay per transaction, in seconds.
 	Wait float64
+	// CPUScale is what Calibrate scaled the measured CPU by to fit the
+	// throughput (1: as measured).
+	CPUScale float64
 }
 
 // ErrNotProjected is a measurement the network cannot describe: its CPU
-// alone takes longer than the transactions it measured (the cores were
-// shared with something else), so no wait fits it.
-var ErrNotProjected = errors.New("whatif: the measured CPU per transaction exceeds what the throughput leaves; not projected")
+// alone takes far longer than the transactions it measured (the cores
+// were shared with something else), so no wait fits it.
+var ErrNotProjected = errors.New("whatif: the measured CPU per transaction is more than twice what the throughput leaves; not projected")
+
+// minCPUScale is how far Calibrate may scale measured CPU down to fit
+// the throughput: a saturated station reads up to some percent above its
+// cores (CPU in 10 ms ticks, the drain after each turn counted in the CPU
+// but not in the turn's throughput), not twice.
+const minCPUScale = 0.5
 
 // Calibrate fits the wait so that the network at the measured setting
 // (here) gives the measured throughput. The wait is found by bisection:
-// throughput falls as the wait grows.
+// throughput falls as the wait grows. When the CPU alone allows less than
+// the measured throughput (a saturated station read a little over its
+// cores), the CPU demands are scaled down until it allows exactly that,
+// with no wait, and CPUScale says by how much.
 func Calibrate(c Costs, here Setting) (Model, error) {
 	if c.Threads < 1 || c.TPS <= 0 || c.ClientCPU < 0 || c.ServerCPU < 0 || c.RoundTrips < 0 {
 		return Model{}, fmt.Errorf("whatif: costs %+v cannot be calibrated", c)
 	}
 	here.Threads = c.Threads
-	at := func(wait float64) (float64, error) {
-		p, err := Model{Costs: c, Wait: wait}.network(here).Solve(c.Threads)
+	at := func(m Model) (float64, error) {
+		p, err := m.network(here).Solve(c.Threads)
 		return p.Throughput, err
 	}
-	top, err := at(0)
+	top, err := at(Model{Costs: c})
 	if err != nil {
 		return Model{}, err
 	}
-	if top < c.TPS*(1-1e-9) {
-		return Model{}, ErrNotProjected
+	if top < c.TPS {
+		return scaledToFit(c, at)
 	}
 	lo, hi := 0.0, float64(c.Threads)/c.TPS // with no CPU at all, N/X is the whole time
 	for range 100 {
 		mid := (lo + hi) / 2
-		x, err := at(mid)
+		x, err := at(Model{Costs: c, Wait: mid})
 		if err != nil {
 			return Model{}, err
 		}
@@ -76,7 +88,34 @@ func Calibrate(c Costs, here Setting) (Model, error) {
 			hi = mid
 		}
 	}
-	return Model{Costs: c, Wait: (lo + hi) / 2}, nil
+	return Model{Costs: c, Wait: (lo + hi) / 2, CPUScale: 1}, nil
+}
+
+// scaledToFit finds the largest scale of both CPU demands at which the
+// network, with no wait, reaches the measured throughput.
+func scaledToFit(c Costs, at func(Model) (float64, error)) (Model, error) {
+	scaled := func(f float64) Model {
+		s := c
+		s.ClientCPU, s.ServerCPU = f*c.ClientCPU, f*c.ServerCPU
+		return Model{Costs: s, CPUScale: f}
+	}
+	if x, err := at(scaled(minCPUScale)); err != nil || x < c.TPS {
+		return Model{}, ErrNotProjected
+	}
+	lo, hi := minCPUScale, 1.0
+	for range 60 {
+		mid := (lo + hi) / 2
+		x, err := at(scaled(mid))
+		if err != nil {
+			return Model{}, err
+		}
+		if x >= c.TPS {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return scaled(lo), nil
 }
 
 // network is the model at a setting: the client's and the server's cores

@@ -98,3 +98,21 @@ func TestSharedCoresQueueTogether(t *testing.T) {
 		t.Errorf("two shared cores: %.0f tps against one core's %.0f (%v)", two.Throughput, one.Throughput, err)
 	}
 }
+
+// A saturated server whose CPU reads 5% over its core (ticks, drains) is
+// fitted by scaling the CPU to what the throughput leaves, with no wait;
+// the model then gives the measured throughput back.
+func TestSaturatedStationIsScaledToFit(t *testing.T) {
+	c := Costs{ClientCPU: 30e-6, ServerCPU: 1.05 / 10000, Threads: 8, TPS: 10000}
+	m, err := Calibrate(c, here)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.CPUScale >= 1 || m.CPUScale < 0.9 || m.Wait != 0 {
+		t.Errorf("scale %v, wait %v", m.CPUScale, m.Wait)
+	}
+	p, err := m.Predict(Setting{Threads: 8, ClientCores: 1, ServerCores: 1, Speed: 1})
+	if err != nil || !near(p.Throughput, c.TPS, 1e-6) {
+		t.Errorf("%v tps back, want %v (%v)", p.Throughput, c.TPS, err)
+	}
+}
