@@ -137,10 +137,10 @@ func busyOf(c *Row) Busy {
 	var server, machine, disk, wait []float64
 	n := 0
 	for _, r := range c.Results {
-		secs := r.TurnsS
-		if secs <= 0 {
-			secs = r.DurationS
-		}
+		// CPU is read over each turn with its drain (the events in flight
+		// finishing after the gate closed), which DurationS holds and
+		// TurnsS does not.
+		secs := r.DurationS
 		if secs <= 0 {
 			continue
 		}

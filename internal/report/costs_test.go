@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -12,16 +13,23 @@ import (
 // server's busy shares of their pinned CPU.
 func costly(variant string, rep int, clientUs, serverUs, trips, clientBusy, serverBusy float64) *result.Result {
 	r := fake(variant, 8, rep, 1000)
-	r.TurnsS = 1
-	r.Totals.Transactions = 1000
+	r.TurnsS, r.DurationS = 10, 10
+	setTPS(r, 1000)
 	srv := serverUs / 1e6
 	r.CPU = result.CPU{ClientSPerTxn: clientUs / 1e6, ServerSPerTxn: &srv, ClientCPUs: []int{0}, ServerCPUs: "1", MachineCores: 2,
-		ClientS: clientBusy / 100, ServerS: ptr(serverBusy / 100)}
+		ClientS: clientBusy / 100 * r.DurationS, ServerS: ptr(serverBusy / 100 * r.DurationS)}
 	r.Traffic = &result.Traffic{RoundTripsPerTxn: trips, BytesOutPerTxn: 300, BytesInPerTxn: 900}
 	return r
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// setTPS gives r a throughput, with the transactions it took over its
+// duration.
+func setTPS(r *result.Result, tps float64) {
+	r.TPS = tps
+	r.Totals.Transactions = int64(math.Round(tps * r.DurationS))
+}
 
 // TestCostsNameWhatLimitedTheCellAndWhatMovedIt: a server at 97% of its
 // CPU limits the cell; the server's added microseconds moved throughput,

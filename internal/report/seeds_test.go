@@ -74,7 +74,8 @@ func TestFourVerdicts(t *testing.T) {
 	for rep := 1; rep <= 4; rep++ {
 		j := float64(rep)
 		b, v := costly("plain", rep, 50, 900, 20, 40, 97), costly("tls", rep, 71, 906+j, 20, 45, 97)
-		b.TPS, v.TPS = 1000+j/10, 990-j/10
+		setTPS(b, 1000+j/10)
+		setTPS(v, 990-j/10)
 		rs = append(rs, b, v)
 	}
 	rows := Aggregate(rs, "plain", &Order{})

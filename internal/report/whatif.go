@@ -155,10 +155,9 @@ func (p *Projection) project(l *locale.Lang, b, c *Row, w *WhatIf) {
 	}
 	var base, tps, loss, addedMs []float64
 	for k := range bs {
-		mb, err := calibrated(bs[k])
+		mb, mc, err := calibrated(bs[k], cs[k])
 		if err == nil {
-			var mc whatif.Model
-			if mc, err = calibrated(cs[k]); err == nil {
+			{
 				s := settingOf(cs[k], w, p.Threads)
 				var pb, pc whatif.Point
 				if pb, err = mb.Predict(s); err == nil {
@@ -182,13 +181,20 @@ func (p *Projection) project(l *locale.Lang, b, c *Row, w *WhatIf) {
 	p.BaseTPS, p.TPS, p.LossPct, p.AddedMs = &sb, &st, &sl, &sa
 }
 
-// calibrated is the model of one measured cell: its costs per
-// transaction at the cores and added delay it ran with.
-func calibrated(r *result.Result) (whatif.Model, error) {
+// measuredCosts are one measured cell's costs per transaction and the
+// setting it ran at: its cores and added delay.
+func measuredCosts(r *result.Result) (whatif.Costs, whatif.Setting, error) {
 	if r.CPU.ServerSPerTxn == nil {
-		return whatif.Model{}, errors.New("the server's CPU was not measured")
+		return whatif.Costs{}, whatif.Setting{}, errors.New("the server's CPU was not measured")
 	}
-	costs := whatif.Costs{ClientCPU: r.CPU.ClientSPerTxn, ServerCPU: *r.CPU.ServerSPerTxn, Threads: r.Threads, TPS: r.TPS}
+	// The throughput over the same time as the CPU: the turns with their
+	// drains (DurationS), not the gate-open time TPS divides by, which
+	// would put a saturated server's CPU over its cores.
+	tps := r.TPS
+	if r.DurationS > 0 && r.Totals.Transactions > 0 {
+		tps = float64(r.Totals.Transactions) / r.DurationS
+	}
+	costs := whatif.Costs{ClientCPU: r.CPU.ClientSPerTxn, ServerCPU: *r.CPU.ServerSPerTxn, Threads: r.Threads, TPS: tps}
 	here := whatif.Setting{Speed: 1}
 	client, server := cpusOf(r)
 	here.ClientCores, here.ServerCores = len(client), len(server)
@@ -200,11 +206,35 @@ func calibrated(r *result.Result) (whatif.Model, error) {
 	}
 	if r.Network != nil {
 		if r.Traffic == nil {
-			return whatif.Model{}, errors.New("the round trips were not counted, and the run had an added delay")
+			return whatif.Costs{}, whatif.Setting{}, errors.New("the round trips were not counted, and the run had an added delay")
 		}
 		here.RTT = r.Network.RTTMs / 1000
 	}
-	return whatif.Calibrate(costs, here)
+	return costs, here, nil
+}
+
+// calibrated models a block's baseline b and variant v. The baseline's
+// wait (the time a transaction spent beyond its CPU and added delays:
+// wake-ups, loopback, locks) is fitted to its throughput; the variant
+// keeps the baseline's wait and CPU scale and adds its own CPU and round
+// trips: a layer adds work, not the machine's latency, and two waits
+// fitted apart near saturation, where the wait barely moves throughput,
+// differ by noise that dominates a projection to one thread.
+func calibrated(b, v *result.Result) (mb, mv whatif.Model, err error) {
+	cb, here, err := measuredCosts(b)
+	if err != nil {
+		return mb, mv, err
+	}
+	cv, _, err := measuredCosts(v)
+	if err != nil {
+		return mb, mv, err
+	}
+	if mb, err = whatif.Calibrate(cb, here); err != nil {
+		return mb, mv, err
+	}
+	cv.ClientCPU *= mb.CPUScale
+	cv.ServerCPU *= mb.CPUScale
+	return mb, whatif.Model{Costs: cv, Wait: mb.Wait, CPUScale: mb.CPUScale}, nil
 }
 
 // settingOf is the what-if setting for a cell measured as r: what w does
