@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -277,5 +278,30 @@ func TestDSNSecretsNeverInErrors(t *testing.T) {
 		if strings.Contains(msg, "Secret7") {
 			t.Errorf("%s shows its secret: %s", dsn, msg)
 		}
+	}
+}
+
+// TestAddDialWrapGoesOutside: a wrapper added later wraps the ones the
+// target already had, so a run's meter sees the socket a delay line gave.
+func TestAddDialWrapGoesOutside(t *testing.T) {
+	var order []string
+	wrap := func(name string) func(engine.DialFunc) engine.DialFunc {
+		return func(d engine.DialFunc) engine.DialFunc {
+			return func(ctx context.Context, network, address string) (net.Conn, error) {
+				c, err := d(ctx, network, address)
+				order = append(order, name)
+				return c, err
+			}
+		}
+	}
+	var tg engine.Target
+	tg.AddDialWrap(wrap("inner"))
+	tg.AddDialWrap(wrap("outer"))
+	base := func(context.Context, string, string) (net.Conn, error) { return nil, nil }
+	if _, err := tg.WrapDial(base)(context.Background(), "tcp", "x"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(order, ",") != "inner,outer" {
+		t.Errorf("wrappers ran %v, want inner then outer", order)
 	}
 }

@@ -58,6 +58,18 @@ func (p *TLSProbe) Observe(cs tls.ConnectionState) {
 	p.Group, p.Retried = cs.CurveID, cs.HelloRetryRequest
 }
 
+// AddDialWrap wraps t's dialer in f, outside any wrapper t already has:
+// a run's meter around a delay line around the engine's socket.
+func (t *Target) AddDialWrap(f func(DialFunc) DialFunc) {
+	inner := t.WrapDial
+	t.WrapDial = func(d DialFunc) DialFunc {
+		if inner != nil {
+			d = inner(d)
+		}
+		return f(d)
+	}
+}
+
 // Dial returns the dial function for t: d, wrapped by t's WrapDial and
 // then by its probe, if any.
 func (t Target) Dial(d DialFunc) DialFunc {

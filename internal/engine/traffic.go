@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"net"
-
 	"github.com/encbench/encbench/internal/engine/netconn"
 )
 
@@ -12,8 +10,3 @@ import (
 type Trafficker interface {
 	Traffic() (netconn.Traffic, bool)
 }
-
-// SocketTraffic reads the counts of the encbench socket under c, through
-// TLS and any wrapper that gives its connection (NetConn); false when c
-// is not one of encbench's sockets.
-func SocketTraffic(c net.Conn) (netconn.Traffic, bool) { return netconn.SocketTraffic(c) }

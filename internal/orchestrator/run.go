@@ -387,13 +387,7 @@ func throughNetwork(t engine.Target, r runset.Settings) (engine.Target, *netem.L
 	if w.TLS.ServerName == "" {
 		w.TLS.ServerName = t.URL.Hostname()
 	}
-	wrap := t.WrapDial
-	w.WrapDial = func(d engine.DialFunc) engine.DialFunc {
-		if wrap != nil {
-			d = wrap(d)
-		}
-		return link.DelayHandshake(d)
-	}
+	w.AddDialWrap(func(d engine.DialFunc) engine.DialFunc { return link.DelayHandshake(d) })
 	return w, link, nil
 }
 

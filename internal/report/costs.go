@@ -179,15 +179,12 @@ func busyOf(c *Row) Busy {
 	return b
 }
 
+// meanIfAll is x's mean when every one of the n results gave a value.
 func meanIfAll(x []float64, n int) *float64 {
 	if len(x) != n {
 		return nil
 	}
-	s := 0.0
-	for _, v := range x {
-		s += v
-	}
-	m := s / float64(n)
+	m := mean(x)
 	return &m
 }
 

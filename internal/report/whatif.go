@@ -155,30 +155,33 @@ func (p *Projection) project(l *locale.Lang, b, c *Row, w *WhatIf) {
 	}
 	var base, tps, loss, addedMs []float64
 	for k := range bs {
-		mb, mc, err := calibrated(bs[k], cs[k])
-		if err == nil {
-			{
-				s := settingOf(cs[k], w, p.Threads)
-				var pb, pc whatif.Point
-				if pb, err = mb.Predict(s); err == nil {
-					if pc, err = mc.Predict(s); err == nil {
-						base, tps = append(base, pb.Throughput), append(tps, pc.Throughput)
-						loss = append(loss, 100*(1-pc.Throughput/pb.Throughput))
-						addedMs = append(addedMs, 1000*float64(p.Threads)*(1/pc.Throughput-1/pb.Throughput))
-					}
-				}
-			}
-		}
+		pb, pc, err := predictBlock(bs[k], cs[k], settingOf(cs[k], w, p.Threads))
 		if err != nil {
 			p.Reason = l.T("whatif.not.model", err.Error())
 			return
 		}
+		base, tps = append(base, pb.Throughput), append(tps, pc.Throughput)
+		loss = append(loss, 100*(1-pc.Throughput/pb.Throughput))
+		addedMs = append(addedMs, 1000*float64(p.Threads)*(1/pc.Throughput-1/pb.Throughput))
 	}
 	sb, _ := stats.Summarize(base)
 	st, _ := stats.Summarize(tps)
 	sl, _ := stats.Summarize(loss)
 	sa, _ := stats.Summarize(addedMs)
 	p.BaseTPS, p.TPS, p.LossPct, p.AddedMs = &sb, &st, &sl, &sa
+}
+
+// predictBlock is one block's baseline b and variant v predicted at s.
+func predictBlock(b, v *result.Result, s whatif.Setting) (pb, pv whatif.Point, err error) {
+	mb, mv, err := calibrated(b, v)
+	if err != nil {
+		return pb, pv, err
+	}
+	if pb, err = mb.Predict(s); err != nil {
+		return pb, pv, err
+	}
+	pv, err = mv.Predict(s)
+	return pb, pv, err
 }
 
 // measuredCosts are one measured cell's costs per transaction and the

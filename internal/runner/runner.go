@@ -101,13 +101,13 @@ type Outcome struct {
 	// Traffic is what crossed the run's sockets in the measured windows
 	// (nil: not counted).
 	Traffic *netconn.Traffic
-	// ServerIO is the server's file I/O in them and Disk what the device
-	// under its data did (nil: not measured).
+	// ServerIO is the server's storage I/O in them and Disk what the
+	// device under its data did (nil: not measured).
 	ServerIO *StorageIO
 	Disk     *DiskUse
 }
 
-// StorageIO is a process tree's file I/O in bytes (measure.ProcTree.IO).
+// StorageIO is a process tree's storage I/O in bytes (measure.ProcTree.IO).
 type StorageIO struct {
 	Read, Written int64
 }
@@ -277,13 +277,7 @@ func Open(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config
 	s := &Session{cfg: cfg, t: t, wl: wl, slots: make([]*slot, cfg.Threads), sessions: make([]engine.SessionTLS, cfg.Threads)}
 	s.t.Worker = true
 	s.traffic = netconn.NewMeter()
-	wrap := t.WrapDial
-	s.t.WrapDial = func(d engine.DialFunc) engine.DialFunc {
-		if wrap != nil {
-			d = wrap(d)
-		}
-		return s.traffic.Dial(d)
-	}
+	s.t.AddDialWrap(func(d engine.DialFunc) engine.DialFunc { return s.traffic.Dial(d) })
 	for _, p := range wl.Capabilities().Parts {
 		s.partNames = append(s.partNames, p.Name)
 	}
@@ -437,8 +431,8 @@ func (r *run) execute(ctx context.Context) (*Outcome, error) {
 	tick := cmp.Or(max(cfg.ReportInterval, 0), time.Second)
 	measuring := cfg.Warmup <= 0
 	var start time.Time
-	cpu := newCPUMeter(cfg.ServerPID, false, r.traffic)
-	var mark cpuMark
+	cpu := newResourceMeter(cfg.ServerPID, false, r.traffic)
+	var mark resourceMark
 	var procs0 []int
 	startMeasuring := func() {
 		start, mark, procs0 = r.startMeasuring(cpu)
@@ -514,7 +508,7 @@ loop:
 
 // startMeasuring drops the warm-up's events and starts the measured
 // window: its time, CPU mark and the server's processes.
-func (r *run) startMeasuring(cpu *cpuMeter) (time.Time, cpuMark, []int) {
+func (r *run) startMeasuring(cpu *resourceMeter) (time.Time, resourceMark, []int) {
 	r.collect(nil)
 	start := time.Now()
 	mark := cpu.start()
@@ -583,7 +577,7 @@ func (r *run) end(workersDone <-chan struct{}) {
 }
 
 // cpuOfRun ends the run's CPU window begun at mark.
-func (r *run) cpuOfRun(out *Outcome, cpu *cpuMeter, mark cpuMark, procs0 []int) {
+func (r *run) cpuOfRun(out *Outcome, cpu *resourceMeter, mark resourceMark, procs0 []int) {
 	client, server := cpu.stop(mark)
 	out.ClientCPU = client
 	cpu.fill(out)

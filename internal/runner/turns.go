@@ -134,7 +134,7 @@ type Turns struct {
 	acc         *Outcome
 	// cpu reads the server's process tree as found when the turns start
 	// (its connections' processes exist by then).
-	cpu *cpuMeter
+	cpu *resourceMeter
 }
 
 // Turn is what one turn measured. Elapsed runs until the last event in
@@ -160,7 +160,7 @@ func (s *Session) StartTurns() *Turns {
 	r := s.newRun()
 	r.gate = newGate()
 	r.measuring.Store(true)
-	x := &Turns{r: r, g: r.gate, acc: &Outcome{Hist: measure.NewHistogram()}, cpu: newCPUMeter(r.cfg.ServerPID, true, r.traffic)}
+	x := &Turns{r: r, g: r.gate, acc: &Outcome{Hist: measure.NewHistogram()}, cpu: newResourceMeter(r.cfg.ServerPID, true, r.traffic)}
 	x.workersDone = r.startWorkers()
 	return x
 }

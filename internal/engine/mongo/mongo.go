@@ -13,13 +13,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/encbench/encbench/internal/engine/netconn"
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/engine/netconn"
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/tlsconf"
 )

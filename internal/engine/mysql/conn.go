@@ -273,4 +273,4 @@ func (s *stmt) run(args []engine.Arg, row func([]byte) error) error {
 var _ engine.Trafficker = (*conn)(nil)
 
 // Traffic is what crossed the connection's socket (engine.Trafficker).
-func (c *conn) Traffic() (netconn.Traffic, bool) { return engine.SocketTraffic(c.w.nc) }
+func (c *conn) Traffic() (netconn.Traffic, bool) { return netconn.SocketTraffic(c.w.nc) }

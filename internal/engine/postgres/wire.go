@@ -316,4 +316,4 @@ func (s *stmt) send(args []engine.Arg) error {
 var _ engine.Trafficker = (*conn)(nil)
 
 // Traffic is what crossed the connection's socket (engine.Trafficker).
-func (c *conn) Traffic() (netconn.Traffic, bool) { return engine.SocketTraffic(c.nc) }
+func (c *conn) Traffic() (netconn.Traffic, bool) { return netconn.SocketTraffic(c.nc) }

@@ -7,7 +7,7 @@ import (
 	"github.com/encbench/encbench/internal/measure"
 )
 
-// cpuMeter reads what the resources did over a run's measured windows:
+// resourceMeter reads what the resources did over a run's measured windows:
 // this process's CPU, the server's process tree's CPU and storage I/O, the
 // busy time of the disk under the server's data, the machine's CPU (busy,
 // steal, and what was neither encbench nor the server: foreign), and what
@@ -15,7 +15,7 @@ import (
 // one per turn, summed until it is taken. Reading /proc costs encbench
 // CPU, so a window's server and machine counters are read outside its
 // client window, the machine's nearest to it.
-type cpuMeter struct {
+type resourceMeter struct {
 	pid int
 	// tree reads only the server's processes, found once; nil: the tree
 	// is found on every read.
@@ -34,7 +34,7 @@ type cpuMeter struct {
 	foreignOK bool
 	span      time.Duration
 	sent      netconn.Traffic
-	// read and written are the server's file I/O; ioOK is false once a
+	// read and written are the server's storage I/O; ioOK is false once a
 	// window could not be read.
 	read, written int64
 	ioOK, ioSeen  bool
@@ -42,8 +42,8 @@ type cpuMeter struct {
 	diskOK        bool
 }
 
-// cpuMark is a window's start.
-type cpuMark struct {
+// resourceMark is a window's start.
+type resourceMark struct {
 	at             time.Time
 	client, server time.Duration
 	serverOK       bool
@@ -56,12 +56,12 @@ type cpuMark struct {
 	diskOK         bool
 }
 
-// newCPUMeter measures the server tree of pid (0: no server) and the
+// newResourceMeter measures the server tree of pid (0: no server) and the
 // sockets traffic counts (nil: none); with findTree it finds the tree's
 // processes once, now (their connections' backends must exist by then),
 // and reads only those.
-func newCPUMeter(pid int, findTree bool, traffic *netconn.Meter) *cpuMeter {
-	m := &cpuMeter{pid: pid, traffic: traffic}
+func newResourceMeter(pid int, findTree bool, traffic *netconn.Meter) *resourceMeter {
+	m := &resourceMeter{pid: pid, traffic: traffic}
 	if pid > 0 {
 		if findTree {
 			m.tree, _ = measure.NewProcTree(pid)
@@ -71,7 +71,7 @@ func newCPUMeter(pid int, findTree bool, traffic *netconn.Meter) *cpuMeter {
 	return m
 }
 
-func (m *cpuMeter) serverCPU() (time.Duration, bool) {
+func (m *resourceMeter) serverCPU() (time.Duration, bool) {
 	if m.pid <= 0 {
 		return 0, false
 	}
@@ -86,7 +86,7 @@ func (m *cpuMeter) serverCPU() (time.Duration, bool) {
 }
 
 // serverIO reads the server tree's storage I/O.
-func (m *cpuMeter) serverIO() (read, written int64, ok bool) {
+func (m *resourceMeter) serverIO() (read, written int64, ok bool) {
 	if m.pid <= 0 {
 		return 0, 0, false
 	}
@@ -101,7 +101,7 @@ func (m *cpuMeter) serverIO() (read, written int64, ok bool) {
 	return read, written, err == nil
 }
 
-func (m *cpuMeter) diskNow() (measure.DiskSample, bool) {
+func (m *resourceMeter) diskNow() (measure.DiskSample, bool) {
 	if m.disk == nil {
 		return measure.DiskSample{}, false
 	}
@@ -109,7 +109,7 @@ func (m *cpuMeter) diskNow() (measure.DiskSample, bool) {
 	return d, err == nil
 }
 
-func (m *cpuMeter) trafficNow() netconn.Traffic {
+func (m *resourceMeter) trafficNow() netconn.Traffic {
 	if m.traffic == nil {
 		return netconn.Traffic{}
 	}
@@ -117,8 +117,8 @@ func (m *cpuMeter) trafficNow() netconn.Traffic {
 }
 
 // start begins a window.
-func (m *cpuMeter) start() cpuMark {
-	var a cpuMark
+func (m *resourceMeter) start() resourceMark {
+	var a resourceMark
 	a.read, a.written, a.ioOK = m.serverIO()
 	a.disk, a.diskOK = m.diskNow()
 	a.server, a.serverOK = m.serverCPU()
@@ -132,7 +132,7 @@ func (m *cpuMeter) start() cpuMark {
 
 // stop ends the window begun at a, adds it to the sums and returns its
 // client and server CPU (server -1 when it could not be read).
-func (m *cpuMeter) stop(a cpuMark) (client, server time.Duration) {
+func (m *resourceMeter) stop(a resourceMark) (client, server time.Duration) {
 	client = measure.ProcessCPU() - a.client
 	m.span += time.Since(a.at)
 	m.sent = m.sent.Add(m.trafficNow().Sub(a.traffic))
@@ -156,10 +156,10 @@ func (m *cpuMeter) stop(a cpuMark) (client, server time.Duration) {
 	return client, server
 }
 
-// stopIO adds the window's file I/O and disk counts. One window
+// stopIO adds the window's storage I/O and disk counts. One window
 // that cannot be read spoils the sums: a share of the windows would
 // understate the I/O.
-func (m *cpuMeter) stopIO(a cpuMark) {
+func (m *resourceMeter) stopIO(a resourceMark) {
 	read, written, ok := m.serverIO()
 	if !m.ioSeen {
 		m.ioSeen, m.ioOK = true, true
@@ -181,7 +181,7 @@ func (m *cpuMeter) stopIO(a cpuMark) {
 // fill sets the machine's share of the windows since the last fill (busy,
 // steal, foreign CPU), the server's I/O, the disk's busy share and the
 // traffic in o, and starts new sums.
-func (m *cpuMeter) fill(o *Outcome) {
+func (m *resourceMeter) fill(o *Outcome) {
 	if m.machineOK && m.total > 0 {
 		busy, steal := 100*m.busy/m.total, 100*m.steal/m.total
 		o.MachineUtil, o.StealPct = &busy, &steal
@@ -201,5 +201,5 @@ func (m *cpuMeter) fill(o *Outcome) {
 		o.Disk = &DiskUse{Name: m.disk.Name, Read: m.diskSum.Read, Written: m.diskSum.Written,
 			BusyPct: min(100, 100*m.diskSum.Busy.Seconds()/m.span.Seconds())}
 	}
-	*m = cpuMeter{pid: m.pid, tree: m.tree, disk: m.disk, traffic: m.traffic}
+	*m = resourceMeter{pid: m.pid, tree: m.tree, disk: m.disk, traffic: m.traffic}
 }
