@@ -9,12 +9,11 @@ RUN_DIR  := .sandbox
 # Chinese and Japanese reports' script.
 PKGS     := postgresql mariadb-server sysbench time postgresql-server-dev-15 libssl-dev gcc chromium fonts-noto-cjk
 # The report tests open the reports in headless Chromium and read their
-# PDFs with poppler's pdftoppm; the MongoDB tests run mongo-java-server
-# (Maven Central) behind a small Java launcher.
-TEST_PKGS := poppler-utils maven openjdk-17-jdk-headless
+# PDFs with poppler's pdftoppm.
+TEST_PKGS := poppler-utils
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps install-pkgs ore-ext mongo-test-server run seeds test vet fuzz bench clean
+.PHONY: all build deps test-deps install-pkgs ore-ext ferretdb run seeds test vet fuzz bench clean
 
 all: build
 
@@ -56,7 +55,7 @@ run: deps build ore-ext
 # Reproduces the four published reports (suites tls, tde, colenc-tpcc and
 # colenc-sysbench) under one budget of at most two hours, with one report
 # that sets each report's figures beside encbench's.
-seeds: deps build ore-ext
+seeds: deps build ore-ext ferretdb
 	@$(BIN) sandbox prune --under $(RUN_DIR)/seeds
 	@rm -rf $(RUN_DIR)/seeds && mkdir -p $(RUN_DIR) && chmod 755 $(RUN_DIR)
 	$(BIN) suite run seeds --out $(RUN_DIR)/seeds
@@ -67,11 +66,15 @@ vet:
 	$(GO) tool staticcheck ./...
 	@test -z "$$(gofmt -l cmd internal)" || { gofmt -l cmd internal; echo "gofmt needed"; exit 1; }
 
-# The MongoDB wire-protocol test server for the integration tests.
-mongo-test-server:
-	mvn -q -B -f tools/mongo-test-server/pom.xml package
+# FerretDB, the MongoDB wire-protocol server the mongodb sandbox runs (no
+# MongoDB server package exists for Debian), built from its Go module
+# through the module proxy; rebuilt only when its build script changes.
+ferretdb: bin/ferretdb
 
-test: test-deps vet mongo-test-server ore-ext
+bin/ferretdb: tools/ferretdb/build.sh
+	GO=$(GO) bash tools/ferretdb/build.sh $@
+
+test: test-deps vet ferretdb ore-ext
 	ENCBENCH_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 30m ./...
 	@$(MAKE) --no-print-directory fuzz
 
@@ -95,5 +98,5 @@ bench: deps build
 	bash bench/vs-sysbench.sh
 
 clean:
-	rm -rf bin $(RUN_DIR) tools/mongo-test-server/target
+	rm -rf bin $(RUN_DIR)
 	-$(MAKE) --no-print-directory -C tools/pg-ore with_llvm=no clean

@@ -48,6 +48,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asCLI) == "1" {
 		os.Exit(cli.Execute(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
+	// The mongodb sandbox's FerretDB, as `make ferretdb` builds it.
+	if os.Getenv("ENCBENCH_FERRETDB") == "" {
+		if p, err := filepath.Abs(filepath.Join("..", "..", "bin", "ferretdb")); err == nil {
+			os.Setenv("ENCBENCH_FERRETDB", p)
+		}
+	}
 	code := func() int {
 		if err := fx.start(); err != nil {
 			if os.Getenv("ENCBENCH_REQUIRE_SERVERS") == "1" {

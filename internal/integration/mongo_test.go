@@ -1,101 +1,71 @@
 package integration
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/encbench/encbench/internal/encryption/certs"
+	"github.com/encbench/encbench/internal/sandbox"
 )
 
-// launcherDir holds the MongoDB wire-protocol test server (mongo-java-server
-// behind the project's launcher), built by `make mongo-test-server`.
-const launcherDir = "../../tools/mongo-test-server/target"
-
-// mongoServer starts the test server on a free loopback port, with TLS when
-// files are given, and returns its address. Closing its stdin stops it.
-func mongoServer(t *testing.T, files *certs.Files) string {
+// mongoServer starts a mongodb sandbox (FerretDB, built by `make ferretdb`)
+// of the variant, plain or tls, for the length of a test.
+func mongoServer(t *testing.T, variant string) *sandbox.Info {
 	t.Helper()
-	jar := filepath.Join(launcherDir, "mongo-test-server-1.jar")
-	java, err := exec.LookPath("java")
-	if _, serr := os.Stat(jar); serr != nil || err != nil {
+	o := sandbox.Options{Engine: "mongodb", Variant: variant}
+	if err := sandbox.Check(o); err != nil {
 		if os.Getenv("ENCBENCH_REQUIRE_SERVERS") == "1" {
-			t.Fatalf("MongoDB test server not built (%v, %v): run make mongo-test-server", serr, err)
+			t.Fatalf("no mongodb sandbox: %v", err)
 		}
-		t.Skip("MongoDB test server not built: run make mongo-test-server")
+		t.Skipf("no mongodb sandbox: %v", err)
 	}
-	args := []string{"-cp", jar + string(os.PathListSeparator) + filepath.Join(launcherDir, "lib", "*"), "encbench.MongoTestServer", "--port", "0"}
-	if files != nil {
-		args = append(args, "--tls-cert", files.ServerCert, "--tls-key", files.ServerKey)
-	}
-	cmd := exec.Command(java, args...)
-	stdin, err := cmd.StdinPipe()
+	o.Dir = filepath.Join(t.TempDir(), "mongodb")
+	info, err := sandbox.Up(t.Context(), o)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("starting FerretDB: %v", err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	line := make(chan string, 1)
-	go func() {
-		r := bufio.NewReader(stdout)
-		l, _ := r.ReadString('\n')
-		line <- strings.TrimSpace(l)
-		_, _ = io.Copy(io.Discard, r)
-	}()
-	select {
-	case l := <-line:
-		addr, ok := strings.CutPrefix(l, "listening ")
-		if !ok {
-			t.Fatalf("MongoDB test server said %q", l)
-		}
-		return addr
-	case <-time.After(60 * time.Second):
-		t.Fatal("MongoDB test server did not start within 60 s")
-	}
-	return ""
+	t.Cleanup(func() { _ = sandbox.Down(o.Dir) })
+	return info
+}
+
+// sandboxURI is a URI to the sandbox with its benchmark account and the
+// given query: the TLS options a test sets by hand.
+func sandboxURI(info *sandbox.Info, query string) string {
+	return fmt.Sprintf("mongodb://sbtest:%s@127.0.0.1:%d/sbtest?authMechanism=SCRAM-SHA-256&%s", info.Password, info.Port, query)
 }
 
 // TestMongoConnectWorkload runs the connect workload against the MongoDB
-// test server with TLS off and on, and checks TLS verification and errors.
+// sandbox (FerretDB) with TLS off and on, and checks authentication, TLS
+// verification and errors.
 func TestMongoConnectWorkload(t *testing.T) {
 	dir := t.TempDir()
-	files, err := certs.Write(dir, certs.Options{Hosts: []string{"127.0.0.1", "localhost"}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Run("plain", func(t *testing.T) {
-		dsn := "mongodb://" + mongoServer(t, nil) + "/encbench?tls=false"
+		info := mongoServer(t, "plain")
+		dsn := sandboxURI(info, "tls=false")
 		mustRun(t, "prepare", "connect", "--dsn", dsn, "--connect-rows", "50")
-		r := runJSON(t, "connect", "--dsn", dsn, "--connect-rows", "50", "--connections", "30")
+		r := runJSON(t, "connect", "--dsn", dsn, "--connect-rows", "50", "--connections", "30", "--server-pid", strconv.Itoa(info.PID))
 		if r.Parts["connect"].N != 30 || r.Parts["reused_query"].N != 30 || r.Notes["tls_handshakes"] != 0 {
 			t.Fatalf("items %v notes %v", r.Parts, r.Notes)
 		}
-		if !strings.Contains(r.Engine.Version, "test server") || r.Engine.Kind != "mongodb" {
-			t.Errorf("result does not say it ran on the test server: %q", r.Engine.Version)
+		if !strings.Contains(r.Engine.Version, "FerretDB v1.24") || !strings.Contains(r.Engine.Version, "not mongod") || r.Engine.Kind != "mongodb" {
+			t.Errorf("result does not say it ran on FerretDB: %q", r.Engine.Version)
+		}
+		if r.CPU.ServerS == nil || *r.CPU.ServerS <= 0 {
+			t.Errorf("FerretDB's CPU was not measured as a server's: %+v", r.CPU)
+		}
+		// SCRAM is required: no password, or a wrong one, is refused.
+		anon := fmt.Sprintf("mongodb://127.0.0.1:%d/sbtest?tls=false", info.Port)
+		if code, _, errOut := encbench(context.Background(), "run", "connect", "--dsn", anon, "--connections", "1"); code != 1 || !strings.Contains(errOut, "requires authentication") {
+			t.Errorf("unauthenticated: exit %d %q", code, errOut)
+		}
+		wrongPw := fmt.Sprintf("mongodb://sbtest:nottheone@127.0.0.1:%d/sbtest?tls=false", info.Port)
+		if code, _, errOut := encbench(context.Background(), "run", "connect", "--dsn", wrongPw, "--connections", "1"); code == 0 || strings.Contains(errOut, "nottheone") {
+			t.Errorf("wrong password: exit %d %q", code, errOut)
 		}
 		if r.Variant.Verified.TLS.TLSConnections != 0 {
 			t.Errorf("plain run saw TLS: %+v", r.Variant.Verified.TLS)
@@ -113,8 +83,8 @@ func TestMongoConnectWorkload(t *testing.T) {
 		}
 	})
 	t.Run("tls", func(t *testing.T) {
-		addr := mongoServer(t, &files)
-		dsn := fmt.Sprintf("mongodb://%s/encbench?tls=true&tlsCAFile=%s", addr, files.CA)
+		info := mongoServer(t, "tls")
+		dsn := sandboxURI(info, "tls=true&tlsCAFile="+info.CA)
 		mustRun(t, "prepare", "connect", "--dsn", dsn, "--connect-rows", "50")
 		r := runJSON(t, "connect", "--dsn", dsn, "--connect-rows", "50", "--connections", "30", "--tls-version", "1.2")
 		if r.Parts["tls_handshake"].N != 30 || r.Notes["tls_handshakes"] != 30 || r.Notes["tls_version TLS 1.2"] != 30 {
@@ -129,13 +99,13 @@ func TestMongoConnectWorkload(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wrong := fmt.Sprintf("mongodb://%s/encbench?tls=true&tlsCAFile=%s", addr, other.CA)
+		wrong := sandboxURI(info, "tls=true&tlsCAFile="+other.CA)
 		code, _, errOut := encbench(context.Background(), "run", "connect", "--dsn", wrong, "--connections", "1")
 		if code != 1 || !strings.Contains(errOut, "certificate") {
 			t.Errorf("wrong CA: exit %d %q", code, errOut)
 		}
 		// TLS mismatch: a plaintext client against the TLS server fails clearly.
-		plain := fmt.Sprintf("mongodb://%s/encbench?tls=false&serverSelectionTimeoutMS=2000", addr)
+		plain := sandboxURI(info, "tls=false&serverSelectionTimeoutMS=2000")
 		code, _, errOut = encbench(context.Background(), "run", "connect", "--dsn", plain, "--connections", "1")
 		if code != 1 || !strings.Contains(errOut, "cannot connect") {
 			t.Errorf("plaintext against TLS: exit %d %q", code, errOut)

@@ -2,14 +2,13 @@ package sandbox
 
 import (
 	"context"
-	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/encbench/encbench/internal/encryption/certs"
@@ -18,51 +17,60 @@ import (
 
 func init() { register(mongoProvider{}) }
 
-// mongoProvider runs the MongoDB wire-protocol test server (mongo-java-server
-// behind the project's launcher): no MongoDB server package exists here.
-// Results say it is not mongod.
+// mongoProvider runs FerretDB, a MongoDB wire-protocol server written in Go,
+// on its SQLite backend: no MongoDB server package exists for Debian. It is
+// a process of its own, so its CPU is measured as a server's, and it serves
+// TLS and SCRAM-SHA-256 as mongod does (its "new authentication", which
+// FerretDB 1.24 marks experimental). Results name FerretDB, not mongod.
 type mongoProvider struct{}
 
 func (mongoProvider) Name() string { return "mongodb" }
 
-const launcherJar = "mongo-test-server-1.jar"
+// ferretdbBinary is what `make ferretdb` builds (tools/ferretdb/build.sh).
+const ferretdbBinary = "ferretdb"
 
-// launcher finds the built test server: --bin-dir, $ENCBENCH_MONGO_TEST_SERVER,
-// next to the encbench binary's checkout, or under the working directory.
-func (mongoProvider) launcher(o Options) (string, error) {
-	var dirs []string
+// binary finds FerretDB: --bin-dir, $ENCBENCH_FERRETDB, next to the
+// encbench binary (make puts both in bin/), under the working directory's
+// bin/, or on PATH.
+func (mongoProvider) binary(o Options) (string, error) {
+	var candidates []string
 	if o.BinDir != "" {
-		dirs = append(dirs, o.BinDir)
+		candidates = append(candidates, filepath.Join(o.BinDir, ferretdbBinary))
 	}
-	if d := os.Getenv("ENCBENCH_MONGO_TEST_SERVER"); d != "" {
-		dirs = append(dirs, d)
+	if p := os.Getenv("ENCBENCH_FERRETDB"); p != "" {
+		candidates = append(candidates, p)
 	}
-	rel := filepath.Join("tools", "mongo-test-server", "target")
 	if exe, err := os.Executable(); err == nil {
-		dirs = append(dirs, filepath.Join(filepath.Dir(exe), "..", rel))
+		candidates = append(candidates, filepath.Join(filepath.Dir(exe), ferretdbBinary))
 	}
-	dirs = append(dirs, rel)
-	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, launcherJar)); err == nil {
-			if _, err := exec.LookPath("java"); err != nil {
-				return "", errs.Usage("the MongoDB test server needs java (apt-get install openjdk-17-jre-headless)")
-			}
-			return filepath.Abs(d)
+	candidates = append(candidates, filepath.Join("bin", ferretdbBinary))
+	for _, c := range candidates {
+		if st, err := os.Stat(c); err == nil && !st.IsDir() {
+			return filepath.Abs(c)
 		}
 	}
-	return "", errs.Usage("no MongoDB server package exists here: the mongodb sandbox runs the wire-protocol test server; build it with `make mongo-test-server` (Java 17 and Maven) or point ENCBENCH_MONGO_TEST_SERVER at its target directory")
+	if p, err := exec.LookPath(ferretdbBinary); err == nil {
+		return p, nil
+	}
+	return "", errs.Usage("no MongoDB server package exists here: the mongodb sandbox runs FerretDB; build it with `make ferretdb` or point ENCBENCH_FERRETDB at a ferretdb binary")
 }
 
 func (p mongoProvider) Check(o Options) error {
 	if o.tde() {
-		return errs.Usage("the MongoDB test server has no encryption at rest: use --variant plain or tls")
+		return errs.Usage("the mongodb sandbox (FerretDB on SQLite) has no encryption at rest: use --variant plain or tls")
 	}
-	_, err := p.launcher(o)
+	if o.TLSOptional {
+		return errs.Usage("the mongodb sandbox cannot offer TLS as an option: FerretDB serves TLS and plaintext on ports of their own, so give each variant a server of its own")
+	}
+	if len(o.Settings) > 0 {
+		return errs.Usage("the mongodb sandbox takes no --setting: FerretDB is configured by encbench alone")
+	}
+	_, err := p.binary(o)
 	return err
 }
 
 func (p mongoProvider) Up(ctx context.Context, o Options, port int, _ *user.User, files certs.Files) (*Info, error) {
-	dir, err := p.launcher(o)
+	bin, err := p.binary(o)
 	if err != nil {
 		return nil, err
 	}
@@ -71,29 +79,38 @@ func (p mongoProvider) Up(ctx context.Context, o Options, port int, _ *user.User
 	if err != nil {
 		return nil, err
 	}
-	logPath := filepath.Join(logDir, "server.log")
-	// -Dencbench.sandbox names the directory on the command line, where
-	// ServersUnder looks for a sandbox's server.
-	args := []string{"-Dencbench.sandbox=" + o.Dir, "-Xss512k", "-cp", filepath.Join(dir, launcherJar) + string(os.PathListSeparator) + filepath.Join(dir, "lib", "*"),
-		"encbench.MongoTestServer", "--daemon", "--port", strconv.Itoa(port)}
-	if o.tls() {
-		args = append(args, "--tls-cert", files.ServerCert, "--tls-key", files.ServerKey)
-	}
-	cmd, logf, err := command(nil, logPath, o.pinned("java", args...)...)
+	pw, err := newPasswords()
 	if err != nil {
 		return nil, err
 	}
+	logPath := filepath.Join(logDir, "server.log")
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	// --state-dir names the sandbox on the command line, where ServersUnder
+	// looks for a sandbox's server. No debug listener (it would take a
+	// fixed port) and no telemetry (load goes only to loopback).
+	args := []string{"--handler=sqlite", "--sqlite-url=file:" + data + "/", "--state-dir=" + data,
+		"--debug-addr=-", "--telemetry=disable", "--log-level=WARN",
+		"--test-enable-new-auth", "--setup-database=" + benchDatabase, "--setup-username=" + benchUser}
+	if o.tls() {
+		args = append(args, "--listen-addr=", "--listen-tls="+addr,
+			"--listen-tls-cert-file="+files.ServerCert, "--listen-tls-key-file="+files.ServerKey)
+	} else {
+		args = append(args, "--listen-addr="+addr)
+	}
+	cmd, logf, err := command(nil, logPath, o.pinned(bin, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	// The password goes in the environment, which only the sandbox's
+	// owner can read, not on the command line every user sees.
+	cmd.Env = append(os.Environ(), "FERRETDB_SETUP_PASSWORD="+pw.bench)
 	pid, exited, err := startServer(cmd, logf)
 	if err != nil {
 		return nil, err
 	}
 	ready := func(ctx context.Context) error {
-		b, _ := os.ReadFile(logPath)
-		if !strings.Contains(string(b), "listening ") {
-			return fmt.Errorf("not listening yet")
-		}
 		var d net.Dialer
-		c, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		c, err := d.DialContext(ctx, "tcp", addr)
 		if err != nil {
 			return err
 		}
@@ -103,7 +120,12 @@ func (p mongoProvider) Up(ctx context.Context, o Options, port int, _ *user.User
 		_ = stop(pid, 10*time.Second)
 		return nil, err
 	}
-	dsn := fmt.Sprintf("mongodb://127.0.0.1:%d/encbench", port)
-	return &Info{Engine: "mongodb", Version: "MongoDB wire-protocol test server (mongo-java-server 1.47.0)", DSN: dsn, AdminDSN: dsn,
-		PID: pid, Port: port, Dir: o.Dir, DataDir: data}, nil
+	u := url.URL{Scheme: "mongodb", User: url.UserPassword(benchUser, pw.bench), Host: addr, Path: "/" + benchDatabase,
+		RawQuery: url.Values{"authMechanism": {"SCRAM-SHA-256"}}.Encode()}
+	dsn := u.String()
+	return &Info{Engine: "mongodb", Version: "FerretDB " + ferretdbVersion + " (MongoDB wire protocol, SQLite backend)", DSN: dsn, AdminDSN: dsn,
+		Password: pw.bench, PID: pid, Port: port, Dir: o.Dir, DataDir: data}, nil
 }
+
+// ferretdbVersion is the version tools/ferretdb/build.sh pins.
+const ferretdbVersion = "v1.24.2"

@@ -23,7 +23,7 @@ type Proc struct {
 // directory deleted or overwritten while its server ran (a killed suite's,
 // then `rm -rf`) still hides none: every sandbox server names its
 // directory on its command line (PostgreSQL's -D, MariaDB's
-// --defaults-file, the MongoDB test server's -Dencbench.sandbox). Only
+// --defaults-file, FerretDB's --state-dir). Only
 // processes running a sandbox engine's server binary count, so an
 // encbench or a shell whose arguments name the directory is not one.
 func ServersUnder(dir string) ([]Proc, error) {
@@ -57,7 +57,7 @@ func ServersUnder(dir string) ([]Proc, error) {
 // isServerBinary says whether name is an executable a sandbox provider starts.
 func isServerBinary(name string) bool {
 	switch name {
-	case "postgres", "mariadbd", "mysqld", "java":
+	case "postgres", "mariadbd", "mysqld", "ferretdb":
 		return true
 	}
 	return false

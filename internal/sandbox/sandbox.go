@@ -287,7 +287,11 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 	if o.tls() {
 		info.CA, info.ClientCert, info.ClientKey = files.CA, files.ClientCert, files.ClientKey
 		q := url.Values{"sslmode": {"verify-full"}, "sslrootcert": {files.CA}}
-		info.DSN += "?" + q.Encode()
+		sep := "?"
+		if strings.Contains(info.DSN, "?") {
+			sep = "&"
+		}
+		info.DSN += sep + q.Encode()
 	}
 	if err := save(info); err != nil {
 		_ = stop(info.PID, 30*time.Second)
@@ -343,6 +347,9 @@ func save(info *Info) error {
 	}
 	return fsx.WriteFile(filepath.Join(info.Dir, stateFile), data, 0o600)
 }
+
+// benchUser is the benchmark account every sandbox creates.
+const benchUser = "sbtest"
 
 // passwords are a new sandbox's: the superuser's and the benchmark user's.
 type passwords struct{ admin, bench string }

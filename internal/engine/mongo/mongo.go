@@ -25,9 +25,9 @@ import (
 
 func init() { engine.Register(Engine{}) }
 
-// TestServerField is what the project's mongo-java-server launcher adds to
-// buildInfo, so results can say they were not measured on mongod.
-const TestServerField = "encbenchTestServer"
+// ferretdbField is what FerretDB adds to buildInfo: results measured on it
+// say so, since its timings are not mongod's.
+const ferretdbField = "ferretdbVersion"
 
 // Engine is MongoDB.
 type Engine struct{}
@@ -119,9 +119,9 @@ func (Engine) ServerInfo(ctx context.Context, c engine.Conn) (engine.ServerInfo,
 		return engine.ServerInfo{}, fmt.Errorf("reading buildInfo: %w", err)
 	}
 	info := engine.ServerInfo{Version: fmt.Sprintf("MongoDB %v", bi["version"]), Settings: map[string]string{}}
-	if ts, ok := bi[TestServerField]; ok {
-		info.Version = fmt.Sprintf("MongoDB wire-protocol test server (%v), not mongod: its timings are not MongoDB's", ts)
-		info.Settings["test_server"] = fmt.Sprint(ts)
+	if fv, ok := bi[ferretdbField]; ok {
+		info.Version = fmt.Sprintf("FerretDB %v (MongoDB %v wire protocol), not mongod: its timings are not MongoDB's", fv, bi["version"])
+		info.Settings["ferretdb"] = fmt.Sprint(fv)
 	}
 	info.Settings["tls"] = fmt.Sprint(mc.tls)
 	return info, nil
