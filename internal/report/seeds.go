@@ -161,16 +161,6 @@ func firstLineOf(err error) string {
 	return s
 }
 
-// partsVerdict is a connection anatomy's verdict: its times are not
-// projected (the round trips of each part are not counted apart), so a
-// ratio outside encbench's interval is unexplained.
-func partsVerdict(l *locale.Lang, place Verdict, count map[Verdict]int) Text {
-	if place == Agrees {
-		return verdictCell(l, Agrees, Agrees, count)
-	}
-	return verdictCell(l, Unexplained, place, count)
-}
-
 // lossVerdicts sets each published loss (R3, R4) beside encbench's loss
 // and interval on every target, the time the report's layer added to a
 // transaction beside encbench's, encbench's projection to the report's
@@ -278,11 +268,19 @@ func boundVerdicts(l *locale.Lang, ref *suite.Reference, rows []*Row, order Orde
 // partsVerdicts sets R2's connection anatomy (ms with TLS off and on, and
 // their ratio) beside encbench's for each TLS variant and each emulated
 // network of the suite's connect workloads: the ratio's interval comes
-// from the repetitions' paired ratios, and the verdict compares ratios,
-// since absolute times depend on the network and machine.
+// from the repetitions' paired ratios, and the first verdict compares
+// ratios, since absolute times depend on the network and machine. R2
+// gives times, not throughputs, so what projects a part to the report's
+// setting is encbench's own measurement through the emulated network at
+// the round trip the report's environment assumes: a figure outside the
+// interval here but inside that one is explained by the network. The
+// time the report's layer added to a part (on minus off) is set beside
+// encbench's at that round trip (or here, when the suite has no such
+// network); more than twice or less than half of it differs in the layer.
 func partsVerdicts(l *locale.Lang, ref *suite.Reference, rs []*result.Result, baseline string, order Order, count map[Verdict]int) Table {
 	t := Table{Head: []string{l.T("col.target"), l.T("col.workload"), l.T("parts.part"), l.T("seeds.col.published_ms"), l.T("seeds.col.published_ratio"),
-		l.T("col.variant"), l.T("seeds.col.encbench_ms"), l.T("seeds.col.encbench_ratio"), l.T("seeds.col.verdict")}}
+		l.T("col.variant"), l.T("seeds.col.encbench_ms"), l.T("seeds.col.encbench_ratio"), l.T("seeds.col.published_added"),
+		l.T("seeds.col.encbench_added"), l.T("seeds.col.verdict")}}
 	type key struct{ target, workload, variant string }
 	byKey := map[key][]*result.Result{}
 	for _, r := range rs {
@@ -301,18 +299,25 @@ func partsVerdicts(l *locale.Lang, ref *suite.Reference, rs []*result.Result, ba
 			reusedAt[rttOf(r)] = true
 		}
 	}
+	// First every comparison's figures, so that a row measured on one
+	// network can be judged by the same part at the report's.
+	type where struct {
+		target, variant, part string
+		reusedOnly            bool
+		rtt                   float64
+	}
+	type rowKey struct{ target, workload, part, variant string }
+	cells := map[rowKey]*partCell{}
+	atNetwork := map[where]*partCell{}
 	for _, tg := range order.Targets {
 		for _, w := range order.Workloads {
 			base := byKey[key{tg, w, baseline}]
 			if len(base) == 0 {
 				continue
 			}
+			only, rtt := reusedOnly(base[0]), rttOf(base[0])
 			for _, part := range parts {
-				pub, ok := ref.Parts[part]
-				if !ok {
-					continue
-				}
-				if only := reusedOnly(base[0]); only != (part == "reused_query") && (only || reusedAt[rttOf(base[0])]) {
+				if _, ok := ref.Parts[part]; !ok || only != (part == "reused_query") && (only || reusedAt[rtt]) {
 					continue
 				}
 				for _, v := range ref.PartsVariants {
@@ -320,27 +325,111 @@ func partsVerdicts(l *locale.Lang, ref *suite.Reference, rs []*result.Result, ba
 					if len(vr) == 0 {
 						continue
 					}
+					c := comparePart(base, vr, part)
+					cells[rowKey{tg, w, part, v}] = c
+					atNetwork[where{tg, v, part, only, rtt}] = c
+				}
+			}
+		}
+	}
+	var reportRTT *float64
+	if env := ref.Environment; env != nil {
+		reportRTT = &env.RTTMs
+	}
+	for _, tg := range order.Targets {
+		for _, w := range order.Workloads {
+			for _, part := range parts {
+				pub := ref.Parts[part]
+				for _, v := range ref.PartsVariants {
+					c, ok := cells[rowKey{tg, w, part, v}]
+					if !ok {
+						continue
+					}
+					pubRatio, pubAdded := pub["on"]/pub["off"], pub["on"]-pub["off"]
 					row := []Text{{S: tg}, {S: w}, {S: part}, {S: l.F("%.2f", pub["off"]) + " / " + l.F("%.2f", pub["on"])},
-						{S: l.F("%.2f", pub["on"]/pub["off"]), Strong: true}, {S: v}}
-					bReps, bMeans := partMeans(base, part)
-					vReps, vMeans := partMeans(vr, part)
-					loss, err := stats.LossByRepetition(bReps, bMeans, vReps, vMeans)
-					if err != nil {
-						row = append(row, Text{S: "-"}, Text{S: "-"}, Text{S: l.T("seeds.verdict.none")})
+						{S: l.F("%.2f", pubRatio), Strong: true}, {S: v}}
+					if c.err != nil {
+						row = append(row, Text{S: "-"}, Text{S: "-"}, Text{S: l.F("%+.3f", pubAdded)}, Text{S: "-"}, Text{S: l.T("seeds.verdict.none")})
 						t.Rows = append(t.Rows, row)
 						continue
 					}
-					// loss = 1 - on/off, so the ratio on/off is 1 - loss.
-					ratio, lo, hi := 1-loss.Pct/100, 1-loss.High/100, 1-loss.Low/100
-					row = append(row, Text{S: l.F("%.3f", mean(bMeans)) + " / " + l.F("%.3f", mean(vMeans))},
-						Text{S: l.T("ci.range", l.F("%.2f", ratio), l.F("%.2f", lo), l.F("%.2f", hi))},
-						partsVerdict(l, verdictOf(pub["on"]/pub["off"], lo, hi), count))
+					var there *partCell
+					if reportRTT != nil {
+						there = atNetwork[where{tg, v, part, part == "reused_query" && reusedAt[*reportRTT], *reportRTT}]
+					}
+					place := verdictOf(pubRatio, c.ratioLow, c.ratioHigh)
+					row = append(row, Text{S: l.F("%.3f", c.offMs) + " / " + l.F("%.3f", c.onMs)},
+						Text{S: l.T("ci.range", l.F("%.2f", c.ratio), l.F("%.2f", c.ratioLow), l.F("%.2f", c.ratioHigh))},
+						Text{S: l.F("%+.3f", pubAdded)}, Text{S: addedText(l, c, there)},
+						verdictCell(l, partVerdict(pubRatio, pubAdded, c, there), place, count))
 					t.Rows = append(t.Rows, row)
 				}
 			}
 		}
 	}
 	return t
+}
+
+// partCell is one part of encbench's anatomy, variant against baseline:
+// mean times, the ratio variant/baseline and the added time, with 95%
+// intervals over the repetitions.
+type partCell struct {
+	offMs, onMs                float64
+	ratio, ratioLow, ratioHigh float64
+	added                      *stats.Diff
+	err                        error
+}
+
+func comparePart(base, variant []*result.Result, part string) *partCell {
+	bReps, bMeans := partMeans(base, part)
+	vReps, vMeans := partMeans(variant, part)
+	loss, err := stats.LossByRepetition(bReps, bMeans, vReps, vMeans)
+	if err != nil {
+		return &partCell{err: err}
+	}
+	// loss = 1 - on/off, so the ratio on/off is 1 - loss.
+	c := &partCell{offMs: mean(bMeans), onMs: mean(vMeans), ratio: 1 - loss.Pct/100, ratioLow: 1 - loss.High/100, ratioHigh: 1 - loss.Low/100}
+	if d, err := stats.DiffByRepetition(bReps, bMeans, vReps, vMeans); err == nil {
+		c.added = &d
+	}
+	return c
+}
+
+// partVerdict: the published ratio inside this row's interval agrees;
+// inside the interval at the report's round trip (there), it is explained
+// by the network; a published added time more than twice or less than
+// half of encbench's (at the report's round trip when measured, else
+// here) differs in the layer.
+func partVerdict(pubRatio, pubAdded float64, here, there *partCell) Verdict {
+	switch {
+	case verdictOf(pubRatio, here.ratioLow, here.ratioHigh) == Agrees:
+		return Agrees
+	case there != nil && there != here && there.err == nil && verdictOf(pubRatio, there.ratioLow, there.ratioHigh) == Agrees:
+		return Explained
+	}
+	ref := here
+	if there != nil && there.err == nil {
+		ref = there
+	}
+	if a := ref.added; a != nil && (pubAdded > layerFactor*max(a.High, 0) || pubAdded < max(a.Low, 0)/layerFactor) {
+		return InLayer
+	}
+	return Unexplained
+}
+
+// addedText is encbench's added time for a part here, and at the
+// report's round trip when that is another row.
+func addedText(l *locale.Lang, here, there *partCell) string {
+	text := func(c *partCell) string {
+		if c.added == nil {
+			return l.T("na")
+		}
+		return l.T("ci.range", l.F("%+.3f", c.added.Mean), l.F("%+.3f", c.added.Low), l.F("%+.3f", c.added.High))
+	}
+	if there == nil || there == here || there.err != nil {
+		return text(here)
+	}
+	return l.T("seeds.added_here_there", text(here), text(there))
 }
 
 // reusedOnly says r ran only the reused query (--connect-phase reused).

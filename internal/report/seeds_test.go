@@ -52,14 +52,74 @@ func TestPartsVerdictsCompareRatios(t *testing.T) {
 		t.Fatalf("rows %v", tb.Rows)
 	}
 	connect, reused := tb.Rows[0], tb.Rows[1]
-	if connect[2].S != "connect" || !strings.HasPrefix(connect[7].S, "2.50") || connect[8].S != "unexplained (lower)" {
-		t.Errorf("connect row %v: want ratio 2.50 and lower than 5.36", connect)
+	// R2's TLS added 16.15 ms to a connect, encbench's 1.5: the layers
+	// differ, and both times are shown.
+	if connect[2].S != "connect" || !strings.HasPrefix(connect[7].S, "2.50") || connect[8].S != "+16.151" ||
+		!strings.HasPrefix(connect[9].S, "+1.500") || connect[10].S != "differs in the layer (lower)" {
+		t.Errorf("connect row %v: want ratio 2.50, lower than 5.36, added 16.151 against 1.500", connect)
 	}
-	if reused[2].S != "reused_query" || reused[8].S != "agrees" {
+	if reused[2].S != "reused_query" || reused[10].S != "agrees" {
 		t.Errorf("reused row %v: want agrees with 1.02", reused)
 	}
-	if count[Unexplained] != 1 || count[Agrees] != 1 {
+	if count[InLayer] != 1 || count[Agrees] != 1 {
 		t.Errorf("counted %v", count)
+	}
+}
+
+// TestPartsExplainedByTheReportsRoundTrip: a connect ratio that loopback
+// does not reach but the emulated network at the round trip R2's
+// environment assumes does is explained there; one whose added time is
+// near encbench's but whose ratio is not is unexplained.
+func TestPartsExplainedByTheReportsRoundTrip(t *testing.T) {
+	l := english(t)
+	ref := &suite.Reference{Workload: "connect", PartsVariants: []string{"tls1.3"},
+		Parts:       map[string]map[string]float64{"connect": {"off": 2.0, "on": 4.0}, "first_query": {"off": 1.0, "on": 1.6}},
+		Environment: &suite.ReferenceEnvironment{RTTMs: 0.5}}
+	mk := func(label string, rtt float64, v string, rep int, connect, first float64) *result.Result {
+		r := &result.Result{Repetition: rep, Threads: 1, Target: "postgres://127.0.0.1:5432/sbtest"}
+		r.Engine.Kind = "postgres"
+		r.Workload = result.Workload{Name: "connect", Label: label}
+		if rtt > 0 {
+			r.Network = &result.Network{RTTMs: rtt}
+		}
+		r.Variant.Name = v
+		r.Parts = map[string]result.PartLatency{"connect": {N: 100, Mean: connect}, "first_query": {N: 100, Mean: first}}
+		return r
+	}
+	var rs []*result.Result
+	for rep, j := range []float64{0.99, 1.0, 1.01, 1.0} {
+		rs = append(rs, mk("connect", 0, "plain", rep+1, 0.5*j, 0.1*j), mk("connect", 0, "tls1.3", rep+1, 1.25*j, 0.2*j),
+			mk("connect_rtt0.5ms", 0.5, "plain", rep+1, 2.5*j, 0.6*j), mk("connect_rtt0.5ms", 0.5, "tls1.3", rep+1, 5.0*j, 0.7*j))
+	}
+	order := Order{Targets: []string{targetOf(rs[0])}, Workloads: []string{"connect", "connect_rtt0.5ms"}, Variants: []string{"plain", "tls1.3"}}
+	count := map[Verdict]int{}
+	tb := partsVerdicts(l, ref, rs, "plain", order, count)
+	got := map[string]string{}
+	for _, row := range tb.Rows {
+		got[row[1].S+" "+row[2].S] = row[10].S
+	}
+	want := map[string]string{
+		// 2.5x here, 2.0x published, 2.0x at 0.5 ms.
+		"connect connect": "explained (higher)", "connect_rtt0.5ms connect": "agrees",
+		// 2.0x here, 1.17x at 0.5 ms, 1.6x published; R2's +0.6 ms
+		// against encbench's +0.1 at 0.5 ms differs in the layer.
+		"connect first_query": "differs in the layer (higher)", "connect_rtt0.5ms first_query": "differs in the layer (lower)",
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: %q, want %q", k, got[k], w)
+		}
+	}
+	if count[Explained] != 1 || count[Agrees] != 1 || count[InLayer] != 2 {
+		t.Errorf("counted %v", count)
+	}
+	// A published added time near encbench's, with a ratio neither
+	// network reaches, is unexplained.
+	ref.Parts = map[string]map[string]float64{"first_query": {"off": 0.3, "on": 0.45}}
+	count = map[Verdict]int{}
+	tb = partsVerdicts(l, ref, rs, "plain", order, count)
+	if count[Unexplained] != 2 {
+		t.Errorf("first_query published 0.30 / 0.45 against 0.1 / 0.2 and 0.6 / 0.7: %v\n%v", count, tb.Rows)
 	}
 }
 

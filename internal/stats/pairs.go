@@ -50,3 +50,18 @@ func LossByRepetition(baseReps []int, base []float64, varReps []int, variant []f
 	}
 	return PairedLossPct(xb, xv)
 }
+
+// DiffByRepetition is variant - baseline from runs numbered by
+// repetition: paired per block (PairedDiff) when the repetitions pair,
+// else from the means (DiffOfMeans).
+func DiffByRepetition(baseReps []int, base []float64, varReps []int, variant []float64) (Diff, error) {
+	ib, iv := PairRepetitions(baseReps, varReps)
+	if ib == nil {
+		return DiffOfMeans(base, variant)
+	}
+	xb, xv := make([]float64, len(ib)), make([]float64, len(iv))
+	for k := range ib {
+		xb[k], xv[k] = base[ib[k]], variant[iv[k]]
+	}
+	return PairedDiff(xb, xv)
+}
