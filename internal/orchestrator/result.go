@@ -97,6 +97,19 @@ func trafficOf(o *runner.Outcome) *result.Traffic {
 		BytesInPerTxn: perTxn(t.BytesIn, o.Txns), BytesOutPerTxn: perTxn(t.BytesOut, o.Txns), RoundTripsPerTxn: perTxn(t.RoundTrips, o.Txns)}
 }
 
+func lockWaitsOf(o *runner.Outcome, source string) *result.LockWaits {
+	w := o.LockWaits
+	if w == nil {
+		return nil
+	}
+	ms := w.Time.Seconds() * 1000
+	l := &result.LockWaits{Waits: w.Waits, WaitMs: round(ms, 3), WaitsPerTxn: perTxn(w.Waits, o.Txns), Source: source}
+	if o.Txns > 0 {
+		l.WaitMsPerTxn = round(ms/float64(o.Txns), 4)
+	}
+	return l
+}
+
 func serverIOOf(o *runner.Outcome) *result.ServerIO {
 	if o.ServerIO == nil {
 		return nil

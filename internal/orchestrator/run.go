@@ -133,6 +133,8 @@ type Live struct {
 	tdeProof *result.TDEProof
 	colProof *result.ColencProof
 	regime   *result.Regime
+	// lockSource names where the lock waits are read from ("": not read).
+	lockSource string
 	// proof is the server's view of the workers' sessions, set when they
 	// connect.
 	proof result.TLSProof
@@ -219,6 +221,15 @@ func Open(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (l
 		}
 	}
 	lr.regime = regime(ctx, t, lr.admin, wl)
+	if lc, ok := t.Engine.(engine.LockCounter); ok {
+		// Read on the admin connection, outside the workers' windows; a
+		// server that cannot say leaves them not counted.
+		if _, err := lc.LockWaits(ctx, lr.admin); err == nil {
+			admin := lr.admin
+			lr.cfg.LockWaits = func(ctx context.Context) (engine.LockWaits, error) { return lc.LockWaits(ctx, admin) }
+			lr.lockSource = lc.LockWaitSource()
+		}
+	}
 	lr.cfg.CheckSessions = func(sessions []engine.SessionTLS) error {
 		lr.proof = tlsProof(t, sessions)
 		return checkTLS(t, lr.proof)
@@ -255,6 +266,7 @@ func (lr *Live) Close() {
 func (lr *Live) Result(out *runner.Outcome, verified bool, started time.Time) *result.Result {
 	t, wl, caps, s := lr.rs.Target, lr.rs.Workload, lr.caps, lr.spec()
 	res := assemble(out, lr.cfg, started)
+	res.LockWaits = lockWaitsOf(out, lr.lockSource)
 	res.Target = t.Redacted()
 	res.Command = lr.command
 	res.Engine = result.Engine{Kind: t.Engine.Kind(), Version: lr.info.Version, Settings: lr.info.Settings}

@@ -69,6 +69,20 @@ var costMeasures = []costMeasure{
 		}
 		return float64(r.Totals.Retries+r.Totals.FailedTotal()) / float64(r.Totals.Transactions), true
 	}},
+	// Lock waits where the engine counts them (InnoDB); PostgreSQL and
+	// MongoDB keep no such count, so theirs are not measured.
+	{"lock_waits", 3, func(r *result.Result) (float64, bool) {
+		if r.LockWaits == nil {
+			return 0, false
+		}
+		return r.LockWaits.WaitsPerTxn, true
+	}},
+	{"lock_wait_ms", 3, func(r *result.Result) (float64, bool) {
+		if r.LockWaits == nil {
+			return 0, false
+		}
+		return r.LockWaits.WaitMsPerTxn, true
+	}},
 }
 
 // Cost is a row's figure for one measure, over its blocks, and what the

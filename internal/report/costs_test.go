@@ -69,6 +69,12 @@ func TestCostsNameWhatLimitedTheCellAndWhatMovedIt(t *testing.T) {
 	if len(tbl.Rows) != 2 || len(tbl.Head) != 3+len(costMeasures)+1 {
 		t.Fatalf("cost table %d rows, head %q", len(tbl.Rows), tbl.Head)
 	}
+	// The lock columns, where the engine counts no lock waits.
+	for _, row := range tbl.Rows {
+		if got := row[3+len(costMeasures)-1].S; got != "not measured" {
+			t.Errorf("lock wait ms without a count shown as %q", got)
+		}
+	}
 	// An empty Order leaves the rows' order to the map they came from.
 	for _, row := range tbl.Rows {
 		if row[2].S == "plain" {
@@ -113,4 +119,37 @@ func TestLimitRuleOrder(t *testing.T) {
 			t.Errorf("%+v: %q, want %q", tc.b, got, tc.want)
 		}
 	}
+}
+
+// TestCostsShowLockWaitsWhereCounted: lock waits per transaction and
+// their time, with what the variant adds, paired within blocks.
+func TestCostsShowLockWaitsWhereCounted(t *testing.T) {
+	var rs []*result.Result
+	for rep := 1; rep <= 4; rep++ {
+		j := float64(rep) / 100
+		p, v := costly("plain", rep, 50, 900, 20, 40, 50), costly("tde", rep, 52, 950, 20, 40, 50)
+		p.LockWaits = &result.LockWaits{WaitsPerTxn: 0.10 + j, WaitMsPerTxn: 0.020 + j/10, Source: "test"}
+		v.LockWaits = &result.LockWaits{WaitsPerTxn: 0.15 + j, WaitMsPerTxn: 0.030 + j/10, Source: "test"}
+		rs = append(rs, p, v)
+	}
+	rows := Aggregate(rs, "plain", &Order{})
+	for _, c := range rows {
+		if c.Variant != "tde" {
+			continue
+		}
+		w := c.cost("lock_waits")
+		if w.Value == nil || math.Abs(w.Value.Mean-0.175) > 1e-9 || w.Added == nil || math.Abs(w.Added.Mean-0.05) > 1e-9 {
+			t.Errorf("lock waits %+v added %+v, want 0.175 and +0.050", w.Value, w.Added)
+		}
+		ms := c.cost("lock_wait_ms")
+		if ms.Added == nil || math.Abs(ms.Added.Mean-0.010) > 1e-9 {
+			t.Errorf("lock wait ms added %+v, want +0.010", ms.Added)
+		}
+		row := costTable(english(t), []*Row{c}).Rows[0]
+		if got := row[3+len(costMeasures)-2].S; !strings.HasPrefix(got, "0.175; +0.050") {
+			t.Errorf("lock waits shown as %q", got)
+		}
+		return
+	}
+	t.Fatal("no tde row")
 }

@@ -54,8 +54,11 @@ type Result struct {
 	// Traffic is what crossed the run's sockets and ServerIO the server's
 	// storage I/O, over the measured window; nil: not measured (a server
 	// of the user's has no process here to read).
-	Traffic   *Traffic   `json:"traffic,omitempty"`
-	ServerIO  *ServerIO  `json:"server_io,omitempty"`
+	Traffic  *Traffic  `json:"traffic,omitempty"`
+	ServerIO *ServerIO `json:"server_io,omitempty"`
+	// LockWaits are the server's lock waits over the measured window,
+	// where its engine counts them; nil: not counted.
+	LockWaits *LockWaits `json:"lock_waits,omitempty"`
 	Intervals []Interval `json:"intervals"`
 	// Parts time the parts of an event (connect workload: connect, first
 	// query, ...) in milliseconds.
@@ -360,6 +363,18 @@ type Traffic struct {
 	BytesInPerTxn    float64 `json:"bytes_in_per_txn"`
 	BytesOutPerTxn   float64 `json:"bytes_out_per_txn"`
 	RoundTripsPerTxn float64 `json:"round_trips_per_txn"`
+}
+
+// LockWaits are the times a statement waited for a lock another
+// transaction held, and how long, as the server counts them (Source): the
+// whole server's counts, so on a server others use their waits are in
+// them too. Per-transaction figures divide by committed transactions.
+type LockWaits struct {
+	Waits        int64   `json:"waits"`
+	WaitMs       float64 `json:"wait_ms"`
+	WaitsPerTxn  float64 `json:"waits_per_txn"`
+	WaitMsPerTxn float64 `json:"wait_ms_per_txn"`
+	Source       string  `json:"source"`
 }
 
 // ServerIO is the server's I/O over the measured window: its processes'

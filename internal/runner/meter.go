@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"context"
 	"time"
 
+	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/engine/netconn"
 	"github.com/encbench/encbench/internal/measure"
 )
@@ -10,8 +12,9 @@ import (
 // resourceMeter reads what the resources did over a run's measured windows:
 // this process's CPU, the server's process tree's CPU and storage I/O, the
 // busy time of the disk under the server's data, the machine's CPU (busy,
-// steal, and what was neither encbench nor the server: foreign), and what
-// crossed the run's sockets. A plain run has one window, a run in turns
+// steal, and what was neither encbench nor the server: foreign), what
+// crossed the run's sockets, and the server's lock waits where it counts
+// them. A plain run has one window, a run in turns
 // one per turn, summed until it is taken. Reading /proc costs encbench
 // CPU, so a window's server and machine counters are read outside its
 // client window, the machine's nearest to it.
@@ -40,7 +43,17 @@ type resourceMeter struct {
 	ioOK, ioSeen  bool
 	diskSum       measure.DiskSample
 	diskOK        bool
+	// locks reads the server's lock wait counters (nil: not counted);
+	// lockOK is false once a window could not be read.
+	locks            func(context.Context) (engine.LockWaits, error)
+	lockSum          engine.LockWaits
+	lockOK, lockSeen bool
 }
+
+// lockReadBound bounds one reading of the lock counters: a query on the
+// run's admin connection, which a server that stopped answering must not
+// hold (the run's own deadlines see to the workers).
+const lockReadBound = 2 * time.Second
 
 // resourceMark is a window's start.
 type resourceMark struct {
@@ -54,14 +67,16 @@ type resourceMark struct {
 	ioOK           bool
 	disk           measure.DiskSample
 	diskOK         bool
+	locks          engine.LockWaits
+	locksOK        bool
 }
 
 // newResourceMeter measures the server tree of pid (0: no server) and the
 // sockets traffic counts (nil: none); with findTree it finds the tree's
 // processes once, now (their connections' backends must exist by then),
 // and reads only those.
-func newResourceMeter(pid int, findTree bool, traffic *netconn.Meter) *resourceMeter {
-	m := &resourceMeter{pid: pid, traffic: traffic}
+func newResourceMeter(pid int, findTree bool, traffic *netconn.Meter, locks func(context.Context) (engine.LockWaits, error)) *resourceMeter {
+	m := &resourceMeter{pid: pid, traffic: traffic, locks: locks}
 	if pid > 0 {
 		if findTree {
 			m.tree, _ = measure.NewProcTree(pid)
@@ -109,6 +124,16 @@ func (m *resourceMeter) diskNow() (measure.DiskSample, bool) {
 	return d, err == nil
 }
 
+func (m *resourceMeter) locksNow() (engine.LockWaits, bool) {
+	if m.locks == nil {
+		return engine.LockWaits{}, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lockReadBound)
+	defer cancel()
+	w, err := m.locks(ctx)
+	return w, err == nil
+}
+
 func (m *resourceMeter) trafficNow() netconn.Traffic {
 	if m.traffic == nil {
 		return netconn.Traffic{}
@@ -119,6 +144,7 @@ func (m *resourceMeter) trafficNow() netconn.Traffic {
 // start begins a window.
 func (m *resourceMeter) start() resourceMark {
 	var a resourceMark
+	a.locks, a.locksOK = m.locksNow()
 	a.read, a.written, a.ioOK = m.serverIO()
 	a.disk, a.diskOK = m.diskNow()
 	a.server, a.serverOK = m.serverCPU()
@@ -156,9 +182,9 @@ func (m *resourceMeter) stop(a resourceMark) (client, server time.Duration) {
 	return client, server
 }
 
-// stopIO adds the window's storage I/O and disk counts. One window
-// that cannot be read spoils the sums: a share of the windows would
-// understate the I/O.
+// stopIO adds the window's storage I/O, disk counts and lock waits. One
+// window that cannot be read spoils the sums: a share of the windows
+// would understate them.
 func (m *resourceMeter) stopIO(a resourceMark) {
 	read, written, ok := m.serverIO()
 	if !m.ioSeen {
@@ -169,6 +195,18 @@ func (m *resourceMeter) stopIO(a resourceMark) {
 		m.written += written - a.written
 	} else {
 		m.ioOK = false
+	}
+	if m.locks != nil {
+		if !m.lockSeen {
+			m.lockSeen, m.lockOK = true, true
+		}
+		if w, ok := m.locksNow(); ok && a.locksOK && w.Waits >= a.locks.Waits {
+			d := w.Sub(a.locks)
+			m.lockSum.Waits += d.Waits
+			m.lockSum.Time += d.Time
+		} else {
+			m.lockOK = false
+		}
 	}
 	if d, ok := m.diskNow(); ok && a.diskOK {
 		m.diskOK = true
@@ -201,5 +239,9 @@ func (m *resourceMeter) fill(o *Outcome) {
 		o.Disk = &DiskUse{Name: m.disk.Name, Read: m.diskSum.Read, Written: m.diskSum.Written,
 			BusyPct: min(100, 100*m.diskSum.Busy.Seconds()/m.span.Seconds())}
 	}
-	*m = resourceMeter{pid: m.pid, tree: m.tree, disk: m.disk, traffic: m.traffic}
+	if m.lockSeen && m.lockOK {
+		w := m.lockSum
+		o.LockWaits = &w
+	}
+	*m = resourceMeter{pid: m.pid, tree: m.tree, disk: m.disk, traffic: m.traffic, locks: m.locks}
 }

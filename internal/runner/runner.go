@@ -46,6 +46,9 @@ type Config struct {
 	// CheckSessions sees the server's view of every worker connection before
 	// anything is measured; an error stops the run (a variant not proven).
 	CheckSessions func([]engine.SessionTLS) error
+	// LockWaits, when set, reads the server's lock wait counters (on a
+	// connection of its own), around each measured window.
+	LockWaits func(context.Context) (engine.LockWaits, error)
 	// IDOffset and TotalThreads place this run's workers among every
 	// generator's (worker i is IDOffset+i of TotalThreads; 0: alone).
 	IDOffset, TotalThreads int
@@ -105,6 +108,8 @@ type Outcome struct {
 	// device under its data did (nil: not measured).
 	ServerIO *StorageIO
 	Disk     *DiskUse
+	// LockWaits are the server's lock waits in them (nil: not counted).
+	LockWaits *engine.LockWaits
 }
 
 // StorageIO is a process tree's storage I/O in bytes (measure.ProcTree.IO).
@@ -431,7 +436,7 @@ func (r *run) execute(ctx context.Context) (*Outcome, error) {
 	tick := cmp.Or(max(cfg.ReportInterval, 0), time.Second)
 	measuring := cfg.Warmup <= 0
 	var start time.Time
-	cpu := newResourceMeter(cfg.ServerPID, false, r.traffic)
+	cpu := newResourceMeter(cfg.ServerPID, false, r.traffic, cfg.LockWaits)
 	var mark resourceMark
 	var procs0 []int
 	startMeasuring := func() {
