@@ -141,14 +141,17 @@ type Busy struct {
 	NetworkWait *float64 `json:"network_wait_pct,omitempty"`
 	// SharedCPUs: client and server ran on the same CPUs.
 	SharedCPUs bool `json:"shared_cpus,omitempty"`
-	// Contention is retries and given-up transactions per committed one.
-	Contention float64 `json:"contention"`
+	// Contention is retries and given-up transactions per committed one,
+	// LockWait the share of a transaction's time spent waiting for locks
+	// (nil: the server counts no lock waits).
+	Contention float64  `json:"contention"`
+	LockWait   *float64 `json:"lock_wait_pct,omitempty"`
 }
 
 // busyOf averages the busy shares over c's results.
 func busyOf(c *Row) Busy {
 	var b Busy
-	var server, machine, disk, wait []float64
+	var server, machine, disk, wait, locks []float64
 	n := 0
 	for _, r := range c.Results {
 		// CPU is read over each turn with its drain (the events in flight
@@ -180,6 +183,9 @@ func busyOf(c *Row) Busy {
 			}
 			wait = append(wait, min(100, 100*r.Traffic.RoundTripsPerTxn*rtt/r.LatencyMs.Avg))
 		}
+		if r.LockWaits != nil && r.LatencyMs.Avg > 0 {
+			locks = append(locks, min(100, 100*r.LockWaits.WaitMsPerTxn/r.LatencyMs.Avg))
+		}
 		if t := r.Totals.Transactions; t > 0 {
 			b.Contention += float64(r.Totals.Retries+r.Totals.FailedTotal()) / float64(t)
 		}
@@ -190,6 +196,7 @@ func busyOf(c *Row) Busy {
 	b.Client /= float64(n)
 	b.Contention /= float64(n)
 	b.Server, b.Machine, b.Disk, b.NetworkWait = meanIfAll(server, n), meanIfAll(machine, n), meanIfAll(disk, n), meanIfAll(wait, n)
+	b.LockWait = meanIfAll(locks, n)
 	return b
 }
 
@@ -248,13 +255,14 @@ const (
 	diskBound       = 80.0
 	networkBound    = 50.0
 	contentionBound = 5.0
+	lockWaitBound   = 50.0
 )
 
 // limitOf names what limited a cell's throughput by the rule the report
 // states (limit.rule).
 func limitOf(b Busy) string {
 	switch {
-	case 100*b.Contention >= contentionBound:
+	case 100*b.Contention >= contentionBound, b.LockWait != nil && *b.LockWait >= lockWaitBound:
 		return LimitContention
 	case b.Server != nil && *b.Server >= cpuBound && !b.SharedCPUs:
 		return LimitServerCPU
@@ -283,6 +291,9 @@ func limitText(l *locale.Lang, c *Row) string {
 	client := l.F("%.0f%%", b.Client)
 	switch c.Limit {
 	case LimitContention:
+		if b.LockWait != nil {
+			return l.T("limit.contention_locks", l.F("%.3f", b.Contention), pct(l, b.LockWait))
+		}
 		return l.T("limit.contention", l.F("%.3f", b.Contention))
 	case LimitServerCPU:
 		return l.T("limit.server_cpu", pct(l, b.Server), client)

@@ -153,3 +153,22 @@ func TestCostsShowLockWaitsWhereCounted(t *testing.T) {
 	}
 	t.Fatal("no tde row")
 }
+
+// TestLockWaitsNameContention: transactions that spend most of their time
+// waiting for row locks are contention-bound even without retries.
+func TestLockWaitsNameContention(t *testing.T) {
+	var rs []*result.Result
+	for rep := 1; rep <= 3; rep++ {
+		r := costly("plain", rep, 50, 900, 20, 30, 40)
+		r.LatencyMs.Avg = 2
+		r.LockWaits = &result.LockWaits{WaitsPerTxn: 0.9, WaitMsPerTxn: 1.5}
+		rs = append(rs, r)
+	}
+	c := Aggregate(rs, "plain", &Order{})[0]
+	if c.Limit != LimitContention || c.Busy.LockWait == nil || math.Abs(*c.Busy.LockWait-75) > 1e-9 {
+		t.Fatalf("limit %q, busy %+v: want contention at 75%% lock wait", c.Limit, c.Busy)
+	}
+	if s := limitSentence(english(t), c); !strings.Contains(s, "75% of a transaction's time waiting for locks") {
+		t.Errorf("sentence %q does not name the lock waits", s)
+	}
+}

@@ -167,7 +167,7 @@ func Build(d *Data, l *locale.Lang) *Model {
 		s.Table = resultTable(l, s.Cells, m.Precision)
 		s.Parts = partsTables(l, s.Cells, order, baseline, m.Precision)
 		s.Rates = rateTables(l, s.Cells, order, baseline)
-		s.Costs, s.CostsIntro, s.LimitRule = costTable(l, s.Cells), l.T(costsIntro(s.Cells)), l.T("limit.rule", contentionBound, cpuBound, diskBound, networkBound)
+		s.Costs, s.CostsIntro, s.LimitRule = costTable(l, s.Cells), l.T(costsIntro(s.Cells)), l.T("limit.rule", contentionBound, cpuBound, diskBound, networkBound, lockWaitBound)
 		for _, c := range s.Cells {
 			s.Limits = append(s.Limits, limitSentence(l, c))
 		}
