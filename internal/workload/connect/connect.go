@@ -127,7 +127,7 @@ func (w *Workload) Params() map[string]any {
 
 // Schema describes the table for reports.
 func (w *Workload) Schema() string {
-	return fmt.Sprintf("encbench_connect(id INTEGER PRIMARY KEY, v VARCHAR(100)), %d rows; the first query on a new connection and the reused-connection query are both SELECT v FROM encbench_connect WHERE id = <random id>.", w.rows)
+	return fmt.Sprintf("encbench_connect(id INTEGER PRIMARY KEY, v VARCHAR(100)), %d rows; the first query on a new connection and the reused-connection query are both SELECT v FROM encbench_connect WHERE id = <random id> (on MongoDB, documents {_id: \"c<id>\", v} and find_one by _id).", w.rows)
 }
 
 func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
@@ -166,7 +166,10 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 	return nil
 }
 
-// prepareDocs loads the collection of a document store: _id and v.
+// prepareDocs loads the collection of a document store: _id and v. The
+// _id is a string (docID): FerretDB's SQLite backend looks _id up by its
+// index only when it is a string or an ObjectID and scans the collection
+// for any other type, where mongod indexes every _id.
 func (w *Workload) prepareDocs(ctx context.Context, docs engine.Documents, env workload.Env) error {
 	if env.TDE {
 		return errs.Usage("prepare --tde is for SQL servers; MongoDB encrypts at rest in the server's own configuration")
@@ -179,7 +182,7 @@ func (w *Workload) prepareDocs(ctx context.Context, docs engine.Documents, env w
 	for lo := 1; lo <= w.rows; lo += batch {
 		var b []any
 		for id := lo; id < lo+batch && id <= w.rows; id++ {
-			b = append(b, map[string]any{"_id": int64(id), "v": fmt.Sprintf("row %d of encbench connect", id)})
+			b = append(b, map[string]any{"_id": docID(nil, id), "v": fmt.Sprintf("row %d of encbench connect", id)})
 		}
 		if err := docs.InsertMany(ctx, table, b); err != nil {
 			return err
@@ -226,16 +229,25 @@ type worker struct {
 	items  [partCount]time.Duration
 	notes  map[string]int64
 	sql    []byte
+	id     []byte
 }
 
 // read runs the first (or reused) query on c: by primary key, in SQL or
 // as a document lookup.
 func (k *worker) read(ctx context.Context, c engine.Conn) (bool, error) {
 	if docs, ok := c.(engine.Documents); ok {
-		return docs.FindByID(ctx, table, int64(k.rng.IntN(k.w.rows)+1))
+		k.id = docIDBytes(k.id, k.rng.IntN(k.w.rows)+1)
+		return docs.FindByID(ctx, table, string(k.id))
 	}
 	rows, err := c.Query(ctx, k.query())
 	return len(rows) == 1, err
+}
+
+// docID is row n's _id in a document store: "c" and n.
+func docID(buf []byte, n int) string { return string(docIDBytes(buf, n)) }
+
+func docIDBytes(buf []byte, n int) []byte {
+	return strconv.AppendInt(append(buf[:0], 'c'), int64(n), 10)
 }
 
 func (k *worker) query() string {
