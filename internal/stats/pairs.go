@@ -40,28 +40,32 @@ func PairRepetitions(baseline, variant []int) (ib, iv []int) {
 // from runs numbered by repetition: paired per block (PairedLossPct) when
 // the repetitions pair, else from the means (LossPct).
 func LossByRepetition(baseReps []int, base []float64, varReps []int, variant []float64) (Loss, error) {
-	ib, iv := PairRepetitions(baseReps, varReps)
-	if ib == nil {
-		return LossPct(base, variant)
+	if xb, xv, ok := pairedValues(baseReps, base, varReps, variant); ok {
+		return PairedLossPct(xb, xv)
 	}
-	xb, xv := make([]float64, len(ib)), make([]float64, len(iv))
-	for k := range ib {
-		xb[k], xv[k] = base[ib[k]], variant[iv[k]]
-	}
-	return PairedLossPct(xb, xv)
+	return LossPct(base, variant)
 }
 
 // DiffByRepetition is variant - baseline from runs numbered by
 // repetition: paired per block (PairedDiff) when the repetitions pair,
 // else from the means (DiffOfMeans).
 func DiffByRepetition(baseReps []int, base []float64, varReps []int, variant []float64) (Diff, error) {
+	if xb, xv, ok := pairedValues(baseReps, base, varReps, variant); ok {
+		return PairedDiff(xb, xv)
+	}
+	return DiffOfMeans(base, variant)
+}
+
+// pairedValues are the two sides' values of the repetitions both hold, in
+// repetition order; false when the repetitions do not pair.
+func pairedValues(baseReps []int, base []float64, varReps []int, variant []float64) (xb, xv []float64, ok bool) {
 	ib, iv := PairRepetitions(baseReps, varReps)
 	if ib == nil {
-		return DiffOfMeans(base, variant)
+		return nil, nil, false
 	}
-	xb, xv := make([]float64, len(ib)), make([]float64, len(iv))
+	xb, xv = make([]float64, len(ib)), make([]float64, len(iv))
 	for k := range ib {
 		xb[k], xv[k] = base[ib[k]], variant[iv[k]]
 	}
-	return PairedDiff(xb, xv)
+	return xb, xv, true
 }
