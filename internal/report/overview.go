@@ -80,7 +80,7 @@ func overviewOf(l *locale.Lang, d *Data, rows []*Row, m *Model) Overview {
 // interval, and in how many cells the loss is significant.
 func layerAnswer(l *locale.Lang, v string, rows []*Row, floor func(*Row) float64) string {
 	var top *Row
-	sig, compared := 0, 0
+	sig, gains, compared := 0, 0, 0
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, c := range rows {
 		if c.Variant != v || c.Loss == nil {
@@ -88,6 +88,9 @@ func layerAnswer(l *locale.Lang, v string, rows []*Row, floor func(*Row) float64
 		}
 		compared++
 		lo, hi = math.Min(lo, c.Loss.Pct), math.Max(hi, c.Loss.Pct)
+		if c.Loss.Significant && c.Loss.High < 0 {
+			gains++
+		}
 		if !c.Loss.Significant || c.Loss.Pct <= 0 || c.Loss.Pct <= floor(c) {
 			continue
 		}
@@ -99,6 +102,10 @@ func layerAnswer(l *locale.Lang, v string, rows []*Row, floor func(*Row) float64
 	switch {
 	case compared == 0:
 		return l.T("overview.answer.none", v)
+	case top == nil && gains > 0:
+		// A variant faster than its baseline beyond the interval is a
+		// finding to name, not "no loss".
+		return l.T("overview.answer.gain", v, l.T("cells.n", compared), gains, lo, hi)
 	case top == nil:
 		return l.T("overview.answer.ns", v, l.T("cells.n", compared), lo, hi)
 	}
