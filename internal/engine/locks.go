@@ -17,6 +17,11 @@ func (t LockWaits) Sub(u LockWaits) LockWaits {
 	return LockWaits{Waits: t.Waits - u.Waits, Time: t.Time - u.Time}
 }
 
+// Add is t and u together (two windows' waits).
+func (t LockWaits) Add(u LockWaits) LockWaits {
+	return LockWaits{Waits: t.Waits + u.Waits, Time: t.Time + u.Time}
+}
+
 // LockCounter is implemented by engines whose servers count lock waits.
 // The counts are the whole server's: on a server others use, their
 // sessions' waits are in them too.

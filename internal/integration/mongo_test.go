@@ -46,6 +46,9 @@ func TestMongoConnectWorkload(t *testing.T) {
 	dir := t.TempDir()
 	t.Run("plain", func(t *testing.T) {
 		info := mongoServer(t, "plain")
+		if !strings.HasPrefix(info.Version, "FerretDB v1.24.") {
+			t.Errorf("the sandbox does not name the FerretDB build it runs: %q", info.Version)
+		}
 		dsn := sandboxURI(info, "tls=false")
 		mustRun(t, "prepare", "connect", "--dsn", dsn, "--connect-rows", "50")
 		r := runJSON(t, "connect", "--dsn", dsn, "--connect-rows", "50", "--connections", "30", "--server-pid", strconv.Itoa(info.PID))

@@ -71,18 +71,18 @@ var costMeasures = []costMeasure{
 	}},
 	// Lock waits where the engine counts them (InnoDB); PostgreSQL and
 	// MongoDB keep no such count, so theirs are not measured.
-	{"lock_waits", 3, func(r *result.Result) (float64, bool) {
+	{"lock_waits", 3, lockWaitsPer(func(w *result.LockWaits) float64 { return w.WaitsPerTxn })},
+	{"lock_wait_ms", 3, lockWaitsPer(func(w *result.LockWaits) float64 { return w.WaitMsPerTxn })},
+}
+
+// lockWaitsPer reads a lock wait figure, not measured without the count.
+func lockWaitsPer(f func(*result.LockWaits) float64) func(*result.Result) (float64, bool) {
+	return func(r *result.Result) (float64, bool) {
 		if r.LockWaits == nil {
 			return 0, false
 		}
-		return r.LockWaits.WaitsPerTxn, true
-	}},
-	{"lock_wait_ms", 3, func(r *result.Result) (float64, bool) {
-		if r.LockWaits == nil {
-			return 0, false
-		}
-		return r.LockWaits.WaitMsPerTxn, true
-	}},
+		return f(r.LockWaits), true
+	}
 }
 
 // Cost is a row's figure for one measure, over its blocks, and what the

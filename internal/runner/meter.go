@@ -201,9 +201,7 @@ func (m *resourceMeter) stopIO(a resourceMark) {
 			m.lockSeen, m.lockOK = true, true
 		}
 		if w, ok := m.locksNow(); ok && a.locksOK && w.Waits >= a.locks.Waits {
-			d := w.Sub(a.locks)
-			m.lockSum.Waits += d.Waits
-			m.lockSum.Time += d.Time
+			m.lockSum = m.lockSum.Add(w.Sub(a.locks))
 		} else {
 			m.lockOK = false
 		}

@@ -9,6 +9,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/encbench/encbench/internal/encryption/certs"
@@ -123,9 +124,22 @@ func (p mongoProvider) Up(ctx context.Context, o Options, port int, _ *user.User
 	u := url.URL{Scheme: "mongodb", User: url.UserPassword(benchUser, pw.bench), Host: addr, Path: "/" + benchDatabase,
 		RawQuery: url.Values{"authMechanism": {"SCRAM-SHA-256"}}.Encode()}
 	dsn := u.String()
-	return &Info{Engine: "mongodb", Version: "FerretDB " + ferretdbVersion + " (MongoDB wire protocol, SQLite backend)", DSN: dsn, AdminDSN: dsn,
+	return &Info{Engine: "mongodb", Version: "FerretDB " + ferretdbVersion(bin) + " (MongoDB wire protocol, SQLite backend)", DSN: dsn, AdminDSN: dsn,
 		Password: pw.bench, PID: pid, Port: port, Dir: o.Dir, DataDir: data}, nil
 }
 
-// ferretdbVersion is the version tools/ferretdb/build.sh pins.
-const ferretdbVersion = "v1.24.2"
+// ferretdbVersion is what the binary says it is (its "version: v1.24.2"
+// line), so the sandbox names the build it runs, whatever
+// tools/ferretdb/build.sh pins.
+func ferretdbVersion(bin string) string {
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return "(version unknown)"
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(line, "version: "); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "(version unknown)"
+}
