@@ -125,6 +125,17 @@ type Dialect struct {
 	// SetIsolation is a statement with one %s for the isolation level
 	// ("READ COMMITTED", ...) that applies to the session's transactions.
 	SetIsolation string
+	// SerializableScans is a session statement a SERIALIZABLE session runs so
+	// that its conflict checks do not depend on the planner's choice of scan
+	// ("" when none is needed). PostgreSQL's serializable snapshot isolation
+	// takes a predicate lock on the whole relation for a sequential scan,
+	// and its planner scans a table of one page (TPC-C's warehouse and
+	// district at one warehouse): every transaction that reads such a table
+	// then conflicts with every one that writes it, until the table grows
+	// and an index takes over - at a different moment on each server.
+	// PostgreSQL's manual (13.2.3, "Serializable Isolation Level") advises
+	// encouraging index scans; enable_seqscan = off does it for the session.
+	SerializableScans string
 	// ShowIsolation reads the session's isolation level: the last column
 	// of its first row, as "read committed" or "REPEATABLE-READ".
 	ShowIsolation string

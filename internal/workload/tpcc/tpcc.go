@@ -57,7 +57,7 @@ func (Family) NewOptions() workload.Options { return &Options{} }
 func (o *Options) Bind(fs *pflag.FlagSet, _ string) {
 	fs.IntVar(&o.Warehouses, "warehouses", 1, "number of warehouses (scale factor)")
 	fs.IntVar(&o.Level, "encrypt-columns", 0, "share of business columns encrypted in the client: 0, 20 (identifiers and customer personal data), 50 (+ prices, amounts, dates, quantities) or 100")
-	fs.StringVar(&o.Isolation, "isolation", "default", "transaction isolation: default (the server's), read-committed, repeatable-read or serializable")
+	fs.StringVar(&o.Isolation, "isolation", "default", "transaction isolation: default (the server's), read-committed, repeatable-read or serializable (a PostgreSQL session then also sets enable_seqscan = off, so its conflict checks lock rows, not whole one-page tables)")
 	fs.BoolVar(&o.ThinkTime, "think-time", false, "wait the specification's keying and think times between transactions (off: terminals run flat out)")
 	fs.StringVar(&o.RetryInput, "retry-input", retrySame, "a transaction a serialization failure or deadlock rolled back is tried again with: same (its input, as pgbench's --max-tries) or new (new input of the same type, as OLTPBench's worker)")
 	colenc.BindFlags(fs, &o.Keys)

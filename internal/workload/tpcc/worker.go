@@ -87,6 +87,11 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 	if err := engine.SetSession(ctx, conn, w.isolationSQL(d), "isolation to "+w.o.Isolation); err != nil {
 		return nil, err
 	}
+	if w.o.Isolation == "serializable" {
+		if err := engine.SetSession(ctx, conn, d.SerializableScans, "to index scans for serializable conflict checks"); err != nil {
+			return nil, err
+		}
+	}
 	k, err := newCodec(w.s, w.o.Level, cipher)
 	if err != nil {
 		return nil, err

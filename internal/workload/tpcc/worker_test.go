@@ -32,22 +32,29 @@ func (c *sessionConn) Exec(_ context.Context, sql string) error {
 func (c *sessionConn) Prepare(context.Context, string) (engine.Stmt, error) { return &stubStmt{}, nil }
 
 // A terminal's session takes parameters as bytes where the dialect says so
-// (at every level, plain included) and gets the isolation asked for.
+// (at every level, plain included), gets the isolation asked for and, when
+// serializable, the dialect's statement that keeps conflict checks off
+// whole relations; not at another isolation.
 func TestWorkerSessionSetup(t *testing.T) {
 	d := engine.Dialect{BytesParams: "SET SESSION character_set_client = binary",
-		SetIsolation: "SET SESSION TRANSACTION ISOLATION LEVEL %s", ShowIsolation: "SHOW ISOLATION"}
-	conn := &sessionConn{d: d}
-	w := &Workload{o: Options{Warehouses: 1, Isolation: "serializable"}, s: newSchema(), delivered: newDeliveredHints(1)}
-	wk, err := w.NewWorker(context.Background(), workload.WorkerEnv{Conn: conn, Dialect: d, Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{d.BytesParams, "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE"}
-	if !slices.Equal(conn.execs, want) {
-		t.Errorf("session statements %q, want %q", conn.execs, want)
-	}
-	if !wk.(*worker).snapshotPerTx {
-		t.Error("a serializable session reads one snapshot per transaction")
+		SetIsolation: "SET SESSION TRANSACTION ISOLATION LEVEL %s", ShowIsolation: "SHOW ISOLATION", SerializableScans: "SET enable_seqscan = off"}
+	for iso, want := range map[string][]string{
+		"serializable":    {d.BytesParams, "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE", d.SerializableScans},
+		"repeatable-read": {d.BytesParams, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ"},
+		"default":         {d.BytesParams},
+	} {
+		conn := &sessionConn{d: d}
+		w := &Workload{o: Options{Warehouses: 1, Isolation: iso}, s: newSchema(), delivered: newDeliveredHints(1)}
+		wk, err := w.NewWorker(context.Background(), workload.WorkerEnv{Conn: conn, Dialect: d, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(conn.execs, want) {
+			t.Errorf("%s: session statements %q, want %q", iso, conn.execs, want)
+		}
+		if iso == "serializable" && !wk.(*worker).snapshotPerTx {
+			t.Error("a serializable session reads one snapshot per transaction")
+		}
 	}
 }
 
