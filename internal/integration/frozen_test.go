@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -76,12 +77,15 @@ func TestFrozenServerFailsTheConnect(t *testing.T) {
 	}
 }
 
-// A server that stops answering before an interleaved suite starts, while
-// its block connects (after the first cell's admin connection), or in the
-// middle of its turns (every cell's workers connected) ends the block with
-// an error within its bounds (engine.ConnectTimeout; the cell's set-up
-// bound, a minute; a turn's drain, --reconnect-timeout): the suite fails
-// that block's cells and ends (exit 1) instead of waiting for the server.
+// A server that stops answering before an interleaved suite starts, at
+// its first connection (one of pre-flight's checks, or the block's first
+// cell's admin connection: where the freeze lands is the scheduler's
+// choice; TestMuteServerAtEachStatementEndsTheSuite lands on each), or in
+// the middle of its turns (every cell's workers connected) ends the suite
+// with an error within its bounds (engine.ConnectTimeout; pre-flight's
+// half minute; the cell's set-up bound, a minute; a turn's drain,
+// --reconnect-timeout): it fails and ends (exit 1) instead of waiting for
+// the server.
 // A DSN target, which the suite does not freeze or thaw itself.
 func TestFrozenServerEndsAnInterleavedBlock(t *testing.T) {
 	s := servers(t)[0]
@@ -142,9 +146,12 @@ func TestFrozenServerEndsAnInterleavedBlock(t *testing.T) {
 			select {
 			case o = <-done:
 			case <-time.After(3 * time.Minute):
+				// Where every goroutine waits, for the hang this test exists to catch.
+				var stacks strings.Builder
+				_ = pprof.Lookup("goroutine").WriteTo(&stacks, 2)
 				_ = quiet.Thaw(s.info.PID)
 				o = <-done
-				t.Fatalf("the suite was still running 3 minutes after its server froze:\n%s\n%s", o.out, o.err)
+				t.Fatalf("the suite was still running 3 minutes after its server froze:\n%s\n%s\ngoroutines while it waited:\n%s", o.out, o.err, stacks.String())
 			}
 			took := time.Since(frozen)
 			_ = quiet.Thaw(s.info.PID)

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -17,6 +18,27 @@ import (
 // set prepare made on the server, so a later suite (or --resume) can tell
 // its own data set from one it would have to make again.
 const DataSetTable = "encbench_dataset"
+
+// recordBound bounds all of one read or update of the data set record, a
+// handful of statements on a table of a few rows: a server that stops
+// answering meanwhile fails it instead of holding the suite's pre-flight
+// or a prepare's end forever (SetUpStatementTimeout, for loading and
+// indexing, would be two hours).
+const recordBound = 30 * time.Second
+
+// boundRecord is ctx bounded by recordBound.
+func boundRecord(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, recordBound)
+}
+
+// recordFailed says that the server stopped answering when ctx's bound
+// passed, and returns err unchanged otherwise.
+func recordFailed(ctx context.Context, what string, err error) error {
+	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("the server stopped answering: %s took longer than %v: %w", what, recordBound, err)
+}
 
 // DataSet is what one family's prepare made.
 type DataSet struct {
@@ -41,6 +63,13 @@ func DataParams(s spec.Spec) string {
 // ReadDataSet returns the data set the spec's family has on its server
 // (nil: none recorded, or a server without SQL tables).
 func ReadDataSet(ctx context.Context, s spec.Spec, reg *workload.Registry) (*DataSet, error) {
+	ctx, cancel := boundRecord(ctx)
+	defer cancel()
+	ds, err := readDataSet(ctx, s, reg)
+	return ds, recordFailed(ctx, "reading the data set record ("+DataSetTable+")", err)
+}
+
+func readDataSet(ctx context.Context, s spec.Spec, reg *workload.Registry) (*DataSet, error) {
 	r, err := Resolve(s, reg, nil)
 	if err != nil {
 		return nil, err
@@ -73,7 +102,10 @@ func ReadDataSet(ctx context.Context, s spec.Spec, reg *workload.Registry) (*Dat
 
 // recordDataSet notes what a prepare just made (after the workload's own
 // prepare, which created the ownership table this table is listed in).
-func recordDataSet(ctx context.Context, r *Resolved, family string) error {
+func recordDataSet(ctx context.Context, r *Resolved, family string) (err error) {
+	ctx, cancel := boundRecord(ctx)
+	defer cancel()
+	defer func() { err = recordFailed(ctx, "recording the data set ("+DataSetTable+")", err) }()
 	c, err := sqlConn(ctx, r)
 	if c == nil {
 		return err
@@ -99,7 +131,10 @@ func recordDataSet(ctx context.Context, r *Resolved, family string) error {
 
 // forgetDataSet removes a family's record after its cleanup, and the
 // table once no family is left in it.
-func forgetDataSet(ctx context.Context, r *Resolved, family string) error {
+func forgetDataSet(ctx context.Context, r *Resolved, family string) (err error) {
+	ctx, cancel := boundRecord(ctx)
+	defer cancel()
+	defer func() { err = recordFailed(ctx, "forgetting the data set ("+DataSetTable+")", err) }()
 	c, err := sqlConn(ctx, r)
 	if c == nil {
 		return err

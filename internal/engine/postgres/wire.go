@@ -110,15 +110,23 @@ func (c *conn) Query(ctx context.Context, sql string) ([][]string, error) {
 }
 
 // ended adds why ctx ended to the error of a call it cut short (the socket
-// says only "i/o timeout" or "unexpected EOF" once shut).
+// says only "i/o timeout" or "unexpected EOF" once shut). The socket's
+// deadline is ctx's, so its timeout can fire a moment before ctx reports
+// its end; a timeout is the server not answering either way.
 func ended(ctx context.Context, err error) error {
-	if err == nil || ctx.Err() == nil || errors.Is(err, ctx.Err()) {
+	if err == nil || ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return err
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	var ne net.Error
+	switch {
+	case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("%w (stopped: %w)", err, context.Cause(ctx))
+	case ctx.Err() != nil:
 		return fmt.Errorf("%w (the server did not answer in time: %w)", err, context.Cause(ctx))
+	case errors.As(err, &ne) && ne.Timeout():
+		return fmt.Errorf("%w (the server did not answer in time)", err)
 	}
-	return fmt.Errorf("%w (stopped: %w)", err, context.Cause(ctx))
+	return err
 }
 
 // Prepare rewrites '?' placeholders to $n and prepares a named statement.
