@@ -5,7 +5,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -114,21 +113,13 @@ func TestFrozenServerEndsAnInterleavedBlock(t *testing.T) {
 				mustRun(t, "prepare", "oltp_point_select", "--dsn", s.info.DSN, "--tables", "1", "--table-size", "1000", "--force")
 			}
 			defer mustRun(t, "cleanup", "oltp_point_select", "--dsn", s.info.DSN)
-			type outcome struct {
-				code     int
-				out, err string
-			}
 			if when.connections == 0 {
 				if err := quiet.Freeze(s.info.PID); err != nil {
 					t.Fatal(err)
 				}
 			}
 			frozen := time.Now()
-			done := make(chan outcome, 1)
-			go func() {
-				code, so, se := encbench(context.Background(), "suite", "run", file, "--out", filepath.Join(dir, "out"), "--no-report")
-				done <- outcome{code, so, se}
-			}()
+			done := background("suite", "run", file, "--out", filepath.Join(dir, "out"), "--no-report")
 			if when.connections > 0 {
 				deadline := time.Now().Add(2 * time.Minute)
 				for connected(t, s) < when.connections {
@@ -142,17 +133,7 @@ func TestFrozenServerEndsAnInterleavedBlock(t *testing.T) {
 				}
 				frozen = time.Now()
 			}
-			var o outcome
-			select {
-			case o = <-done:
-			case <-time.After(3 * time.Minute):
-				// Where every goroutine waits, for the hang this test exists to catch.
-				var stacks strings.Builder
-				_ = pprof.Lookup("goroutine").WriteTo(&stacks, 2)
-				_ = quiet.Thaw(s.info.PID)
-				o = <-done
-				t.Fatalf("the suite was still running 3 minutes after its server froze:\n%s\n%s\ngoroutines while it waited:\n%s", o.out, o.err, stacks.String())
-			}
+			o := await(t, done, 3*time.Minute, func() { _ = quiet.Thaw(s.info.PID) }, "the suite, its server frozen,")
 			took := time.Since(frozen)
 			_ = quiet.Thaw(s.info.PID)
 			all := o.out + o.err

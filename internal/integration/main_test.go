@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/encbench/encbench/internal/cli"
 	"github.com/encbench/encbench/internal/engine"
@@ -203,6 +205,40 @@ func encbench(ctx context.Context, args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
 	code := cli.Execute(ctx, args, &out, &errOut)
 	return code, out.String(), errOut.String()
+}
+
+// outcome is how an encbench command ended.
+type outcome struct {
+	code     int
+	out, err string
+}
+
+// background runs encbench args; its outcome arrives on the channel.
+func background(args ...string) <-chan outcome {
+	done := make(chan outcome, 1)
+	go func() {
+		code, so, se := encbench(context.Background(), args...)
+		done <- outcome{code, so, se}
+	}()
+	return done
+}
+
+// await waits for a command that must end within limit. Past it, the
+// test fails with every goroutine's stack (where the command waits: the
+// hang the caller exists to catch), after release lets the command end.
+func await(t *testing.T, done <-chan outcome, limit time.Duration, release func(), what string) outcome {
+	t.Helper()
+	select {
+	case o := <-done:
+		return o
+	case <-time.After(limit):
+	}
+	var stacks strings.Builder
+	_ = pprof.Lookup("goroutine").WriteTo(&stacks, 2)
+	release()
+	o := <-done
+	t.Fatalf("%s was still running after %v:\n%s\n%s\ngoroutines while it waited:\n%s", what, limit, o.out, o.err, stacks.String())
+	return o
 }
 
 func mustRun(t *testing.T, args ...string) string {

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -148,25 +147,8 @@ func TestMuteServerAtEachStatementEndsTheSuite(t *testing.T) {
 			if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			type outcome struct {
-				code     int
-				out, err string
-			}
-			done := make(chan outcome, 1)
-			go func() {
-				code, so, se := encbench(t.Context(), "suite", "run", file, "--out", filepath.Join(dir, "out"), "--no-report")
-				done <- outcome{code, so, se}
-			}()
-			var o outcome
-			select {
-			case o = <-done:
-			case <-time.After(3 * time.Minute):
-				var stacks strings.Builder
-				_ = pprof.Lookup("goroutine").WriteTo(&stacks, 2)
-				p.close()
-				o = <-done
-				t.Fatalf("the suite was still running 3 minutes after it started, muted: %v:\n%s\n%s\ngoroutines while it waited:\n%s", p.muted.Load(), o.out, o.err, stacks.String())
-			}
+			done := background("suite", "run", file, "--out", filepath.Join(dir, "out"), "--no-report")
+			o := await(t, done, 3*time.Minute, p.close, "the suite, its server silent,")
 			if !p.muted.Load() {
 				t.Fatalf("no client sent %q: the test no longer reaches its statement (exit %d)\n%s%s", at.trigger, o.code, o.out, o.err)
 			}
