@@ -25,7 +25,7 @@ func main() {
 	setting := flag.String("setting", "", "the held-out setting's name, for the table")
 	predicted := flag.String("predicted", "", "analysis.json with the projections")
 	measured := flag.String("measured", "", "analysis.json of the suite that measured the setting")
-	fit := flag.Int("fit-threads", 8, "the thread count the model was fitted on")
+	fit := flag.Int("fit-threads", 4, "the thread count the model was fitted on")
 	workloads := flag.String("workload", "", "FROM=TO,...: a projected workload's name in the measured suite")
 	points := flag.Float64("points", 3, "a prediction within this many points of the measured loss holds")
 	header := flag.Bool("header", false, "print the table's header first")

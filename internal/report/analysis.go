@@ -23,6 +23,9 @@ type Analysis struct {
 	// projected to it.
 	WhatIf      string       `json:"what_if,omitempty"`
 	Projections []Projection `json:"projections,omitempty"`
+	// WakeProbes are the wake-up costs per round trip the projections
+	// charged, per target (none: no probe in the suite).
+	WakeProbes []WakeProbe `json:"wake_probes,omitempty"`
 }
 
 // RowAnalysis is one target, workload, thread count and variant over its
@@ -60,7 +63,7 @@ const AnalysisSchema = "encbench/analysis/v1"
 func analysisOf(m *Model) Analysis {
 	a := Analysis{Schema: AnalysisSchema, Baseline: m.Baseline, Precision: m.Precision, BudgetSpent: m.BudgetSpent, MachineNoise: m.MachineNoise, Projections: m.Projections}
 	if len(m.Projections) > 0 {
-		a.WhatIf = m.whatIfSpec
+		a.WhatIf, a.WakeProbes = m.whatIfSpec, m.WakeProbes
 	}
 	for _, s := range m.Sections {
 		for _, c := range s.Cells {

@@ -98,7 +98,9 @@ type Model struct {
 	WhatIf      Table
 	WhatIfIntro string
 	Projections []Projection
-	whatIfSpec  string
+	// WakeProbes are the wake-up costs the projections charge, per target.
+	WakeProbes []WakeProbe
+	whatIfSpec string
 }
 
 // Build turns loaded data into the report's content in language l.
@@ -143,7 +145,8 @@ func Build(d *Data, l *locale.Lang) *Model {
 	m.Offered = offeredTable(l, cells)
 	if d.WhatIf != nil {
 		m.Projections = project(l, closed, baseline, d.WhatIf)
-		m.WhatIf, m.WhatIfIntro, m.whatIfSpec = whatIfTable(l, m.Projections, closed), whatIfIntro(l, d.WhatIf), d.WhatIf.Spec
+		m.WakeProbes = sortedProbes(wakeProbes(closed, baseline))
+		m.WhatIf, m.WhatIfIntro, m.whatIfSpec = whatIfTable(l, m.Projections, closed), whatIfIntro(l, d.WhatIf, m.WakeProbes), d.WhatIf.Spec
 	}
 	m.GlanceNote = l.T("glance.note")
 	if m.Precision > 0 {

@@ -114,6 +114,10 @@ type Projection struct {
 // project projects every closed-loop variant row to w.
 func project(l *locale.Lang, rows []*Row, baseline string, w *WhatIf) []Projection {
 	var out []Projection
+	probes := wakeProbes(rows, baseline)
+	// A block's models do not depend on the setting: fitted once, they
+	// predict every thread count.
+	fits := map[[2]*result.Result]fit{}
 	for _, c := range rows {
 		if c.Baseline || c.Rate > 0 {
 			continue
@@ -131,7 +135,7 @@ func project(l *locale.Lang, rows []*Row, baseline string, w *WhatIf) []Projecti
 		}
 		for _, n := range threads {
 			p := Projection{Target: c.Target, Workload: c.Workload, Variant: c.Variant, Measured: c.Threads, Threads: n}
-			p.project(l, b, c, w)
+			p.project(l, b, c, w, probes, fits)
 			out = append(out, p)
 		}
 	}
@@ -140,7 +144,7 @@ func project(l *locale.Lang, rows []*Row, baseline string, w *WhatIf) []Projecti
 
 // project calibrates a model per block for the baseline and the variant
 // and predicts both at the setting.
-func (p *Projection) project(l *locale.Lang, b, c *Row, w *WhatIf) {
+func (p *Projection) project(l *locale.Lang, b, c *Row, w *WhatIf, probes map[string]WakeProbe, fits map[[2]*result.Result]fit) {
 	for _, r := range []*Row{b, c} {
 		switch r.Limit {
 		case LimitContention, LimitDisk:
@@ -155,7 +159,12 @@ func (p *Projection) project(l *locale.Lang, b, c *Row, w *WhatIf) {
 	}
 	var base, tps, loss, addedMs []float64
 	for k := range bs {
-		pb, pc, err := predictBlock(bs[k], cs[k], settingOf(cs[k], w, p.Threads))
+		f, ok := fits[[2]*result.Result{bs[k], cs[k]}]
+		if !ok {
+			f.base, f.variant, f.err = calibrated(bs[k], cs[k], wakeOf(probes, b.Target))
+			fits[[2]*result.Result{bs[k], cs[k]}] = f
+		}
+		pb, pc, err := f.predict(settingOf(cs[k], w, p.Threads))
 		if err != nil {
 			p.Reason = l.T("whatif.not.model", err.Error())
 			return
@@ -171,16 +180,21 @@ func (p *Projection) project(l *locale.Lang, b, c *Row, w *WhatIf) {
 	p.BaseTPS, p.TPS, p.LossPct, p.AddedMs = &sb, &st, &sl, &sa
 }
 
-// predictBlock is one block's baseline b and variant v predicted at s.
-func predictBlock(b, v *result.Result, s whatif.Setting) (pb, pv whatif.Point, err error) {
-	mb, mv, err := calibrated(b, v)
-	if err != nil {
+// fit is one block's baseline and variant models (err: why none).
+type fit struct {
+	base, variant whatif.Model
+	err           error
+}
+
+// predict is the block's baseline and variant at s.
+func (f fit) predict(s whatif.Setting) (pb, pv whatif.Point, err error) {
+	if f.err != nil {
+		return pb, pv, f.err
+	}
+	if pb, err = f.base.Predict(s); err != nil {
 		return pb, pv, err
 	}
-	if pb, err = mb.Predict(s); err != nil {
-		return pb, pv, err
-	}
-	pv, err = mv.Predict(s)
+	pv, err = f.variant.Predict(s)
 	return pb, pv, err
 }
 
@@ -223,7 +237,7 @@ func measuredCosts(r *result.Result) (whatif.Costs, whatif.Setting, error) {
 // trips: a layer adds work, not the machine's latency, and two waits
 // fitted apart near saturation, where the wait barely moves throughput,
 // differ by noise that dominates a projection to one thread.
-func calibrated(b, v *result.Result) (mb, mv whatif.Model, err error) {
+func calibrated(b, v *result.Result, wake whatif.Wake) (mb, mv whatif.Model, err error) {
 	cb, here, err := measuredCosts(b)
 	if err != nil {
 		return mb, mv, err
@@ -232,12 +246,10 @@ func calibrated(b, v *result.Result) (mb, mv whatif.Model, err error) {
 	if err != nil {
 		return mb, mv, err
 	}
-	if mb, err = whatif.Calibrate(cb, here); err != nil {
+	if mb, err = whatif.Calibrate(cb, here, wake); err != nil {
 		return mb, mv, err
 	}
-	cv.ClientCPU *= mb.CPUScale
-	cv.ServerCPU *= mb.CPUScale
-	return mb, whatif.Model{Costs: cv, Wait: mb.Wait, CPUScale: mb.CPUScale}, nil
+	return mb, whatif.Variant(cv, mb, here), nil
 }
 
 // settingOf is the what-if setting for a cell measured as r: what w does
@@ -286,9 +298,19 @@ func whatIfTable(l *locale.Lang, ps []Projection, rows []*Row) Table {
 	return t
 }
 
-// whatIfIntro says the setting and the model.
-func whatIfIntro(l *locale.Lang, w *WhatIf) string {
-	return l.T("whatif.intro", w.Spec, fmt.Sprintf("%g", w.Speed))
+// whatIfIntro says the setting and the model, and the wake-up costs it
+// charges per target (or that no probe measured them).
+func whatIfIntro(l *locale.Lang, w *WhatIf, probes []WakeProbe) string {
+	intro := l.T("whatif.intro", w.Spec, fmt.Sprintf("%g", w.Speed))
+	if len(probes) == 0 {
+		return intro + " " + l.T("whatif.wake.none")
+	}
+	var each []string
+	us := func(s float64) string { return l.F("%.1f", s*1e6) }
+	for _, p := range probes {
+		each = append(each, l.T("whatif.wake.target", p.Target, us(p.Wake.Client), us(p.Wake.Server), us(p.Wake.Latency), p.Busy))
+	}
+	return intro + " " + l.T("whatif.wake", strings.Join(each, "; "))
 }
 
 func union(a, b []int) []int {

@@ -121,6 +121,22 @@ func (n Network) Solve(threads int) (Point, error) {
 	return p, nil
 }
 
+// throughput is Solve's throughput alone, without the stations' queues.
+func (n Network) throughput(threads int) (float64, error) {
+	if err := n.Validate(); err != nil {
+		return 0, err
+	}
+	if threads < 1 {
+		return 0, fmt.Errorf("whatif: %d threads", threads)
+	}
+	f := make([][]float64, len(n.Stations))
+	for i, s := range n.Stations {
+		f[i] = logWeights(s, threads)
+	}
+	all := convolve(f, -1, threads)
+	return math.Exp(all[threads-1] - all[threads]), nil
+}
+
 // logWeights are log f(j), j = 0..n, of a station: D^j over the product
 // of its service rates' multipliers min(l, cores) for l = 1..j (l itself
 // for a delay, which serves everyone at once).

@@ -15,7 +15,7 @@ func TestCalibrationReproducesTheMeasurement(t *testing.T) {
 		{ClientCPU: 40e-6, ServerCPU: 30e-6, RoundTrips: 10, Threads: 1, TPS: 5000},
 		{ClientCPU: 1e-3, ServerCPU: 2e-3, RoundTrips: 20, Threads: 32, TPS: 300},
 	} {
-		m, err := Calibrate(c, here)
+		m, err := Calibrate(c, here, Wake{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,11 +35,11 @@ func TestWhereAnAddedCostMovesThroughput(t *testing.T) {
 	base := Costs{ClientCPU: 10e-6, ServerCPU: 80e-6, RoundTrips: 4, Threads: 8, TPS: 12000}
 	tls := base
 	tls.ClientCPU, tls.TPS = 20e-6, 11900
-	b, err := Calibrate(base, here)
+	b, err := Calibrate(base, here, Wake{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := Calibrate(tls, here)
+	v, err := Calibrate(tls, here, Wake{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,11 +68,11 @@ func TestWhereAnAddedCostMovesThroughput(t *testing.T) {
 }
 
 func TestCPUBeyondTheThroughputIsNotProjected(t *testing.T) {
-	_, err := Calibrate(Costs{ClientCPU: 1e-3, ServerCPU: 1e-3, Threads: 4, TPS: 2000}, here)
+	_, err := Calibrate(Costs{ClientCPU: 1e-3, ServerCPU: 1e-3, Threads: 4, TPS: 2000}, here, Wake{})
 	if !errors.Is(err, ErrNotProjected) {
 		t.Fatalf("2 ms of CPU per transaction at 2,000 tps on two cores: %v", err)
 	}
-	if _, err := Calibrate(Costs{Threads: 0, TPS: 10}, here); err == nil {
+	if _, err := Calibrate(Costs{Threads: 0, TPS: 10}, here, Wake{}); err == nil {
 		t.Fatal("zero threads calibrated")
 	}
 }
@@ -82,7 +82,7 @@ func TestCPUBeyondTheThroughputIsNotProjected(t *testing.T) {
 // the sum of its CPU demands, and on two shared cores no slower than that.
 func TestSharedCoresQueueTogether(t *testing.T) {
 	c := Costs{ClientCPU: 40e-6, ServerCPU: 60e-6, Threads: 8, TPS: 15000}
-	m, err := Calibrate(c, here)
+	m, err := Calibrate(c, here, Wake{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestSharedCoresQueueTogether(t *testing.T) {
 // the model then gives the measured throughput back.
 func TestSaturatedStationIsScaledToFit(t *testing.T) {
 	c := Costs{ClientCPU: 30e-6, ServerCPU: 1.05 / 10000, Threads: 8, TPS: 10000}
-	m, err := Calibrate(c, here)
+	m, err := Calibrate(c, here, Wake{})
 	if err != nil {
 		t.Fatal(err)
 	}
