@@ -92,15 +92,20 @@ func Calibrate(c Costs, here Setting, wake Wake) (Model, error) {
 		return fitWait(c, wake, here)
 	}
 	// The busy costs depend on the idle shares, which depend on the
-	// wait; they barely move with it, so two rounds settle them.
+	// wait, and the wait on the busy costs: rounds of both settle them.
 	var m Model
 	busy := Model{Wake: wake, CPUScale: 1}.unwoken(c, here).Costs
-	for range 2 {
+	for range 10 {
 		var err error
 		if m, err = fitWait(busy, wake, here); err != nil {
 			return Model{}, err
 		}
-		busy = Model{Wake: wake, Wait: m.Wait, CPUScale: 1}.unwoken(c, here).Costs
+		next := Model{Wake: wake, Wait: m.Wait, CPUScale: 1}.unwoken(c, here).Costs
+		settled := math.Abs(next.ClientCPU-busy.ClientCPU) <= 1e-4*c.ClientCPU && math.Abs(next.ServerCPU-busy.ServerCPU) <= 1e-4*c.ServerCPU
+		busy = next
+		if settled {
+			break
+		}
 	}
 	return m.unwoken(c, here), nil
 }
@@ -128,11 +133,18 @@ func (m Model) unwoken(c Costs, here Setting) Model {
 		return m
 	}
 	// Measured demands are the busy ones with their wake-ups at the idle
-	// shares they produce: those shares, of the measured demands as they
-	// are, say how much of them was waking.
+	// shares the busy ones produce. The measured demands' own shares are
+	// a first guess; a few rounds settle them.
 	idle := m.idleOf(here, here.Threads, false)
-	m.Costs.ClientCPU = max(0, c.ClientCPU-c.RoundTrips*m.Wake.Client*idle.client)
-	m.Costs.ServerCPU = max(0, c.ServerCPU-c.RoundTrips*m.Wake.Server*idle.server)
+	for range 10 {
+		m.Costs.ClientCPU = max(0, c.ClientCPU-c.RoundTrips*m.Wake.Client*idle.client)
+		m.Costs.ServerCPU = max(0, c.ServerCPU-c.RoundTrips*m.Wake.Server*idle.server)
+		next := m.idleAt(here, here.Threads)
+		if math.Abs(next.client-idle.client) < 1e-4 && math.Abs(next.server-idle.server) < 1e-4 {
+			break
+		}
+		idle = next
+	}
 	return m
 }
 

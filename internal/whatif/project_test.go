@@ -116,3 +116,76 @@ func TestSaturatedStationIsScaledToFit(t *testing.T) {
 		t.Errorf("%v tps back, want %v (%v)", p.Throughput, c.TPS, err)
 	}
 }
+
+// TestWakeUpsAreChargedWhereCoresIdle: at one thread every round trip
+// finds both sides idle and pays its wake-ups in full; with the server
+// saturated it pays none, so the throughput is the busy server's.
+func TestWakeUpsAreChargedWhereCoresIdle(t *testing.T) {
+	us := 1e-6
+	m := Model{Costs: Costs{ClientCPU: 20 * us, ServerCPU: 60 * us, RoundTrips: 2}, Wake: Wake{Client: 5 * us, Server: 10 * us, Latency: 4 * us}}
+	here := Setting{ClientCores: 1, ServerCores: 1, Speed: 1}
+	one := here
+	one.Threads = 1
+	p, err := m.Predict(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (20 + 60 + 2*(5+10+4)) * us; !near(p.Response, want, 1e-9) {
+		t.Errorf("1 thread: %v s per transaction, want %v (busy CPU and every wake-up)", p.Response, want)
+	}
+	many := here
+	many.Threads = 64
+	if p, err = m.Predict(many); err != nil {
+		t.Fatal(err)
+	}
+	if want := 1 / (60 * us); !near(p.Throughput, want, 0.01) {
+		t.Errorf("64 threads: %v tps, want the busy server's %v", p.Throughput, want)
+	}
+	// Many server cores leave them idle: a round trip wakes one again.
+	wide := many
+	wide.Threads, wide.ServerCores = 2, 64
+	noWake := m
+	noWake.Wake = Wake{}
+	pw, _ := m.Predict(wide)
+	pn, _ := noWake.Predict(wide)
+	if pw.Throughput >= 0.9*pn.Throughput {
+		t.Errorf("2 threads on 64 server cores: %v tps with wake-ups, %v without", pw.Throughput, pn.Throughput)
+	}
+}
+
+// TestCalibrateTakesTheWakeUpsOutOfMeasuredCosts: costs measured where
+// round trips found cores idle include their wake-ups; Calibrate gives
+// back the busy costs and the wait of the network that produced them.
+func TestCalibrateTakesTheWakeUpsOutOfMeasuredCosts(t *testing.T) {
+	us := 1e-6
+	wake := Wake{Client: 8 * us, Server: 12 * us, Latency: 6 * us}
+	truth := Model{Costs: Costs{ClientCPU: 200 * us, ServerCPU: 600 * us, RoundTrips: 20}, Wake: wake, Wait: 150 * us, CPUScale: 1}
+	for _, threads := range []int{1, 2, 4, 16} {
+		here := Setting{Threads: threads, ClientCores: 1, ServerCores: 1, Speed: 1}
+		idle := truth.idleAt(here, threads)
+		p, err := truth.Predict(here)
+		if err != nil {
+			t.Fatal(err)
+		}
+		measured := truth.Costs
+		measured.Threads, measured.TPS = threads, p.Throughput
+		measured.ClientCPU += measured.RoundTrips * wake.Client * idle.client
+		measured.ServerCPU += measured.RoundTrips * wake.Server * idle.server
+		m, err := Calibrate(measured, here, wake)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !near(m.Costs.ClientCPU, 200*us, 0.01) || !near(m.Costs.ServerCPU, 600*us, 0.01) {
+			t.Errorf("%d threads: busy costs %v / %v, want 200 / 600 us", threads, m.Costs.ClientCPU, m.Costs.ServerCPU)
+		}
+		if threads < 4 && !near(m.Wait, 150*us, 0.02) {
+			// Saturated, the wait hardly moves throughput: only
+			// the unsaturated fits can be held to it.
+			t.Errorf("%d threads: wait %v, want 150 us", threads, m.Wait)
+		}
+		again, err := m.Predict(here)
+		if err != nil || !near(again.Throughput, p.Throughput, 2e-3) {
+			t.Errorf("%d threads: the calibrated model gives %v tps, measured %v (%v)", threads, again.Throughput, p.Throughput, err)
+		}
+	}
+}
