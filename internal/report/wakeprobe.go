@@ -109,8 +109,3 @@ func probeCosts(r *Row) (probeRun, bool) {
 	p.client, p.server, p.trips, p.tps = p.client/n, p.server/n, p.trips/n, p.tps/n
 	return p, p.tps > 0
 }
-
-// wakeOf is the probe's wake costs on a target (none: no probe).
-func wakeOf(probes map[string]WakeProbe, target string) whatif.Wake {
-	return probes[target].Wake
-}

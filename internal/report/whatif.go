@@ -161,7 +161,7 @@ func (p *Projection) project(l *locale.Lang, b, c *Row, w *WhatIf, probes map[st
 	for k := range bs {
 		f, ok := fits[[2]*result.Result{bs[k], cs[k]}]
 		if !ok {
-			f.base, f.variant, f.err = calibrated(bs[k], cs[k], wakeOf(probes, b.Target))
+			f.base, f.variant, f.err = calibrated(bs[k], cs[k], probes[b.Target].Wake)
 			fits[[2]*result.Result{bs[k], cs[k]}] = f
 		}
 		pb, pc, err := f.predict(settingOf(cs[k], w, p.Threads))

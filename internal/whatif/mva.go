@@ -87,17 +87,10 @@ func (n Network) Validate() error {
 
 // Solve returns the network's state with threads transactions in the loop.
 func (n Network) Solve(threads int) (Point, error) {
-	if err := n.Validate(); err != nil {
+	f, all, err := n.constants(threads)
+	if err != nil {
 		return Point{}, err
 	}
-	if threads < 1 {
-		return Point{}, fmt.Errorf("whatif: %d threads", threads)
-	}
-	f := make([][]float64, len(n.Stations))
-	for i, s := range n.Stations {
-		f[i] = logWeights(s, threads)
-	}
-	all := convolve(f, -1, threads)
 	p := Point{Threads: threads, Throughput: math.Exp(all[threads-1] - all[threads])}
 	p.Response = float64(threads) / p.Throughput
 	top := -1.0
@@ -123,18 +116,27 @@ func (n Network) Solve(threads int) (Point, error) {
 
 // throughput is Solve's throughput alone, without the stations' queues.
 func (n Network) throughput(threads int) (float64, error) {
-	if err := n.Validate(); err != nil {
+	_, all, err := n.constants(threads)
+	if err != nil {
 		return 0, err
 	}
-	if threads < 1 {
-		return 0, fmt.Errorf("whatif: %d threads", threads)
+	return math.Exp(all[threads-1] - all[threads]), nil
+}
+
+// constants are the stations' log weights and the log normalizing
+// constants G(0..threads) of the whole network.
+func (n Network) constants(threads int) (f [][]float64, all []float64, err error) {
+	if err := n.Validate(); err != nil {
+		return nil, nil, err
 	}
-	f := make([][]float64, len(n.Stations))
+	if threads < 1 {
+		return nil, nil, fmt.Errorf("whatif: %d threads", threads)
+	}
+	f = make([][]float64, len(n.Stations))
 	for i, s := range n.Stations {
 		f[i] = logWeights(s, threads)
 	}
-	all := convolve(f, -1, threads)
-	return math.Exp(all[threads-1] - all[threads]), nil
+	return f, convolve(f, -1, threads), nil
 }
 
 // logWeights are log f(j), j = 0..n, of a station: D^j over the product
