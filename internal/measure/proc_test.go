@@ -90,3 +90,69 @@ func TestProcTreeReadsItsOwnProcesses(t *testing.T) {
 		t.Errorf("after the child ended: %v, tree %v", err, tree.pids)
 	}
 }
+
+// burnEnv makes this test binary, started again with it, a child that
+// runs short bursts of CPU (a database backend's shape) for the given
+// time and then sleeps until it is killed.
+const burnEnv = "ENCBENCH_MEASURE_BURN"
+
+func TestMain(m *testing.M) {
+	if d, err := time.ParseDuration(os.Getenv(burnEnv)); err == nil {
+		for end := time.Now().Add(d); time.Now().Before(end); {
+			for burst := time.Now().Add(100 * time.Microsecond); time.Now().Before(burst); {
+			}
+			time.Sleep(300 * time.Microsecond)
+		}
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// Fresh processes that run in short bursts are read for the CPU they ran
+// while they are alive, not only once they exit: /proc/PID/stat alone
+// showed about half of it on the test machine.
+func TestTreeCPUCountsFreshBurstingProcesses(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	const children = 16
+	var procs []*exec.Cmd
+	defer func() {
+		for _, c := range procs {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+	}()
+	for range children {
+		c := exec.Command(self)
+		c.Env = append(os.Environ(), burnEnv+"=400ms")
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		procs = append(procs, c)
+	}
+	time.Sleep(800 * time.Millisecond) // every child has burnt and sleeps
+	var live time.Duration
+	for _, c := range procs {
+		cpu, err := TreeCPU(c.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		live += cpu
+	}
+	var final time.Duration
+	for _, c := range procs {
+		_ = c.Process.Kill()
+		_ = c.Wait()
+		final += c.ProcessState.UserTime() + c.ProcessState.SystemTime()
+	}
+	procs = nil
+	if final < 100*time.Millisecond {
+		t.Skipf("the children ran only %v: too little to compare", final)
+	}
+	if live < final*9/10 || live > final*11/10+50*time.Millisecond {
+		t.Fatalf("read %v of CPU while the children were alive; they had run %v when they exited", live, final)
+	}
+}
