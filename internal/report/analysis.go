@@ -26,6 +26,9 @@ type Analysis struct {
 	// WakeProbes are the wake-up costs per round trip the projections
 	// charged, per target (none: no probe in the suite).
 	WakeProbes []WakeProbe `json:"wake_probes,omitempty"`
+	// Published are the numbers the suite's reference report published,
+	// each judged on the stand-in engine.
+	Published []Published `json:"published,omitempty"`
 }
 
 // RowAnalysis is one target, workload, thread count and variant over its
@@ -61,7 +64,8 @@ type RowAnalysis struct {
 const AnalysisSchema = "encbench/analysis/v1"
 
 func analysisOf(m *Model) Analysis {
-	a := Analysis{Schema: AnalysisSchema, Baseline: m.Baseline, Precision: m.Precision, BudgetSpent: m.BudgetSpent, MachineNoise: m.MachineNoise, Projections: m.Projections}
+	a := Analysis{Schema: AnalysisSchema, Baseline: m.Baseline, Precision: m.Precision, BudgetSpent: m.BudgetSpent, MachineNoise: m.MachineNoise, Projections: m.Projections,
+		Published: m.Published}
 	if len(m.Projections) > 0 {
 		a.WhatIf, a.WakeProbes = m.whatIfSpec, m.WakeProbes
 	}

@@ -34,6 +34,11 @@ func Markdown(w io.Writer, m *Model) error {
 		mdTable(&b, m.Reference)
 		b.WriteString("\n")
 	}
+	if len(m.PublishedTable.Rows) > 0 {
+		fmt.Fprintf(&b, "%s\n\n", m.PublishedCount)
+		mdTable(&b, m.PublishedTable)
+		b.WriteString("\n")
+	}
 	if m.Description != "" {
 		fmt.Fprintf(&b, "%s\n\n", m.Description)
 	}

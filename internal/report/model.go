@@ -79,8 +79,12 @@ type Model struct {
 	Storage Table
 	// Offered compares the variants at equal offered load.
 	Offered Table
-	// Reference sets a published result beside the suite's own.
+	// Reference sets a published result beside the suite's own;
+	// Published judges each of its numbers on the stand-in engine.
 	Reference       Table
+	Published       []Published
+	PublishedTable  Table
+	PublishedCount  string
 	ReferenceSource string
 	Method          []string
 	Commands        []string
@@ -132,6 +136,14 @@ func Build(d *Data, l *locale.Lang) *Model {
 		if rec.Suite.Reference != nil {
 			m.Reference = referenceTable(l, rec.Suite.Reference, cells, order)
 			m.ReferenceSource = rec.Suite.Reference.Source
+			var builtin *suite.Reference
+			if st, _, err := suite.Load(rec.Suite.Name); err == nil {
+				builtin = st.Reference
+			}
+			if ref := recordedReference(builtin, d); ref != nil && ref.StandIn != nil {
+				m.Published, _, _ = judgePublished(l, ref, d, cells, order)
+				m.PublishedTable, m.PublishedCount = publishedTable(l, m.Published), countText(l, countPublished(m.Published))
+			}
 		}
 	}
 	m.Subtitle = subtitle(l, d.Results)

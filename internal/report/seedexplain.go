@@ -1,34 +1,11 @@
 package report
 
 import (
-	"math"
 	"time"
 
 	"github.com/encbench/encbench/internal/locale"
 	"github.com/encbench/encbench/internal/suite"
 )
-
-// The four verdicts of a published figure (issue 58, item 5): inside
-// encbench's interval here; explained by encbench's projection to the
-// report's setting; different in the layer itself (the report's layer
-// adds a time per transaction that encbench's does not come near); or
-// unexplained.
-const (
-	Explained   Verdict = "explained"
-	InLayer     Verdict = "in_layer"
-	Unexplained Verdict = "unexplained"
-)
-
-// holdsWithin is how close a projected loss must come to a published one
-// to explain it, in points: the bound the projections are checked
-// against on this machine (bench/whatif-holdout.sh).
-const holdsWithin = 3.0
-
-// layerFactor: a published figure differs in the layer when the time its
-// layer adds to a transaction is more than this many times encbench's, or
-// less than its inverse: a faster or slower core moves encbench's cost by
-// less than that.
-const layerFactor = 2.0
 
 // explainer projects a seed section's cells to the report's setting.
 type explainer struct {
@@ -72,32 +49,6 @@ func (e *explainer) implied(workload, variant, baseline string, threads int) (fl
 	return 1000 * float64(threads) * (1/on - 1/off), true
 }
 
-// verdict judges a published loss against encbench's cell c (its loss
-// here) and its projection p (nil: none).
-func (e *explainer) verdict(pub float64, c *Row, p *Projection, implied float64, hasImplied bool) Verdict {
-	if c.Loss != nil && pub >= c.Loss.Low && pub <= c.Loss.High {
-		return Agrees
-	}
-	if p != nil && p.LossPct != nil && (math.Abs(p.LossPct.Mean-pub) <= holdsWithin || pub >= p.LossPct.Low && pub <= p.LossPct.High) {
-		return Explained
-	}
-	if hasImplied {
-		// encbench's added time at the report's setting where projected,
-		// else as measured here.
-		lo, hi, ok := 0.0, 0.0, false
-		switch {
-		case p != nil && p.AddedMs != nil:
-			lo, hi, ok = p.AddedMs.Low, p.AddedMs.High, true
-		case c.TimeAdded != nil:
-			lo, hi, ok = c.TimeAdded.Low, c.TimeAdded.High, true
-		}
-		if ok && (implied > layerFactor*max(hi, 0) || implied < max(lo, 0)/layerFactor) {
-			return InLayer
-		}
-	}
-	return Unexplained
-}
-
 // projectedText is a projection's loss, or why there is none.
 func (e *explainer) projectedText(p *Projection) string {
 	switch {
@@ -127,18 +78,3 @@ func (e *explainer) costText(c *Row) string {
 	return l.T("seeds.cost", t, l.F("%+.0f", cpu))
 }
 
-// countText counts a section's four verdicts.
-func countText(l *locale.Lang, count map[Verdict]int) string {
-	return l.T("seeds.count4", count[Agrees], count[Explained], count[InLayer], count[Unexplained])
-}
-
-// verdictCell is a verdict in the report's language, counted; place says
-// where the figure lay against encbench's interval here (lower, higher).
-func verdictCell(l *locale.Lang, v, place Verdict, count map[Verdict]int) Text {
-	count[v]++
-	s := l.T("seeds.verdict." + string(v))
-	if v != Agrees && place != Agrees {
-		s = l.T("seeds.verdict.placed", s, l.T("seeds.verdict."+string(place)))
-	}
-	return Text{S: s, Strong: v == InLayer || v == Unexplained}
-}

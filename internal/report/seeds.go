@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -21,32 +22,18 @@ import (
 	"github.com/encbench/encbench/internal/version"
 )
 
-// Verdict says where a published figure lies against encbench's 95%
-// interval for the same cell.
-type Verdict string
-
-const (
-	Agrees Verdict = "agrees" // inside the interval
-	Lower  Verdict = "lower"  // encbench's interval lies below it
-	Higher Verdict = "higher" // encbench's interval lies above it
-)
-
-// verdictOf places a published figure against [low, high].
-func verdictOf(published, low, high float64) Verdict {
-	switch {
-	case high < published:
-		return Lower
-	case low > published:
-		return Higher
-	}
-	return Agrees
-}
-
-// SeedSection is one published report beside encbench's figures.
+// SeedSection is one published report beside encbench's figures: its
+// published numbers judged on the stand-in (Published, counted), and the
+// other targets and networks as context.
 type SeedSection struct {
 	Suite, Report, Title, Source, Setting, Link, Missing, Count string
-	Table                                                       Table
-	Verdicts                                                    map[Verdict]int
+	// StandIn says which engine stands for the report's system, and why;
+	// Projection says how encbench's figures reach the report's setting.
+	StandIn, Projection string
+	Published           []Published
+	Counts              PublishedCount
+	PublishedTable      Table
+	Context             Table
 	// Method lists where the suite's method departs from the report's,
 	// one line each (seeds.method.SUITE.N).
 	Method []string
@@ -58,7 +45,21 @@ type SeedsModel struct {
 	Title     string
 	Generated string
 	Intro     string
-	Sections  []SeedSection
+	// Total counts every section's published numbers; Headline says it.
+	Total    PublishedCount
+	Headline string
+	Sections []SeedSection
+}
+
+// PublishedFile is a seeds run's published numbers for programs.
+const PublishedFile = "published.json"
+
+// seedsAnalysis is the seeds run's published.json: every published number
+// judged on its stand-in, and the counts per report and in all.
+type seedsAnalysis struct {
+	Published []Published                 `json:"published"`
+	Counts    map[string]PublishedCount `json:"counts"`
+	Total     PublishedCount              `json:"total"`
 }
 
 // WriteSeeds writes the seeds report of a seeds run's directory (one
@@ -83,7 +84,20 @@ func WriteSeeds(dir string, o Options) ([]string, error) {
 	if err := fsx.WriteFile(mdPath, []byte(SeedsMarkdown(m)), 0o644); err != nil {
 		return nil, err
 	}
-	return []string{htmlPath, mdPath}, nil
+	a := seedsAnalysis{Published: []Published{}, Counts: map[string]PublishedCount{}, Total: m.Total}
+	for _, sec := range m.Sections {
+		a.Published = append(a.Published, sec.Published...)
+		a.Counts[sec.Report] = sec.Counts
+	}
+	js, err := json.MarshalIndent(a, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding the seeds analysis: %w", err)
+	}
+	analysisPath := filepath.Join(dir, PublishedFile)
+	if err := fsx.WriteFile(analysisPath, append(js, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	return []string{htmlPath, mdPath, analysisPath}, nil
 }
 
 // BuildSeeds reads each seed suite's results under dir.
@@ -93,11 +107,17 @@ func BuildSeeds(dir string, l *locale.Lang) *SeedsModel {
 	for _, name := range suite.SeedSuites() {
 		m.Sections = append(m.Sections, seedSection(dir, name, l))
 	}
+	var all []Published
+	for _, sec := range m.Sections {
+		all = append(all, sec.Published...)
+	}
+	m.Total = countPublished(all)
+	m.Headline = countText(l, m.Total)
 	return m
 }
 
 func seedSection(dir, name string, l *locale.Lang) SeedSection {
-	sec := SeedSection{Suite: name, Verdicts: map[Verdict]int{}}
+	sec := SeedSection{Suite: name}
 	st, _, err := suite.Load(name)
 	if err == nil && st.Reference != nil {
 		sec.Report = st.Reference.Report
@@ -119,27 +139,86 @@ func seedSection(dir, name string, l *locale.Lang) SeedSection {
 	if _, err := os.Stat(htmlPath); err == nil {
 		sec.Link = filepath.Join(name, filepath.Base(htmlPath))
 	}
-	ref := st.Reference
-	if d.Record != nil && d.Record.Plan != nil && d.Record.Suite.Reference != nil {
-		ref = d.Record.Suite.Reference
+	ref := recordedReference(st.Reference, d)
+	if ref == nil {
+		sec.Missing = l.T("seeds.no_reference")
+		return sec
 	}
 	order := d.Order()
 	cells := Aggregate(d.Results, d.Baseline(), &order)
-	switch {
-	case ref == nil:
-		sec.Missing = l.T("seeds.no_reference")
-	case len(ref.Parts) > 0:
-		sec.Table = partsVerdicts(l, ref, d.Results, d.Baseline(), order, sec.Verdicts)
-	case len(ref.Bounds) > 0:
-		sec.Table = boundVerdicts(l, ref, cells, order, d.Baseline(), sec.Verdicts)
-	default:
-		sec.Table = lossVerdicts(l, ref, cells, order, d.Baseline(), sec.Verdicts)
+	var target string
+	sec.Published, sec.Context, target = judgePublished(l, ref, d, cells, order)
+	if ref.StandIn != nil {
+		sec.StandIn = l.T("published.standin", ref.StandIn.Engine, orVariant(l, ref.StandIn.Variant), ref.StandIn.Why)
+		if target == "" {
+			sec.StandIn += " " + l.T("published.standin.missing", ref.StandIn.Engine)
+		}
 	}
-	sec.Count = countText(l, sec.Verdicts)
+	sec.Counts = countPublished(sec.Published)
+	sec.Count = countText(l, sec.Counts)
+	sec.PublishedTable = publishedTable(l, sec.Published)
 	if env := ref.Environment; env != nil {
 		sec.Setting += " " + l.T("seeds.environment", env.Said)
+		sec.Projection = projectionText(l, ref, env)
 	}
 	return sec
+}
+
+// judgePublished judges each number the reference published on its
+// stand-in, and sets every target's figures beside them as context; it
+// names the stand-in's target ("": it did not run).
+func judgePublished(l *locale.Lang, ref *suite.Reference, d *Data, cells []*Row, order Order) ([]Published, Table, string) {
+	e := newExplainer(l, ref, cells, d.Baseline())
+	target := standInTarget(cells, ref)
+	var ps []Published
+	var context Table
+	switch {
+	case len(ref.Parts) > 0:
+		a := anatomyOf(ref, d.Results, d.Baseline(), order)
+		context = partsContext(l, ref, a, order)
+		if target != "" {
+			ps = publishedParts(l, ref, a, target)
+		}
+	case len(ref.Bounds) > 0:
+		context = boundContext(l, ref, e, order)
+		if target != "" {
+			ps = e.publishedBounds(ref, target, order)
+		}
+	default:
+		context = lossContext(l, ref, e, order, d.Baseline())
+		if target != "" {
+			ps = e.publishedLosses(ref, target, d.Baseline())
+		}
+	}
+	return ps, context, target
+}
+
+// recordedReference is the reference the suite ran with (its record's),
+// with what later versions of the built-in suite added to it (the
+// stand-in, the parts measured differently) when the record lacks them,
+// so that an earlier run's results are judged by the current rules.
+func recordedReference(builtin *suite.Reference, d *Data) *suite.Reference {
+	ref := builtin
+	if d.Record != nil && d.Record.Plan != nil && d.Record.Suite.Reference != nil {
+		r := *d.Record.Suite.Reference
+		if builtin != nil {
+			if r.StandIn == nil {
+				r.StandIn = builtin.StandIn
+			}
+			if r.Different == nil {
+				r.Different = builtin.Different
+			}
+		}
+		ref = &r
+	}
+	return ref
+}
+
+func orVariant(l *locale.Lang, v string) string {
+	if v == "" {
+		return l.T("published.standin.every_variant")
+	}
+	return v
 }
 
 // methodLines are the catalogue's seeds.method.SUITE.1, .2, ... for as
@@ -161,15 +240,15 @@ func firstLineOf(err error) string {
 	return s
 }
 
-// lossVerdicts sets each published loss (R3, R4) beside encbench's loss
+// lossContext sets each published loss (R3, R4) beside encbench's loss
 // and interval on every target, the time the report's layer added to a
-// transaction beside encbench's, encbench's projection to the report's
-// setting, and one of the four verdicts.
-func lossVerdicts(l *locale.Lang, ref *suite.Reference, rows []*Row, order Order, baseline string, count map[Verdict]int) Table {
-	e := newExplainer(l, ref, rows, baseline)
+// transaction beside encbench's, and encbench's projection to the
+// report's setting, with where the published loss lies: context for the
+// published numbers, which are judged once, on the stand-in.
+func lossContext(l *locale.Lang, ref *suite.Reference, e *explainer, order Order, baseline string) Table {
 	t := Table{Head: []string{l.T("col.workload"), l.T("col.variant"), l.T("col.threads"), l.T("ref.published"), l.T("seeds.col.implied")}}
 	for _, tg := range order.Targets {
-		t.Head = append(t.Head, l.T("ref.encbench", tg), l.T("seeds.col.projected", tg), l.T("seeds.col.cost", tg), l.T("seeds.col.verdict"))
+		t.Head = append(t.Head, l.T("ref.encbench", tg), l.T("seeds.col.projected", tg), l.T("seeds.col.cost", tg), l.T("seeds.col.comparison"))
 	}
 	losses := ref.Losses()
 	for _, w := range slices.Sorted(maps.Keys(losses)) {
@@ -180,22 +259,19 @@ func lossVerdicts(l *locale.Lang, ref *suite.Reference, rows []*Row, order Order
 			}
 			for _, th := range slices.Sorted(maps.Keys(byThreads)) {
 				pub := byThreads[th]
-				implied, hasImplied := e.implied(w, v, baseline, th)
 				impliedText := l.T("seeds.implied.none")
-				if hasImplied {
+				if implied, ok := e.implied(w, v, baseline, th); ok {
 					impliedText = l.F("%+.3f", implied)
 				}
 				row := []Text{{S: w}, {S: v}, {S: fmt.Sprint(th)}, {S: l.F("%.2f", pub), Strong: true}, {S: impliedText}}
 				for _, tg := range order.Targets {
-					c := findRow(rows, tg, w, v, th)
+					c := findRow(e.rows, tg, w, v, th)
 					if c == nil || c.Loss == nil {
-						row = append(row, Text{S: "-"}, Text{S: "-"}, Text{S: "-"}, Text{S: l.T("seeds.verdict.none")})
+						row = append(row, Text{S: "-"}, Text{S: "-"}, Text{S: "-"}, Text{S: l.T("published.comparison.not_measured")})
 						continue
 					}
-					p := e.projection(tg, w, v, th)
-					verdict := e.verdict(pub, c, p, implied, hasImplied)
-					row = append(row, Text{S: lossCI(l, *c.Loss)}, Text{S: e.projectedText(p)}, Text{S: e.costText(c)},
-						verdictCell(l, verdict, verdictOf(pub, c.Loss.Low, c.Loss.High), count))
+					row = append(row, Text{S: lossCI(l, *c.Loss)}, Text{S: e.projectedText(e.projection(tg, w, v, th))}, Text{S: e.costText(c)},
+						Text{S: l.T("published.comparison." + string(compare(pub, lossSpan(*c.Loss))))})
 				}
 				t.Rows = append(t.Rows, row)
 			}
@@ -204,30 +280,34 @@ func lossVerdicts(l *locale.Lang, ref *suite.Reference, rows []*Row, order Order
 	return t
 }
 
-// boundVerdicts checks losses a report states as bounds (R1: "up to 20%
-// at low concurrency", "under 5% at high concurrency") on every workload
-// at the suite's lowest and highest thread counts. A bound is met unless
-// encbench's whole interval lies above it.
-func boundVerdicts(l *locale.Lang, ref *suite.Reference, rows []*Row, order Order, baseline string, count map[Verdict]int) Table {
-	e := newExplainer(l, ref, rows, baseline)
-	t := Table{Head: []string{l.T("col.workload"), l.T("col.variant"), l.T("col.threads"), l.T("ref.published")}}
-	for _, tg := range order.Targets {
-		t.Head = append(t.Head, l.T("ref.encbench", tg), l.T("seeds.col.projected", tg), l.T("seeds.col.cost", tg), l.T("seeds.col.verdict"))
-	}
+// boundThreads is the suite's lowest or highest thread count (0: none).
+func boundThreads(rows []*Row, b suite.Bound) int {
 	var threads []int
 	for _, c := range rows {
-		if !slices.Contains(threads, c.Threads) {
-			threads = append(threads, c.Threads)
-		}
+		threads = append(threads, c.Threads)
 	}
 	if len(threads) == 0 {
-		return t
+		return 0
 	}
-	slices.Sort(threads)
+	if b.Threads == "highest" {
+		return slices.Max(threads)
+	}
+	return slices.Min(threads)
+}
+
+// boundContext checks losses a report states as bounds (R1: "up to 20%
+// at low concurrency", "under 5% at high concurrency") on every workload
+// and target at the suite's lowest and highest thread counts. A bound is
+// met unless encbench's whole interval lies above it.
+func boundContext(l *locale.Lang, ref *suite.Reference, e *explainer, order Order) Table {
+	t := Table{Head: []string{l.T("col.workload"), l.T("col.variant"), l.T("col.threads"), l.T("ref.published")}}
+	for _, tg := range order.Targets {
+		t.Head = append(t.Head, l.T("ref.encbench", tg), l.T("seeds.col.projected", tg), l.T("seeds.col.cost", tg), l.T("seeds.col.comparison"))
+	}
 	for _, b := range ref.Bounds {
-		th := threads[0]
-		if b.Threads == "highest" {
-			th = threads[len(threads)-1]
+		th := boundThreads(e.rows, b)
+		if th == 0 {
+			continue
 		}
 		for _, w := range order.Workloads {
 			for _, v := range order.Variants {
@@ -237,24 +317,14 @@ func boundVerdicts(l *locale.Lang, ref *suite.Reference, rows []*Row, order Orde
 				row := []Text{{S: w}, {S: v}, {S: fmt.Sprint(th)}, {S: l.T("seeds.at_most", l.F("%g", b.AtMost)), Strong: true}}
 				any := false
 				for _, tg := range order.Targets {
-					c := findRow(rows, tg, w, v, th)
+					c := findRow(e.rows, tg, w, v, th)
 					if c == nil || c.Loss == nil {
-						row = append(row, Text{S: "-"}, Text{S: "-"}, Text{S: "-"}, Text{S: l.T("seeds.verdict.none")})
+						row = append(row, Text{S: "-"}, Text{S: "-"}, Text{S: "-"}, Text{S: l.T("published.comparison.not_measured")})
 						continue
 					}
 					any = true
-					// A bound is met unless the whole interval lies above
-					// it; the report gives no throughputs, so a miss is
-					// explained by the projection or not at all.
-					p := e.projection(tg, w, v, th)
-					verdict, place := Agrees, Agrees
-					if c.Loss.Low > b.AtMost {
-						verdict, place = Unexplained, Higher
-						if p != nil && p.LossPct != nil && p.LossPct.Low <= b.AtMost {
-							verdict = Explained
-						}
-					}
-					row = append(row, Text{S: lossCI(l, *c.Loss)}, Text{S: e.projectedText(p)}, Text{S: e.costText(c)}, verdictCell(l, verdict, place, count))
+					row = append(row, Text{S: lossCI(l, *c.Loss)}, Text{S: e.projectedText(e.projection(tg, w, v, th))}, Text{S: e.costText(c)},
+						Text{S: l.T("published.comparison." + string(compareBound(b.AtMost, lossSpan(*c.Loss))))})
 				}
 				if any {
 					t.Rows = append(t.Rows, row)
@@ -265,50 +335,48 @@ func boundVerdicts(l *locale.Lang, ref *suite.Reference, rows []*Row, order Orde
 	return t
 }
 
-// partsVerdicts sets R2's connection anatomy (ms with TLS off and on, and
-// their ratio) beside encbench's for each TLS variant and each emulated
-// network of the suite's connect workloads: the ratio's interval comes
-// from the repetitions' paired ratios, and the first verdict compares
-// ratios, since absolute times depend on the network and machine. R2
-// gives times, not throughputs, so what projects a part to the report's
-// setting is encbench's own measurement through the emulated network at
-// the round trip the report's environment assumes: a figure outside the
-// interval here but inside that one is explained by the network. The
-// time the report's layer added to a part (on minus off) is set beside
-// encbench's at that round trip (or here, when the suite has no such
-// network); more than twice or less than half of it differs in the layer.
-func partsVerdicts(l *locale.Lang, ref *suite.Reference, rs []*result.Result, baseline string, order Order, count map[Verdict]int) Table {
-	t := Table{Head: []string{l.T("col.target"), l.T("col.workload"), l.T("parts.part"), l.T("seeds.col.published_ms"), l.T("seeds.col.published_ratio"),
-		l.T("col.variant"), l.T("seeds.col.encbench_ms"), l.T("seeds.col.encbench_ratio"), l.T("seeds.col.published_added"),
-		l.T("seeds.col.encbench_added"), l.T("seeds.col.verdict")}}
+// lossSpan is a loss with its interval.
+func lossSpan(x stats.Loss) Span { return Span{Value: x.Pct, Low: x.Low, High: x.High} }
+
+// anatomy is a connect suite's parts, variant against baseline, per
+// target, workload (label), part and variant, and again by where they
+// were measured: the variant, the part, whether the reused query ran in a
+// phase of its own, and the added round trip.
+type anatomy struct {
+	cells     map[anatomyKey]*partCell
+	atNetwork map[anatomyWhere]*partCell
+	// reusedAt are the round trips at which the reused query ran in a
+	// phase of its own (--connect-phase reused), as R2 timed it.
+	reusedAt map[float64]bool
+}
+
+type anatomyKey struct{ target, workload, part, variant string }
+
+type anatomyWhere struct {
+	target, variant, part string
+	reusedOnly            bool
+	rtt                   float64
+}
+
+// anatomyParts are R2's parts in its order.
+var anatomyParts = []string{"connect", "first_query", "connect_first_query", "reused_query"}
+
+// anatomyOf compares every part the reference publishes, for each of its
+// variants against the baseline. The reused query is compared where it
+// ran in a phase of its own when the suite has one at the same delay.
+func anatomyOf(ref *suite.Reference, rs []*result.Result, baseline string, order Order) *anatomy {
 	type key struct{ target, workload, variant string }
 	byKey := map[key][]*result.Result{}
+	a := &anatomy{cells: map[anatomyKey]*partCell{}, atNetwork: map[anatomyWhere]*partCell{}, reusedAt: map[float64]bool{}}
 	for _, r := range rs {
 		if r.Workload.Name == ref.Workload {
 			k := key{targetOf(r), workloadOf(r), r.Variant.Name}
 			byKey[k] = append(byKey[k], r)
 		}
-	}
-	parts := []string{"connect", "first_query", "connect_first_query", "reused_query"}
-	// The reused query is compared where it ran in a phase of its own
-	// (--connect-phase reused), as R2 timed it, when the suite has one at
-	// the same network delay.
-	reusedAt := map[float64]bool{}
-	for _, r := range rs {
 		if reusedOnly(r) {
-			reusedAt[rttOf(r)] = true
+			a.reusedAt[rttOf(r)] = true
 		}
 	}
-	// First every comparison's figures, so that a row measured on one
-	// network can be judged by the same part at the report's.
-	type where struct {
-		target, variant, part string
-		reusedOnly            bool
-		rtt                   float64
-	}
-	type rowKey struct{ target, workload, part, variant string }
-	cells := map[rowKey]*partCell{}
-	atNetwork := map[where]*partCell{}
 	for _, tg := range order.Targets {
 		for _, w := range order.Workloads {
 			base := byKey[key{tg, w, baseline}]
@@ -316,32 +384,48 @@ func partsVerdicts(l *locale.Lang, ref *suite.Reference, rs []*result.Result, ba
 				continue
 			}
 			only, rtt := reusedOnly(base[0]), rttOf(base[0])
-			for _, part := range parts {
-				if _, ok := ref.Parts[part]; !ok || only != (part == "reused_query") && (only || reusedAt[rtt]) {
+			for _, part := range anatomyParts {
+				if _, ok := ref.Parts[part]; !ok || only != (part == "reused_query") && (only || a.reusedAt[rtt]) {
 					continue
 				}
 				for _, v := range ref.PartsVariants {
-					vr := byKey[key{tg, w, v}]
-					if len(vr) == 0 {
-						continue
+					if vr := byKey[key{tg, w, v}]; len(vr) > 0 {
+						c := comparePart(base, vr, part)
+						a.cells[anatomyKey{tg, w, part, v}] = c
+						a.atNetwork[anatomyWhere{tg, v, part, only, rtt}] = c
 					}
-					c := comparePart(base, vr, part)
-					cells[rowKey{tg, w, part, v}] = c
-					atNetwork[where{tg, v, part, only, rtt}] = c
 				}
 			}
 		}
 	}
-	var reportRTT *float64
-	if env := ref.Environment; env != nil {
-		reportRTT = &env.RTTMs
+	return a
+}
+
+// at is a part measured at a round trip (nil: not measured there).
+func (a *anatomy) at(target, variant, part string, rtt float64) *partCell {
+	c := a.atNetwork[anatomyWhere{target, variant, part, part == "reused_query" && a.reusedAt[rtt], rtt}]
+	if c == nil || c.err != nil {
+		return nil
 	}
+	return c
+}
+
+// partsContext sets R2's connection anatomy (ms with TLS off and on, and
+// their ratio) beside encbench's for every target, TLS variant and
+// emulated network of the suite's connect workloads, as context: the
+// ratio's interval comes from the repetitions' paired ratios, and the
+// comparison places the published ratio against it. The published
+// numbers themselves are judged once, on the stand-in (publishedParts).
+func partsContext(l *locale.Lang, ref *suite.Reference, a *anatomy, order Order) Table {
+	t := Table{Head: []string{l.T("col.target"), l.T("col.workload"), l.T("parts.part"), l.T("seeds.col.published_ms"), l.T("seeds.col.published_ratio"),
+		l.T("col.variant"), l.T("seeds.col.encbench_ms"), l.T("seeds.col.encbench_ratio"), l.T("seeds.col.published_added"),
+		l.T("seeds.col.encbench_added"), l.T("seeds.col.comparison")}}
 	for _, tg := range order.Targets {
 		for _, w := range order.Workloads {
-			for _, part := range parts {
+			for _, part := range anatomyParts {
 				pub := ref.Parts[part]
 				for _, v := range ref.PartsVariants {
-					c, ok := cells[rowKey{tg, w, part, v}]
+					c, ok := a.cells[anatomyKey{tg, w, part, v}]
 					if !ok {
 						continue
 					}
@@ -349,19 +433,14 @@ func partsVerdicts(l *locale.Lang, ref *suite.Reference, rs []*result.Result, ba
 					row := []Text{{S: tg}, {S: w}, {S: part}, {S: l.F("%.2f", pub["off"]) + " / " + l.F("%.2f", pub["on"])},
 						{S: l.F("%.2f", pubRatio), Strong: true}, {S: v}}
 					if c.err != nil {
-						row = append(row, Text{S: "-"}, Text{S: "-"}, Text{S: l.F("%+.3f", pubAdded)}, Text{S: "-"}, Text{S: l.T("seeds.verdict.none")})
+						row = append(row, Text{S: "-"}, Text{S: "-"}, Text{S: l.F("%+.3f", pubAdded)}, Text{S: "-"}, Text{S: l.T("published.comparison.not_measured")})
 						t.Rows = append(t.Rows, row)
 						continue
 					}
-					var there *partCell
-					if reportRTT != nil {
-						there = atNetwork[where{tg, v, part, part == "reused_query" && reusedAt[*reportRTT], *reportRTT}]
-					}
-					place := verdictOf(pubRatio, c.ratioLow, c.ratioHigh)
 					row = append(row, Text{S: l.F("%.3f", c.offMs) + " / " + l.F("%.3f", c.onMs)},
 						Text{S: l.T("ci.range", l.F("%.2f", c.ratio), l.F("%.2f", c.ratioLow), l.F("%.2f", c.ratioHigh))},
-						Text{S: l.F("%+.3f", pubAdded)}, Text{S: addedText(l, c, there)},
-						verdictCell(l, partVerdict(pubRatio, pubAdded, c, there), place, count))
+						Text{S: l.F("%+.3f", pubAdded)}, Text{S: addedText(l, c)},
+						Text{S: l.T("published.comparison." + string(compare(pubRatio, c.ratioSpan())))})
 					t.Rows = append(t.Rows, row)
 				}
 			}
@@ -395,41 +474,15 @@ func comparePart(base, variant []*result.Result, part string) *partCell {
 	return c
 }
 
-// partVerdict: the published ratio inside this row's interval agrees;
-// inside the interval at the report's round trip (there), it is explained
-// by the network; a published added time more than twice or less than
-// half of encbench's (at the report's round trip when measured, else
-// here) differs in the layer.
-func partVerdict(pubRatio, pubAdded float64, here, there *partCell) Verdict {
-	switch {
-	case verdictOf(pubRatio, here.ratioLow, here.ratioHigh) == Agrees:
-		return Agrees
-	case there != nil && there != here && there.err == nil && verdictOf(pubRatio, there.ratioLow, there.ratioHigh) == Agrees:
-		return Explained
-	}
-	ref := here
-	if there != nil && there.err == nil {
-		ref = there
-	}
-	if a := ref.added; a != nil && (pubAdded > layerFactor*max(a.High, 0) || pubAdded < max(a.Low, 0)/layerFactor) {
-		return InLayer
-	}
-	return Unexplained
-}
+// ratioSpan is the part's ratio variant/baseline with its interval.
+func (c *partCell) ratioSpan() Span { return Span{Value: c.ratio, Low: c.ratioLow, High: c.ratioHigh} }
 
-// addedText is encbench's added time for a part here, and at the
-// report's round trip when that is another row.
-func addedText(l *locale.Lang, here, there *partCell) string {
-	text := func(c *partCell) string {
-		if c.added == nil {
-			return l.T("na")
-		}
-		return l.T("ci.range", l.F("%+.3f", c.added.Mean), l.F("%+.3f", c.added.Low), l.F("%+.3f", c.added.High))
+// addedText is encbench's added time for a part.
+func addedText(l *locale.Lang, c *partCell) string {
+	if c.added == nil {
+		return l.T("na")
 	}
-	if there == nil || there == here || there.err != nil {
-		return text(here)
-	}
-	return l.T("seeds.added_here_there", text(here), text(there))
+	return l.T("ci.range", l.F("%+.3f", c.added.Mean), l.F("%+.3f", c.added.Low), l.F("%+.3f", c.added.High))
 }
 
 // reusedOnly says r ran only the reused query (--connect-phase reused).
@@ -479,7 +532,7 @@ func findRow(rows []*Row, target, workload, variant string, threads int) *Row {
 func SeedsMarkdown(m *SeedsModel) string {
 	l := m.L
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n%s\n\n%s\n\n", m.Title, m.Generated, m.Intro)
+	fmt.Fprintf(&b, "# %s\n\n%s\n\n%s\n\n**%s**\n\n", m.Title, m.Generated, m.Intro, m.Headline)
 	for _, s := range m.Sections {
 		fmt.Fprintf(&b, "## %s\n\n", s.Title)
 		if s.Source != "" {
@@ -497,8 +550,17 @@ func SeedsMarkdown(m *SeedsModel) string {
 			fmt.Fprintf(&b, "%s\n\n", s.Missing)
 			continue
 		}
-		fmt.Fprintf(&b, "%s\n\n", s.Count)
-		mdTable(&b, s.Table)
+		for _, para := range []string{s.StandIn, s.Projection, s.Count} {
+			if para != "" {
+				fmt.Fprintf(&b, "%s\n\n", para)
+			}
+		}
+		if len(s.PublishedTable.Rows) > 0 {
+			mdTable(&b, s.PublishedTable)
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s\n\n", l.T("published.context"))
+		mdTable(&b, s.Context)
 		if s.Link != "" {
 			fmt.Fprintf(&b, "\n%s\n", l.T("seeds.full", s.Link))
 		}
@@ -519,6 +581,7 @@ th{background:#f3f3f3}
 <h1>{{.Title}}</h1>
 <p class="note">{{.Generated}}</p>
 <p>{{.Intro}}</p>
+<p><strong>{{.Headline}}</strong></p>
 {{range .Sections}}
 <h2>{{.Title}}</h2>
 {{if .Source}}<p class="note">{{$.L.T "seeds.source"}}: {{.Source}}</p>{{end}}
@@ -526,12 +589,16 @@ th{background:#f3f3f3}
 {{if .Method}}<p>{{$.L.T "seeds.method.title"}}</p>
 <ul>{{range .Method}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Missing}}<p><strong>{{.Missing}}</strong></p>{{else}}
-<p>{{.Count}}</p>
-<table><thead><tr>{{range .Table.Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
-{{range .Table.Rows}}<tr>{{range .}}<td>{{if .Strong}}<strong>{{.S}}</strong>{{else}}{{.S}}{{end}}</td>{{end}}</tr>
-{{end}}</tbody></table>
+{{if .StandIn}}<p>{{.StandIn}}</p>{{end}}
+{{if .Projection}}<p>{{.Projection}}</p>{{end}}
+<p><strong>{{.Count}}</strong></p>
+{{if .PublishedTable.Rows}}{{template "table" .PublishedTable}}{{end}}
+<p>{{$.L.T "published.context"}}</p>
+{{template "table" .Context}}
 {{if .Link}}<p><a href="{{.Link}}">{{$.L.T "seeds.full" .Link}}</a></p>{{end}}
 {{end}}
 {{end}}
 </body></html>
-`))
+{{define "table"}}<table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{if .Strong}}<strong>{{.S}}</strong>{{else}}{{.S}}{{end}}</td>{{end}}</tr>
+{{end}}</tbody></table>{{end}}`))

@@ -109,6 +109,9 @@ type Projection struct {
 	// Little's law (threads / TPS), in milliseconds.
 	AddedMs *stats.Summary `json:"added_ms,omitempty"`
 	Reason  string         `json:"not_projected,omitempty"`
+	// Extrapolation says how the setting lies outside the range the
+	// model was checked on ("": inside it).
+	Extrapolation string `json:"extrapolation,omitempty"`
 }
 
 // project projects every closed-loop variant row to w.
@@ -134,7 +137,8 @@ func project(l *locale.Lang, rows []*Row, baseline string, w *WhatIf) []Projecti
 			threads = []int{c.Threads}
 		}
 		for _, n := range threads {
-			p := Projection{Target: c.Target, Workload: c.Workload, Variant: c.Variant, Measured: c.Threads, Threads: n}
+			p := Projection{Target: c.Target, Workload: c.Workload, Variant: c.Variant, Measured: c.Threads, Threads: n,
+				Extrapolation: validatedRange().outside(l, w.ClientCPUs, w.ServerCPUs, w.SharedCPUs, w.RTT, []int{n})}
 			p.project(l, b, c, w, probes, fits)
 			out = append(out, p)
 		}
@@ -291,7 +295,11 @@ func whatIfTable(l *locale.Lang, ps []Projection, rows []*Row) Table {
 		if p.Reason != "" {
 			row = append(row, Text{S: l.T("whatif.not", p.Reason)}, Text{S: ""}, Text{S: ""})
 		} else {
-			row = append(row, Text{S: ci(l, *p.BaseTPS, 0)}, Text{S: ci(l, *p.TPS, 0)}, Text{S: ci(l, *p.LossPct, 1), Strong: true})
+			loss := ci(l, *p.LossPct, 1)
+			if p.Extrapolation != "" {
+				loss = l.T("whatif.extrapolated", loss)
+			}
+			row = append(row, Text{S: ci(l, *p.BaseTPS, 0)}, Text{S: ci(l, *p.TPS, 0)}, Text{S: loss, Strong: true})
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -301,7 +309,10 @@ func whatIfTable(l *locale.Lang, ps []Projection, rows []*Row) Table {
 // whatIfIntro says the setting and the model, and the wake-up costs it
 // charges per target (or that no probe measured them).
 func whatIfIntro(l *locale.Lang, w *WhatIf, probes []WakeProbe) string {
-	intro := l.T("whatif.intro", w.Spec, fmt.Sprintf("%g", w.Speed))
+	intro := l.T("whatif.intro", w.Spec, fmt.Sprintf("%g", w.Speed)) + " " + validatedRange().scoresText(l)
+	if out := validatedRange().outside(l, w.ClientCPUs, w.ServerCPUs, w.SharedCPUs, w.RTT, w.Threads); out != "" {
+		intro += " " + l.T("validated.extrapolation", out)
+	}
 	if len(probes) == 0 {
 		return intro + " " + l.T("whatif.wake.none")
 	}

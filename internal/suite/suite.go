@@ -524,6 +524,20 @@ type Reference struct {
 	// Environment is the report's own setting, for projecting encbench's
 	// costs to it.
 	Environment *ReferenceEnvironment `yaml:"environment" json:"environment,omitempty"`
+	// StandIn is the engine (and, for an anatomy, the variant) the seeds
+	// report judges each published number against, and why.
+	StandIn *StandIn `yaml:"stand_in" json:"stand_in,omitempty"`
+	// Different names the published parts encbench does not time as the
+	// report did, with the reason: part -> why.
+	Different map[string]string `yaml:"different_measurement" json:"different_measurement,omitempty"`
+}
+
+// StandIn is the suite's engine (and variant) that stands for a
+// report's system.
+type StandIn struct {
+	Engine  string `yaml:"engine" json:"engine"`
+	Variant string `yaml:"variant" json:"variant,omitempty"`
+	Why     string `yaml:"why" json:"why"`
 }
 
 // ReferenceEnvironment is the hardware a report ran on, from its own
