@@ -77,4 +77,3 @@ func (e *explainer) costText(c *Row) string {
 	}
 	return l.T("seeds.cost", t, l.F("%+.0f", cpu))
 }
-

@@ -57,9 +57,9 @@ const PublishedFile = "published.json"
 // seedsAnalysis is the seeds run's published.json: every published number
 // judged on its stand-in, and the counts per report and in all.
 type seedsAnalysis struct {
-	Published []Published                 `json:"published"`
+	Published []Published               `json:"published"`
 	Counts    map[string]PublishedCount `json:"counts"`
-	Total     PublishedCount              `json:"total"`
+	Total     PublishedCount            `json:"total"`
 }
 
 // WriteSeeds writes the seeds report of a seeds run's directory (one

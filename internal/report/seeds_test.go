@@ -186,7 +186,7 @@ func TestPartsOnTheStandIn(t *testing.T) {
 		"connect": "lower/different_measurement",
 		// 1.25x here, 2.0x at 0.5 ms as published, with a base of 2.2 ms
 		// against the report's 2.4.
-		"first_query": "lower/setting",
+		"first_query":  "lower/setting",
 		"reused_query": "higher/not_accounted_for",
 	}
 	for k, w := range want {
