@@ -30,9 +30,12 @@ type progress struct {
 	tps      float64
 	bar      *mpb.Bar
 	p        *mpb.Progress
-	// most and deadline bound the blocks a precision target may add.
-	most     int
-	deadline time.Time
+	// most and deadline bound the blocks a precision target may add; no
+	// block starts past the deadline, so the suite ends by then plus at
+	// most one block of blockCells cells.
+	most       int
+	blockCells int
+	deadline   time.Time
 }
 
 func newProgress(out io.Writer, total, done int) *progress {
@@ -92,12 +95,19 @@ func (pr *progress) eta() string {
 	}
 	perCell := sum / time.Duration(len(pr.measured))
 	left := pr.left(perCell, pr.total)
+	// The budget's end plus the block under way bounds every estimate:
+	// the planner starts no block that would end past it.
+	most := time.Duration(-1)
+	if !pr.deadline.IsZero() {
+		most = max(0, time.Until(pr.deadline)) + perCell*time.Duration(pr.blockCells)
+		left = min(left, most)
+	}
 	if pr.most <= pr.total {
 		return elapsedString(left)
 	}
 	upTo := pr.left(perCell, pr.most)
-	if !pr.deadline.IsZero() {
-		upTo = min(upTo, max(0, time.Until(pr.deadline)))
+	if most >= 0 {
+		upTo = min(upTo, most)
 	}
 	if upTo <= left {
 		return elapsedString(left)
@@ -116,10 +126,11 @@ func (pr *progress) left(perCell time.Duration, total int) time.Duration {
 	return left
 }
 
-// Bound sets how far a precision target may grow the suite.
-func (pr *progress) Bound(mostCells int, deadline time.Time) {
+// Bound sets how far a precision target may grow the suite, the budget's
+// deadline and the largest block.
+func (pr *progress) Bound(mostCells, blockCells int, deadline time.Time) {
 	pr.mu.Lock()
-	pr.most, pr.deadline = mostCells, deadline
+	pr.most, pr.blockCells, pr.deadline = mostCells, blockCells, deadline
 	pr.mu.Unlock()
 }
 

@@ -69,7 +69,7 @@ func newSuite() *cobra.Command {
 	fs.BoolVar(&f.noReport, "no-report", false, "do not write report.html and report.md at the end")
 	addReportFlags(run, &f.report)
 	fs.Float64Var(&f.precision, "precision", -1, "target half-width of every loss interval, in percentage points: blocks continue until each cell reaches it (0: exactly --repetitions; default: the suite's)")
-	fs.StringVar(&f.budget, "budget", "", "wall time the suite may take, set-up included, for example 11m; no block starts that would end past it (default: the suite's)")
+	fs.StringVar(&f.budget, "budget", "", "wall time the suite may take, set-up included, for example 11m: no block starts that would end past it at the mean cell time so far, and a suite whose smallest plan (2 blocks of every cell) cannot fit is refused before it starts (default: the suite's)")
 	fs.IntSliceVar(&f.offered, "offered-load", nil, "after the closed-loop blocks, run every variant at these shares (%) of the baseline's saturation TPS, for example 50,80: latency and CPU at equal load (default: the suite's)")
 	fs.StringVar(&f.generator, "generator", "", "I/N: run as load generator I (from 0) of N on other machines (a Kubernetes Indexed Job): the fixed plan, every cell at the same time on each, this one's share written to generators/; merge with encbench merge DIRS --suite-out OUT")
 	fs.StringVar(&f.startAt, "start-at", "", "with --generator: when the first cell starts (RFC3339); the others follow on a fixed schedule")

@@ -39,6 +39,11 @@ func (s Suite) BudgetDuration() time.Duration {
 	return d
 }
 
+// SmallestBlocks is how many blocks of each cell the smallest plan has:
+// two, the fewest that give a loss its interval (one, for a suite that
+// asks for one repetition).
+func (s Suite) SmallestBlocks() int { return min(2, max(s.Repetitions, 1)) }
+
 // BlockBounds are the least and most blocks of a cell: at least Repetitions, and with a
 // precision target at most MaxRepetitions (default 30).
 func (s Suite) BlockBounds() (least, most int) {

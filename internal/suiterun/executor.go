@@ -20,9 +20,10 @@ type Progress interface {
 	CellDone(c suite.Cell, res *result.Result, err error)
 	// Grow adds cells that a precision target asked for.
 	Grow(n int)
-	// Bound says how far a precision target may grow the suite: to at
-	// most mostCells cells, and past no deadline (zero: no budget).
-	Bound(mostCells int, deadline time.Time)
+	// Bound says how far a precision target may grow the suite (to at
+	// most mostCells cells), the budget's deadline (zero: none) and the
+	// most cells of a block, the most a suite may run past its deadline.
+	Bound(mostCells, blockCells int, deadline time.Time)
 	Close()
 }
 
@@ -132,7 +133,7 @@ func (x *Executor) Execute(ctx context.Context) error {
 	}
 	prog := x.NewProgress(total, x.led.Finished)
 	defer prog.Close()
-	boundProgress(prog, x.Plan.Suite, total, start)
+	boundProgress(prog, x.Plan, total, start)
 	// The planner decides, the measurer runs; the plan is stored once per
 	// step that grew it, before its cells run.
 	for ctx.Err() == nil && x.meas.noRoom == nil {
@@ -226,15 +227,17 @@ func (x *Executor) measured(start time.Time) measured {
 }
 
 // boundProgress tells the progress how far a precision target may grow
-// the suite, and its deadline.
-func boundProgress(prog Progress, su suite.Suite, total int, start time.Time) {
-	if su.Precision <= 0 {
-		return
-	}
+// the suite, the budget's deadline and the largest block.
+func boundProgress(prog Progress, plan *suite.Plan, total int, start time.Time) {
+	su := plan.Suite
 	least, most := su.BlockBounds()
 	var deadline time.Time
 	if b := su.BudgetDuration(); b > 0 {
 		deadline = start.Add(b)
 	}
-	prog.Bound(total*most/max(least, 1), deadline)
+	block := 0
+	for _, b := range suite.Blocks(plan.Cells) {
+		block = max(block, len(b))
+	}
+	prog.Bound(total*most/max(least, 1), block, deadline)
 }

@@ -27,9 +27,12 @@ type planner struct {
 	limit      time.Duration
 	loads      []suite.Group
 	saturation map[suite.Group]float64
-	// spent says the budget stopped blocks the precision target or the
-	// offered load wanted.
+	// spent says the budget stopped blocks the plan, the precision
+	// target or the offered load wanted.
 	spent bool
+	// queue is the phase's pending blocks not started yet (nil: not
+	// queued yet).
+	queue [][]suite.Cell
 }
 
 type stage int
@@ -76,11 +79,12 @@ func (p *planner) next(m measured) step {
 		inPhase := func(g suite.Group) bool { return p.plan.Writes(g) == writes }
 		switch p.stage {
 		case stagePending:
+			if s, ok := p.pendingBlock(m, inPhase); ok {
+				return s
+			}
 			p.stage = stagePrecision
 			p.limit = -1
-			if cells := slices.DeleteFunc(slices.Clone(p.pending), func(c suite.Cell) bool { return !inPhase(c.Group()) }); len(cells) > 0 {
-				return step{cells: cells}
-			}
+			p.queue = nil
 		case stagePrecision:
 			if p.limit < 0 {
 				p.limit = p.phaseLimit(m, inPhase)
@@ -99,6 +103,38 @@ func (p *planner) next(m measured) step {
 		}
 	}
 	return step{done: true}
+}
+
+// pendingBlock is the phase's next pending block, if it ends within the
+// budget (the plan's cells run first, before any block the precision
+// target adds). A block past the smallest plan (SmallestBlocks of every
+// cell) also leaves room for the later phases' smallest plans. Once a
+// block does not fit, the phase's pending blocks stop (the budget is
+// spent); a resumed suite runs them.
+func (p *planner) pendingBlock(m measured, inPhase func(suite.Group) bool) (step, bool) {
+	if p.queue == nil {
+		p.queue = suite.Blocks(slices.DeleteFunc(slices.Clone(p.pending), func(c suite.Cell) bool { return !inPhase(c.Group()) }))
+	}
+	if len(p.queue) == 0 {
+		return step{}, false
+	}
+	block := p.queue[0]
+	smallest := p.plan.Suite.SmallestBlocks()
+	n := len(block)
+	if block[0].Repetition > smallest {
+		for _, c := range p.pending {
+			if c.Repetition <= smallest && slices.Contains(p.phases[p.phase+1:], p.plan.Writes(c.Group())) {
+				n++
+			}
+		}
+	}
+	if !fits(m.elapsed, n, m.perCell, p.plan.Suite.BudgetDuration()) {
+		p.spent = true
+		p.queue = p.queue[:0]
+		return step{}, false
+	}
+	p.queue = p.queue[1:]
+	return step{cells: block}, true
 }
 
 // phaseLimit is the phase's share of the budget (phaseShare), measured

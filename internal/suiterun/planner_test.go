@@ -1,8 +1,11 @@
 package suiterun
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/encbench/encbench/internal/errs"
 
 	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/suite"
@@ -24,6 +27,24 @@ func (r *tableOfResults) run(cells []suite.Cell) {
 
 func (r *tableOfResults) resultOf(c suite.Cell) *result.Result { return r.results[c.ID] }
 
+// runPending runs the plan's pending blocks, one step each, and returns
+// how many cells they held and the first step after them.
+func runPending(t *testing.T, pl *planner, m func() measured, table *tableOfResults) (int, step) {
+	t.Helper()
+	n := 0
+	for {
+		st := pl.next(m())
+		if st.done || st.grown {
+			return n, st
+		}
+		if len(suite.Blocks(st.cells)) != 1 {
+			t.Fatalf("a pending step of %d blocks, want one", len(suite.Blocks(st.cells)))
+		}
+		n += len(st.cells)
+		table.run(st.cells)
+	}
+}
+
 // TestPlannerRunsPendingThenNarrowsTheWidestThenStops: the pending cells
 // first, then blocks of the one group whose interval is too wide (its
 // baseline and that variant only) until it has its most blocks, then done;
@@ -42,14 +63,12 @@ func TestPlannerRunsPendingThenNarrowsTheWidestThenStops(t *testing.T) {
 	}}
 	pl := newPlanner(plan, plan.Cells)
 	m := measured{perCell: time.Second, resultOf: table.resultOf}
-	first := pl.next(m)
-	if first.done || first.grown || len(first.cells) != 36 {
-		t.Fatalf("first step: %d cells (grown %v, done %v), want the 36 pending", len(first.cells), first.grown, first.done)
+	ran, st := runPending(t, pl, func() measured { return m }, table)
+	if ran != 36 {
+		t.Fatalf("pending steps ran %d cells, want the 36 pending", ran)
 	}
-	table.run(first.cells)
 	blocks := 0
-	for {
-		st := pl.next(m)
+	for ; ; st = pl.next(m) {
 		if st.done {
 			break
 		}
@@ -74,9 +93,39 @@ func TestPlannerRunsPendingThenNarrowsTheWidestThenStops(t *testing.T) {
 	plan.Suite.Budget = "1m"
 	table.results = map[string]*result.Result{}
 	pl = newPlanner(plan, plan.Cells)
-	table.run(pl.next(m).cells)
+	runPending(t, pl, func() measured { return m }, table)
 	if st := pl.next(measured{elapsed: 2 * time.Minute, perCell: time.Second, resultOf: table.resultOf}); !st.done || !pl.spent {
 		t.Fatalf("past the budget: %+v, spent %v; want done with the budget spent", st, pl.spent)
+	}
+}
+
+// TestPlannerKeepsThePendingBlocksWithinTheBudget: the plan's own blocks
+// start only if they end within the budget at the mean cell time so far;
+// those past the smallest plan also leave room for the later phases'
+// smallest plans, so a suite's reads do not spend its writes' budget.
+func TestPlannerKeepsThePendingBlocksWithinTheBudget(t *testing.T) {
+	plan := precisionPlan(t)
+	table := &tableOfResults{results: map[string]*result.Result{}, tps: func(suite.Cell) float64 { return 1000 }}
+	// 36 cells, 3 repetitions: 12 a repetition in 2 blocks of 6. With
+	// 10 s a cell and 150 s of budget, two blocks fit and a third does not.
+	plan.Suite.Budget = "150s"
+	pl := newPlanner(plan, plan.Cells)
+	var cells []suite.Cell
+	for {
+		st := pl.next(measured{elapsed: time.Duration(len(cells)) * 10 * time.Second, perCell: 10 * time.Second, resultOf: table.resultOf})
+		if st.done || st.grown {
+			break
+		}
+		cells = append(cells, st.cells...)
+		table.run(st.cells)
+	}
+	if len(cells) > 15 || len(cells) == 0 || !pl.spent {
+		t.Fatalf("ran %d cells of 10 s in a 150 s budget (spent %v), want some and at most 15", len(cells), pl.spent)
+	}
+	for _, c := range cells {
+		if c.Repetition > plan.Suite.SmallestBlocks() {
+			t.Errorf("%s ran past the smallest plan while its cells did not all fit", c.ID)
+		}
 	}
 }
 
@@ -94,10 +143,9 @@ func TestPlannerOffersLoadAfterPrecision(t *testing.T) {
 	}}
 	pl := newPlanner(plan, plan.Cells)
 	m := measured{perCell: time.Second, resultOf: table.resultOf}
-	table.run(pl.next(m).cells)
+	_, st := runPending(t, pl, func() measured { return m }, table)
 	groups := map[suite.Group]bool{}
-	for {
-		st := pl.next(m)
+	for ; ; st = pl.next(m) {
 		if st.done {
 			break
 		}
@@ -116,5 +164,39 @@ func TestPlannerOffersLoadAfterPrecision(t *testing.T) {
 	again.next(m)
 	if st := again.next(m); !st.done {
 		t.Fatalf("a plan with its load blocks got more: %d cells", len(st.cells))
+	}
+}
+
+// TestSuiteWhoseSmallestPlanCannotFitIsRefused: the quick suite's
+// smallest plan (two blocks of its 56 cells of 1 s) cannot end within
+// 100 s, so it is refused before anything starts, as a usage error that
+// names the time it needs; with 5 minutes it is not.
+func TestSuiteWhoseSmallestPlanCannotFitIsRefused(t *testing.T) {
+	s, _, err := suite.Load("quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		budget string
+		refuse bool
+	}{{"100s", true}, {"5m", false}} {
+		ov := suite.NoOverrides()
+		ov.Budget = tc.budget
+		plan, err := suite.Expand(*s, ov, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := &Executor{Plan: plan, Dir: suite.Dir(t.TempDir())}
+		x.parts()
+		err = x.checkBudget()
+		if (err != nil) != tc.refuse {
+			t.Fatalf("budget %s: %v, want refused %v", tc.budget, err, tc.refuse)
+		}
+		if err == nil {
+			continue
+		}
+		if errs.ExitCode(err) != 2 || !strings.Contains(err.Error(), "takes at least") || !strings.Contains(err.Error(), "--budget") {
+			t.Errorf("budget %s: exit %d, %q; want a usage error naming the time and a budget", tc.budget, errs.ExitCode(err), err)
+		}
 	}
 }

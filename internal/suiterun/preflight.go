@@ -339,5 +339,31 @@ func (x *Executor) Check() error {
 			return errs.Usage("suite cell %s: %w", c.ID, err)
 		}
 	}
-	return nil
+	return x.checkBudget()
+}
+
+// checkBudget refuses, before anything starts, a suite whose smallest
+// plan (SmallestBlocks of every cell not finished yet) cannot end within
+// its budget even at the cells' own measuring time, without their
+// set-up, starts and drains: the planner would then stop it with losses
+// that have no interval.
+func (x *Executor) checkBudget() error {
+	budget := x.Plan.Suite.BudgetDuration()
+	if budget <= 0 {
+		return nil
+	}
+	smallest := x.Plan.Suite.SmallestBlocks()
+	n := 0
+	for _, c := range x.Plan.Cells {
+		if c.Repetition <= smallest && !x.led.done(c) {
+			n++
+		}
+	}
+	each := time.Duration(x.Plan.Suite.Time+x.Plan.Suite.Warmup) * time.Second
+	least := time.Duration(n) * each
+	if least <= budget {
+		return nil
+	}
+	return errs.Usage("suite %s: its smallest plan, %d blocks of every cell (%d cells of %v each), takes at least %v before any set-up, more than the budget of %v: give --budget %v or more, or fewer workloads, threads or variants",
+		x.Plan.Suite.Name, smallest, n, each, least, budget, (2*least).Round(time.Minute)+time.Minute)
 }
