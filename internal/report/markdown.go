@@ -17,6 +17,9 @@ func Markdown(w io.Writer, m *Model) error {
 	for _, a := range o.Answers {
 		fmt.Fprintf(&b, "- %s\n", a)
 	}
+	if o.Disturbed != "" {
+		fmt.Fprintf(&b, "- %s\n", o.Disturbed)
+	}
 	if o.Floor != "" {
 		fmt.Fprintf(&b, "- %s\n", o.Floor)
 	}

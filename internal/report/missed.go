@@ -15,6 +15,8 @@ type missedRule struct {
 	most     int
 	spent    bool
 	stallPct float64
+	// disturbed is what the runs discarded as disturbed cost the budget.
+	disturbed disturbance
 }
 
 // missedTable lists every variant whose loss interval stayed wider than
@@ -56,14 +58,17 @@ func missedTable(l *locale.Lang, rows []*Row, baseline string, rule missedRule) 
 }
 
 // missedWhy names what kept a cell's interval wide, the most telling
-// first: the layer stalling its server, then the blocks' limit, then the
-// budget.
+// first: the layer stalling its server, then the blocks' limit, then
+// reruns of disturbed runs that took a named share of the budget, then
+// the budget.
 func missedWhy(l *locale.Lang, rule missedRule, blocks, need, own, theirs int) string {
 	switch {
 	case own > theirs:
 		return l.T("missed.why.stall", own, theirs)
 	case blocks >= rule.most:
 		return l.T("missed.why.most", rule.most, need)
+	case rule.disturbed.named():
+		return l.T("missed.why.disturbed", rule.disturbed.runs, l.F("%.0f", rule.disturbed.sharePc), need)
 	case rule.spent:
 		return l.T("missed.why.budget", need)
 	default:

@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/encbench/encbench/internal/locale"
 	"github.com/encbench/encbench/internal/result"
@@ -62,5 +63,49 @@ func TestMissedTableSaysWhy(t *testing.T) {
 	}
 	if got := missedTable(l, cells, "plain", missedRule{}); len(got.Rows) != 0 {
 		t.Errorf("no precision target, yet rows %v", got.Rows)
+	}
+}
+
+// TestDisturbanceIsNamedOnlyWhenItTookTheBudget: runs discarded as
+// disturbed are named as what ended the blocks, in the why column and the
+// summary, when they took 5% of the budget or more; not when they took
+// less, and not when none was disturbed.
+func TestDisturbanceIsNamedOnlyWhenItTookTheBudget(t *testing.T) {
+	l := english(t)
+	mk := func(rep int, discarded int) *result.Result {
+		r := &result.Result{Repetition: rep, DurationS: 2}
+		r.Suite = &result.SuiteRef{}
+		for i := 0; i < discarded; i++ {
+			r.Suite.Discarded = append(r.Suite.Discarded, result.Discard("tls", result.CauseForeign, "foreign CPU 30%"))
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name      string
+		discarded int
+		budget    time.Duration
+		named     bool
+	}{
+		// 30 discarded attempts of 2 s: 60 s.
+		{"a tenth of the budget", 30, 10 * time.Minute, true},
+		{"under 5% of the budget", 30, time.Hour, false},
+		{"nothing disturbed", 0, 10 * time.Minute, false},
+		{"no budget", 30, 0, false},
+	} {
+		var rs []*result.Result
+		for rep := 1; rep <= 3; rep++ {
+			rs = append(rs, mk(rep, tc.discarded/3))
+		}
+		d := disturbanceOf(rs, tc.budget)
+		if d.named() != tc.named {
+			t.Errorf("%s: named %v (%.1f%% of the budget), want %v", tc.name, d.named(), d.sharePc, tc.named)
+		}
+		why := missedWhy(l, missedRule{precision: 3, most: 30, spent: true, disturbed: d}, 5, 12, 0, 0)
+		if strings.Contains(why, "disturbed") != tc.named {
+			t.Errorf("%s: why %q", tc.name, why)
+		}
+		if tc.named && (!strings.Contains(d.text(l), "foreign CPU 30") || !strings.Contains(d.text(l), "10%")) {
+			t.Errorf("%s: summary %q, want the causes and the share", tc.name, d.text(l))
+		}
 	}
 }

@@ -150,9 +150,14 @@ func Build(d *Data, l *locale.Lang) *Model {
 	var partsSaid []string
 	closed := closedLoop(cells, false)
 	m.Glance = glance(l, closed, order, baseline, m.Precision)
+	var disturbed string
 	if rec := d.Record; rec != nil && rec.Plan != nil && m.Precision > 0 {
 		_, most := rec.Suite.BlockBounds()
-		m.Missed = missedTable(l, closed, baseline, missedRule{precision: m.Precision, most: most, spent: rec.BudgetSpent, stallPct: rec.Suite.Disturb().StallPct})
+		dist := disturbanceOf(d.Results, rec.Suite.BudgetDuration())
+		m.Missed = missedTable(l, closed, baseline, missedRule{precision: m.Precision, most: most, spent: rec.BudgetSpent, stallPct: rec.Suite.Disturb().StallPct, disturbed: dist})
+		if len(m.Missed.Rows) > 0 && dist.named() {
+			disturbed = dist.text(l)
+		}
 	}
 	m.Offered = offeredTable(l, cells)
 	if d.WhatIf != nil {
@@ -191,6 +196,7 @@ func Build(d *Data, l *locale.Lang) *Model {
 	}
 	m.Conclusions = Conclusions(l, closed, baseline, order, append(partsSaid, offeredConclusions(l, cells, baseline, order)...))
 	m.Overview = overviewOf(l, d, closed, m)
+	m.Overview.Disturbed = disturbed
 	return m
 }
 

@@ -18,7 +18,10 @@ type Overview struct {
 	Question string
 	Answers  []string
 	// Floor is the A/A sentence, when the suite ran an A/A variant.
-	Floor   string
+	Floor string
+	// Disturbed says that runs disturbed by other work took a share of
+	// the budget that the intervals lacked, and what to do.
+	Disturbed string
 	Machine string
 	Dates   string
 }
