@@ -22,8 +22,8 @@ type Overview struct {
 	// Disturbed says that runs disturbed by other work took a share of
 	// the budget that the intervals lacked, and what to do.
 	Disturbed string
-	Machine string
-	Dates   string
+	Machine   string
+	Dates     string
 }
 
 // overviewOf answers per layer (variant) over every target: the largest
