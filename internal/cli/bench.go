@@ -17,7 +17,7 @@ var phaseShort = map[spec.Command]string{
 	spec.Prepare: "Create and load the workload's tables (in parallel over --threads)",
 	spec.Run:     "Run the workload and report throughput, latency and CPU",
 	spec.Cleanup: "Drop the workload's tables (only those encbench created)",
-	spec.Check:   "Verify the workload's consistency conditions on the server's data (TPC-C 3.3.2.1-3.3.2.4)",
+	spec.Check:   "Verify the workload's consistency conditions on the server's data (tpcc: TPC-C's twelve, 3.3.2.1-3.3.2.12)",
 }
 
 // newPhase is prepare, run, cleanup or check. Each workload has flags of
