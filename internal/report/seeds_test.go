@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -81,7 +82,11 @@ func TestLabelsAreGivenOnlyByTheirTests(t *testing.T) {
 			Base: base(28), Added: added(0.9), Different: "pymongo connects lazily"}, LabelDifferent},
 	} {
 		if got, _ := labelOf(c.e); got != c.want {
-			t.Errorf("%s: %s, want %s (base ratio %v)", c.name, got, c.want, c.e.BaseTimeRatio())
+			ratio := "none"
+			if r := c.e.BaseTimeRatio(); r != nil {
+				ratio = fmt.Sprintf("%.2f", *r)
+			}
+			t.Errorf("%s: %s, want %s (base ratio %s)", c.name, got, c.want, ratio)
 		}
 	}
 }
