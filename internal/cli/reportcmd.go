@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -9,19 +11,26 @@ import (
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/locale"
 	"github.com/encbench/encbench/internal/report"
+	"github.com/encbench/encbench/internal/suite"
 )
 
 func newReport() *cobra.Command {
 	var o report.Options
 	cmd := &cobra.Command{
 		Use:   "report DIR",
-		Short: "Write report.html (self-contained, works offline) and report.md for a suite directory or a directory of results",
+		Short: "Write report.html (self-contained, works offline), report.md and analysis.json for a suite directory or a directory of results (a seeds run's directory: its seeds report and published.json)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkLang(o.Lang); err != nil {
 				return err
 			}
-			paths, err := report.Write(args[0], o)
+			write := report.Write
+			if _, err := os.Stat(filepath.Join(args[0], suite.SeedsMark)); err == nil {
+				// A seeds run's directory: its report judges the
+				// published numbers again from the results.
+				write = report.WriteSeeds
+			}
+			paths, err := write(args[0], o)
 			if err != nil {
 				return err
 			}

@@ -239,7 +239,7 @@ func diffSpan(c *partCell) *Span {
 // publishedTable shows each published number: the comparison first, then
 // the facts and the label.
 func publishedTable(l *locale.Lang, ps []Published) Table {
-	t := Table{Head: []string{l.T("published.col.figure"), l.T("ref.published"), l.T("published.col.encbench"), l.T("published.col.comparison"),
+	t := Table{Head: []string{l.T("published.col.figure"), l.T("published.col.published"), l.T("published.col.encbench"), l.T("published.col.comparison"),
 		l.T("published.col.at_setting"), l.T("published.col.base"), l.T("published.col.added"), l.T("published.col.limit"), l.T("published.col.label")}}
 	for _, p := range ps {
 		digits := "%.1f"

@@ -242,6 +242,9 @@ type Scale struct {
 // reports, in the order encbench suite run seeds runs them.
 func SeedSuites() []string { return []string{"tls", "tde", "colenc-tpcc", "colenc-sysbench"} }
 
+// SeedsMark marks a directory as a seeds run's (suite run seeds).
+const SeedsMark = "seeds.txt"
+
 //go:embed builtin/*.yaml
 var builtinFS embed.FS
 

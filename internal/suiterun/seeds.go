@@ -25,9 +25,6 @@ const DefaultSeedsBudget = 2 * time.Hour
 // servers stopping, its report and the seeds report).
 const seedsClose = time.Minute
 
-// seedsMark marks a directory as a seeds run's (for --resume).
-const seedsMark = "seeds.txt"
-
 // RunSeeds runs the suites that reproduce the published reports, each in
 // a directory of its own under o.Out, under one budget: each suite gets
 // the share of what is left that its own budget is of the budgets still to
@@ -132,10 +129,10 @@ func scaleOf(name, scale string) string {
 // claimSeedsDir creates a seeds run's directory, or checks that the one
 // to resume is one.
 func claimSeedsDir(dir string, resume bool) error {
-	_, err := os.Stat(filepath.Join(dir, seedsMark))
+	_, err := os.Stat(filepath.Join(dir, suite.SeedsMark))
 	switch {
 	case resume && err != nil:
-		return errs.Usage("nothing to resume in %s (no %s): run without --resume", dir, seedsMark)
+		return errs.Usage("nothing to resume in %s (no %s): run without --resume", dir, suite.SeedsMark)
 	case resume:
 		return nil
 	case err == nil:
@@ -152,7 +149,7 @@ func claimSeedsDir(dir string, resume bool) error {
 		return fmt.Errorf("setting mode of %s: %w", dir, err)
 	}
 	text := "encbench seeds run: " + strings.Join(suite.SeedSuites(), ", ") + ", each in its own directory\n"
-	return fsx.WriteFile(filepath.Join(dir, seedsMark), []byte(text), 0o644)
+	return fsx.WriteFile(filepath.Join(dir, suite.SeedsMark), []byte(text), 0o644)
 }
 
 // hasTargets says whether --engines (none: all) leaves the suite a target.
