@@ -190,7 +190,7 @@ func (e *explainer) publishedBounds(ref *suite.Reference, target string, order O
 // publishedParts judges R2's four pairs of times on the stand-in and its
 // variant, as ratios on / off: measured on loopback, and at the report's
 // round trip through the emulated network where the suite ran one.
-func publishedParts(l *locale.Lang, ref *suite.Reference, a *anatomy, target string) []Published {
+func publishedParts(l *locale.Lang, ref *suite.Reference, a *anatomy, rows []*Row, target string) []Published {
 	var out []Published
 	var reportRTT *float64
 	if env := ref.Environment; env != nil {
@@ -213,6 +213,9 @@ func publishedParts(l *locale.Lang, ref *suite.Reference, a *anatomy, target str
 			p.Measured, ev.Measured = &m, m
 			p.BaseMs.Measured = &Span{Value: here.offMs, Low: here.offMs, High: here.offMs}
 			p.AddedMs.Measured = diffSpan(here)
+			if c := findRow(rows, target, here.workload, v, 1); c != nil {
+				p.Limit = c.Limit
+			}
 		}
 		if reportRTT != nil {
 			if there := a.at(target, v, part, *reportRTT); there != nil {

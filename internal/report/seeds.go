@@ -177,7 +177,7 @@ func judgePublished(l *locale.Lang, ref *suite.Reference, d *Data, cells []*Row,
 		a := anatomyOf(ref, d.Results, d.Baseline(), order)
 		context = partsContext(l, ref, a, order)
 		if target != "" {
-			ps = publishedParts(l, ref, a, target)
+			ps = publishedParts(l, ref, a, cells, target)
 		}
 	case len(ref.Bounds) > 0:
 		context = boundContext(l, ref, e, order)
@@ -391,6 +391,7 @@ func anatomyOf(ref *suite.Reference, rs []*result.Result, baseline string, order
 				for _, v := range ref.PartsVariants {
 					if vr := byKey[key{tg, w, v}]; len(vr) > 0 {
 						c := comparePart(base, vr, part)
+						c.workload = w
 						a.cells[anatomyKey{tg, w, part, v}] = c
 						a.atNetwork[anatomyWhere{tg, v, part, only, rtt}] = c
 					}
@@ -453,6 +454,8 @@ func partsContext(l *locale.Lang, ref *suite.Reference, a *anatomy, order Order)
 // mean times, the ratio variant/baseline and the added time, with 95%
 // intervals over the repetitions.
 type partCell struct {
+	// workload is the suite's workload (label) the part was measured in.
+	workload                   string
 	offMs, onMs                float64
 	ratio, ratioLow, ratioHigh float64
 	added                      *stats.Diff

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/encbench/encbench/internal/locale"
 	"github.com/encbench/encbench/internal/result"
+	"github.com/encbench/encbench/internal/schematest"
 	"github.com/encbench/encbench/internal/suite"
 )
 
@@ -141,6 +143,14 @@ func TestPublishedLossesOnTheStandIn(t *testing.T) {
 		if ctx := lossContext(l, ref, e, order, "plain"); len(ctx.Rows) != 1 {
 			t.Errorf("%s: context rows %v", tc.name, ctx.Rows)
 		}
+		// analysis.json carries them as its schema says.
+		doc, err := json.Marshal(Analysis{Schema: AnalysisSchema, Baseline: "plain", Published: ps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := schematest.Check(t, schematest.Compile(t, "analysis.schema.json"), doc); err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		}
 	}
 }
 
@@ -178,7 +188,7 @@ func TestPartsOnTheStandIn(t *testing.T) {
 	}
 	order := Order{Targets: []string{"mongodb", "postgres"}, Workloads: []string{"connect", "connect_rtt0.5ms"}, Variants: []string{"plain", "tls1.2", "tls1.3"}}
 	a := anatomyOf(ref, rs, "plain", order)
-	ps := publishedParts(l, ref, a, "mongodb")
+	ps := publishedParts(l, ref, a, nil, "mongodb")
 	if len(ps) != 3 {
 		t.Fatalf("%d published numbers, want 3 (one per published pair)", len(ps))
 	}
