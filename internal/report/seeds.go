@@ -133,6 +133,11 @@ func seedSection(dir, name string, l *locale.Lang) SeedSection {
 	}
 	if err != nil {
 		sec.Missing = l.T("seeds.missing", firstLineOf(err))
+		if st != nil && st.Reference != nil {
+			// Its numbers still count, as not measured.
+			sec.Published, _, _ = judgePublished(l, st.Reference, &Data{}, nil, Order{})
+			sec.Counts = countPublished(sec.Published)
+		}
 		return sec
 	}
 	htmlPath, _, _ := Files(sub, l.Code)
@@ -165,8 +170,9 @@ func seedSection(dir, name string, l *locale.Lang) SeedSection {
 }
 
 // judgePublished judges each number the reference published on its
-// stand-in, and sets every target's figures beside them as context; it
-// names the stand-in's target ("": it did not run).
+// stand-in (not measured, where the stand-in did not run), and sets every
+// target's figures beside them as context; it names the stand-in's target
+// ("": it did not run).
 func judgePublished(l *locale.Lang, ref *suite.Reference, d *Data, cells []*Row, order Order) ([]Published, Table, string) {
 	e := newExplainer(l, ref, cells, d.Baseline())
 	target := standInTarget(cells, ref)
@@ -176,17 +182,17 @@ func judgePublished(l *locale.Lang, ref *suite.Reference, d *Data, cells []*Row,
 	case len(ref.Parts) > 0:
 		a := anatomyOf(ref, d.Results, d.Baseline(), order)
 		context = partsContext(l, ref, a, order)
-		if target != "" {
+		if ref.StandIn != nil {
 			ps = publishedParts(l, ref, a, cells, target)
 		}
 	case len(ref.Bounds) > 0:
 		context = boundContext(l, ref, e, order)
-		if target != "" {
+		if ref.StandIn != nil {
 			ps = e.publishedBounds(ref, target, order)
 		}
 	default:
 		context = lossContext(l, ref, e, order, d.Baseline())
-		if target != "" {
+		if ref.StandIn != nil {
 			ps = e.publishedLosses(ref, target, d.Baseline())
 		}
 	}
