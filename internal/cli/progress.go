@@ -136,7 +136,12 @@ func (pr *progress) Bound(mostCells, blockCells int, deadline time.Time) {
 
 func (pr *progress) CellDone(c suite.Cell, res *result.Result, err error) {
 	pr.mu.Lock()
-	pr.measured = append(pr.measured, time.Since(pr.cellT0))
+	// An interleaved block starts once and ends every cell together: each
+	// cell's time is since the one before it ended, so they add up to the
+	// block's wall time instead of each counting all of it.
+	now := time.Now()
+	pr.measured = append(pr.measured, now.Sub(pr.cellT0))
+	pr.cellT0 = now
 	pr.done++
 	pr.mu.Unlock()
 	line := fmt.Sprintf("[%*d/%d %s eta %s] %-14s %-27s %3d thr r%d: ", len(fmt.Sprint(pr.total)), pr.done, pr.total,

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/encbench/encbench/internal/suite"
 )
 
 // With a precision target the eta spans what blocks may still be added,
@@ -44,5 +46,29 @@ func TestEtaNeverPassesTheBudget(t *testing.T) {
 	pr.Bound(280, 7, time.Now().Add(-time.Minute))
 	if got, most := pr.eta(), elapsedString(7*20*time.Second); got > most {
 		t.Errorf("past the deadline: eta %s, want at most the block's %s", got, most)
+	}
+}
+
+// TestEtaCountsABlocksCellsOnce: an interleaved block starts once and
+// ends its cells together; the cells' times add up to the block's, so the
+// ETA is the cells left at a block's time per cell, not a block's time for
+// each (it read 45 minutes three minutes into a 10m30s suite).
+func TestEtaCountsABlocksCellsOnce(t *testing.T) {
+	pr := newProgress(&bytes.Buffer{}, 14, 0)
+	c := suite.Cell{ID: "x", Setup: "s", Workload: "w", Threads: 1, Repetition: 1}
+	pr.CellStart(c)
+	pr.cellT0 = time.Now().Add(-7 * time.Second)
+	for range 7 {
+		pr.CellDone(c, nil, nil)
+	}
+	var sum time.Duration
+	for _, d := range pr.measured {
+		sum += d
+	}
+	if sum < 7*time.Second || sum > 8*time.Second {
+		t.Fatalf("7 cells of a 7 s block measured %v in all, want about 7 s", sum)
+	}
+	if got, most := pr.eta(), elapsedString(8*time.Second); got > most {
+		t.Errorf("7 cells left at about 1 s each: eta %s, want at most %s", got, most)
 	}
 }
