@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/encbench/encbench/internal/fsx"
+	"github.com/encbench/encbench/internal/proof"
 	"github.com/encbench/encbench/internal/stats"
-	"github.com/encbench/encbench/internal/workload"
 )
 
 // Schema names this document format. v2 renamed items to parts and
@@ -234,12 +234,12 @@ type TDEProof struct {
 }
 
 // ColencProof, ColencColumn and TableStorage are what a workload proves
-// and measures on the server; the workload package defines them, since
-// it fills them in, and the result document carries them as they are.
+// and measures on the server; package proof defines them, the workload
+// fills them in, and the result document carries them as they are.
 type (
-	ColencProof  = workload.ColencProof
-	ColencColumn = workload.ColencColumn
-	TableStorage = workload.TableStorage
+	ColencProof  = proof.ColencProof
+	ColencColumn = proof.ColencColumn
+	TableStorage = proof.TableStorage
 )
 
 // MarkerProof counts the marker in raw server files: for a plaintext

@@ -18,7 +18,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -32,6 +31,7 @@ import (
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/fsx"
 	"github.com/encbench/encbench/internal/quiet"
+	"github.com/encbench/encbench/internal/serverconf"
 	"github.com/encbench/encbench/internal/tlsconf"
 	"github.com/encbench/encbench/internal/variant"
 )
@@ -131,7 +131,7 @@ func (o *Options) validate() error {
 		return errs.Usage("unknown --tde-cipher %q: use aes-ctr or aes-cbc", o.TDECipher)
 	}
 	for _, kv := range o.Settings {
-		if err := CheckSetting(kv); err != nil {
+		if err := serverconf.Check(kv); err != nil {
 			return err
 		}
 	}
@@ -662,18 +662,6 @@ func Quiesce(ctx context.Context, info *Info) error {
 	providers.mu.RUnlock()
 	if q, can := p.(Quiescer); ok && can {
 		return q.Quiesce(ctx, info)
-	}
-	return nil
-}
-
-var settingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
-
-// CheckSetting accepts one name=value server setting: a plain name and a
-// one-line value, so a setting cannot add lines of its own to the file.
-func CheckSetting(kv string) error {
-	name, value, ok := strings.Cut(kv, "=")
-	if !ok || !settingName.MatchString(name) || value == "" || strings.ContainsAny(value, "\n\r\x00") {
-		return errs.Usage("bad server setting %q: give name=value, for example --set innodb_doublewrite=0", kv)
 	}
 	return nil
 }

@@ -2,16 +2,13 @@ package suite
 
 import (
 	"testing"
-
-	"github.com/encbench/encbench/internal/workload"
 )
 
-// FuzzParse: no suite file makes the parser, the option check or the
-// matrix expansion panic; an accepted file expands into cells whose
-// setups exist.
+// FuzzParse: no suite file makes the parser or the matrix expansion
+// panic; an accepted file expands into cells whose setups exist (the
+// option check has suiterun's FuzzSuiteOptions).
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(sample))
-	f.Add([]byte(optionsSuite))
 	f.Add([]byte("name: x\ntargets: [{engine: postgres}]\nvariants: [plain]\nworkloads: [{name: tpcc}]\nthreads: [1]\ntime: 1\nrepetitions: 1\n"))
 	f.Add([]byte("name: x\ntargets:\n  - dsn: postgres://u@h/db\nvariants: [enc-a]\ncolumn_sets: {enc-a: {encrypt: k}}\nworkloads: [{name: enc_point_select}]\n"))
 	f.Add([]byte("{"))
@@ -20,7 +17,6 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = s.CheckOptions(workload.Default())
 		p, err := Expand(*s, NoOverrides(), nil)
 		if err != nil {
 			return

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/encbench/encbench/internal/workload"
 )
 
 // Orders of a suite's blocks (Suite.Order).
@@ -37,17 +35,15 @@ func (s Suite) checkOrder() error {
 
 // MarkReadOnly records which workloads leave the tables as they found
 // them, with the suite's options, from the workloads' own capabilities.
-func (s *Suite) MarkReadOnly(reg *workload.Registry) error {
+func (s *Suite) MarkReadOnly(cat Catalogue) error {
 	for i := range s.Workloads {
-		sp, fam, err := s.workloadSpec(reg, i)
+		e, err := s.entry(cat, i)
 		if err != nil {
 			return err
 		}
-		wl, err := fam.New(sp.Workload, sp.Options)
-		if err != nil {
+		if s.Workloads[i].ReadOnly, err = e.ReadOnly(); err != nil {
 			return fmt.Errorf("%sworkload %s: %v", s.at(fmt.Sprintf("$.workloads[%d]", i)), s.Workloads[i].ID(), err)
 		}
-		s.Workloads[i].ReadOnly = wl.Capabilities().ReadOnly
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ package suite
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -21,10 +22,8 @@ import (
 
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/locale"
-	"github.com/encbench/encbench/internal/sandbox"
-	"github.com/encbench/encbench/internal/spec"
+	"github.com/encbench/encbench/internal/serverconf"
 	"github.com/encbench/encbench/internal/variant"
-	"github.com/encbench/encbench/internal/workload"
 )
 
 // Suite is one suite file.
@@ -595,18 +594,53 @@ func (s Suite) at(path string) string {
 	return fmt.Sprintf("line %d: ", n.GetToken().Position.Line)
 }
 
-// CheckOptions checks each workload entry against the workloads in reg:
-// the name must be known and every option must apply to that workload,
-// as on the command line; data options must apply to some workload.
-func (s Suite) CheckOptions(reg *workload.Registry) error {
+// Catalogue is what a suite asks of the workloads it names; the workload
+// registry answers it (suiterun's catalogue), so the suite's own rules
+// need no workload code.
+type Catalogue interface {
+	// Entry checks one workload entry's options as the command line
+	// would, in name order: an unknown workload is an error, a refused
+	// option an *OptionError.
+	Entry(workload string, options map[string]string) (Entry, error)
+}
+
+// Entry is what the catalogue says of one workload entry.
+type Entry struct {
+	// ReadOnly says whether the workload, made with the entry's options,
+	// leaves the tables as it found them (an error: it cannot be made).
+	ReadOnly func() (bool, error)
+	// Has says an option applies to the workload.
+	Has func(option string) bool
+}
+
+// OptionError is a workload entry's option the catalogue refused: one
+// that does not apply to the workload (Err says whose it is), one that
+// shapes the shared data set (Data), or one whose value is bad (Value).
+type OptionError struct {
+	Option      string
+	Data, Value bool
+	Err         error
+}
+
+func (e *OptionError) Error() string {
+	if e.Err == nil {
+		return "option " + e.Option + " shapes the data set"
+	}
+	return e.Err.Error()
+}
+
+// CheckOptions checks each workload entry against the catalogue: the name
+// must be known and every option must apply to that workload, as on the
+// command line; data options must apply to some workload.
+func (s Suite) CheckOptions(cat Catalogue) error {
 	used := map[string]bool{}
 	for i := range s.Workloads {
-		sp, _, err := s.workloadSpec(reg, i)
+		e, err := s.entry(cat, i)
 		if err != nil {
 			return err
 		}
 		for k := range s.Data {
-			used[k] = used[k] || sp.Has(k)
+			used[k] = used[k] || e.Has(k)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(used)) {
@@ -617,31 +651,26 @@ func (s Suite) CheckOptions(reg *workload.Registry) error {
 	return nil
 }
 
-// workloadSpec is workload entry i as a run spec with its options set, as
-// on the command line: an unknown name or an option that does not apply
-// is an error naming its line.
-func (s Suite) workloadSpec(reg *workload.Registry, i int) (spec.Spec, workload.Family, error) {
+// entry checks workload entry i: an unknown name or a refused option is
+// an error naming its line.
+func (s Suite) entry(cat Catalogue, i int) (Entry, error) {
 	w := s.Workloads[i]
-	fam, err := reg.Lookup(w.Name)
-	if err != nil {
-		return spec.Spec{}, nil, fmt.Errorf("%s%v", s.at(fmt.Sprintf("$.workloads[%d].name", i)), err)
-	}
-	sp := spec.New(spec.Run, w.Name, fam)
-	for _, k := range slices.Sorted(maps.Keys(w.Options)) {
-		at := s.at(fmt.Sprintf("$.workloads[%d].options.%s", i, k))
-		if !sp.Has(k) {
-			return sp, fam, fmt.Errorf("%s%v", at, workload.NotApplicable(k, w.Name, reg.Owners()[spec.Normalize(k)]))
-		}
+	e, err := cat.Entry(w.Name, w.OptionStrings())
+	var oe *OptionError
+	switch {
+	case err == nil:
+		return e, nil
+	case errors.As(err, &oe) && oe.Data:
 		// One data set serves every workload: what only shapes it is
 		// given once, under data:.
-		if kind, _ := sp.KindOf(k); kind == workload.Data {
-			return sp, fam, fmt.Errorf("%sworkload %s: %s shapes the data set, which every workload shares: set it in the suite's data: section", at, w.ID(), k)
-		}
-		if err := sp.Set(k, fmt.Sprint(w.Options[k])); err != nil {
-			return sp, fam, fmt.Errorf("%sworkload %s, option %s: %v", at, w.ID(), k, err)
-		}
+		return e, fmt.Errorf("%sworkload %s: %s shapes the data set, which every workload shares: set it in the suite's data: section",
+			s.at(fmt.Sprintf("$.workloads[%d].options.%s", i, oe.Option)), w.ID(), oe.Option)
+	case errors.As(err, &oe) && oe.Value:
+		return e, fmt.Errorf("%sworkload %s, option %s: %v", s.at(fmt.Sprintf("$.workloads[%d].options.%s", i, oe.Option)), w.ID(), oe.Option, oe.Err)
+	case errors.As(err, &oe):
+		return e, fmt.Errorf("%s%v", s.at(fmt.Sprintf("$.workloads[%d].options.%s", i, oe.Option)), oe.Err)
 	}
-	return sp, fam, nil
+	return e, fmt.Errorf("%s%v", s.at(fmt.Sprintf("$.workloads[%d].name", i)), err)
 }
 
 // VariantOf parses one of the suite's variants; aa takes the baseline's
@@ -663,7 +692,7 @@ func (s *Suite) checkServerSettings() error {
 			return fmt.Errorf("%sserver_settings.%s: no sandbox target runs %s (settings apply to sandboxes; a DSN server is configured by its owner)", s.at("$.server_settings"), eng, eng)
 		}
 		for name, value := range set {
-			if err := sandbox.CheckSetting(name + "=" + value); err != nil {
+			if err := serverconf.Check(name + "=" + value); err != nil {
 				return fmt.Errorf("%sserver_settings.%s: %v", s.at("$.server_settings"), eng, err)
 			}
 		}

@@ -61,7 +61,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return errs.Usage("%s: %w", o.NameOrFile, err)
 	}
-	if err := s.MarkReadOnly(o.Registry); err != nil {
+	if err := s.MarkReadOnly(Catalogue(o.Registry)); err != nil {
 		return errs.Usage("%s: %w", o.NameOrFile, err)
 	}
 	plan, err := suite.Expand(*s, ov, o.Supports)

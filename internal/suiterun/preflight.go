@@ -288,7 +288,7 @@ func (x *Executor) Check() error {
 	if _, err := orchestrator.ParseCPUList(x.srv.clientCPUs); err != nil {
 		return errs.Usage("client_cpus %q: give a CPU list below %d, auto or none", x.srv.clientCPUs, n)
 	}
-	if err := x.Plan.Suite.CheckOptions(x.Registry); err != nil {
+	if err := x.Plan.Suite.CheckOptions(Catalogue(x.Registry)); err != nil {
 		return errs.Usage("%w", err)
 	}
 	x.srv.setups = map[string]*liveSetup{}
