@@ -71,7 +71,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	for _, phase := range spec.Commands {
 		root.AddCommand(newPhase(phase))
 	}
-	root.AddCommand(newSandbox(), newSuite(), newReport(), newCompare(), newMerge(), newKeys(), newVersion())
+	root.AddCommand(newSandbox(), newSuite(), newReport(), newCompare(), newMerge(), newKeys(), newLayers(), newVersion())
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)
 	}

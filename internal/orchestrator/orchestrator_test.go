@@ -10,6 +10,7 @@ import (
 	_ "github.com/encbench/encbench/internal/engine/mysql"
 	"github.com/encbench/encbench/internal/engine/postgres"
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/workload"
 	_ "github.com/encbench/encbench/internal/workload/connect"
@@ -56,5 +57,27 @@ func TestResolveAndCheckRefuseBadSpecsBeforeConnecting(t *testing.T) {
 	}
 	if _, err := Resolve(spec.Spec{Workload: "nope"}, reg, io.Discard); err == nil || errs.ExitCode(err) != 2 {
 		t.Errorf("unknown workload: %v", err)
+	}
+}
+
+// TestPinnedTLSIsProved: a run that pinned a version or a cipher suite
+// fails when the server reports connections of another, whichever
+// spelling (OpenSSL's or IANA's) the server uses.
+func TestPinnedTLSIsProved(t *testing.T) {
+	pinned := engine.Target{TLS: engine.TLSOptions{Mode: engine.TLSVerifyFull, Version: "1.2", Cipher: "ECDHE-ECDSA-AES128-GCM-SHA256"}}
+	ok := result.TLSProof{Connections: 2, TLSConnections: 2, Versions: map[string]int{"TLSv1.2": 2},
+		Ciphers: map[string]int{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256": 1, "ECDHE-ECDSA-AES128-GCM-SHA256": 1}}
+	if err := checkTLS(pinned, ok); err != nil {
+		t.Errorf("the pinned version and cipher: %v", err)
+	}
+	other := ok
+	other.Versions = map[string]int{"TLSv1.3": 2}
+	if err := checkTLS(pinned, other); err == nil || !strings.Contains(err.Error(), "TLS 1.2 was pinned") {
+		t.Errorf("1.3 where 1.2 was pinned: %v", err)
+	}
+	other = ok
+	other.Ciphers = map[string]int{"ECDHE-ECDSA-AES256-GCM-SHA384": 2}
+	if err := checkTLS(pinned, other); err == nil || !strings.Contains(err.Error(), "was pinned") {
+		t.Errorf("another cipher: %v", err)
 	}
 }

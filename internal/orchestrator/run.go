@@ -21,6 +21,7 @@ import (
 	"github.com/encbench/encbench/internal/runner"
 	"github.com/encbench/encbench/internal/runset"
 	"github.com/encbench/encbench/internal/spec"
+	"github.com/encbench/encbench/internal/tlsconf"
 	"github.com/encbench/encbench/internal/variant"
 	"github.com/encbench/encbench/internal/workload"
 )
@@ -351,6 +352,24 @@ func checkTLS(t engine.Target, p result.TLSProof) error {
 	}
 	if t.TLS.Mode != engine.TLSDisable && p.TLSConnections != p.Connections {
 		return fmt.Errorf("TLS was meant to be on, but the server (%s) reports only %d of %d connections encrypted", p.Source, p.TLSConnections, p.Connections)
+	}
+	// A pinned version or cipher is proved too: a run named tls1.2 that
+	// negotiated 1.3 measured another layer.
+	for v := range p.Versions {
+		if t.TLS.Version != "" && !strings.HasSuffix(v, t.TLS.Version) {
+			return fmt.Errorf("TLS %s was pinned, but the server (%s) reports connections of %s", t.TLS.Version, p.Source, sortedKeys(p.Versions))
+		}
+	}
+	if t.TLS.Cipher != "" {
+		want, err := tlsconf.CipherID(t.TLS.Cipher)
+		if err != nil {
+			return err
+		}
+		for c := range p.Ciphers {
+			if got, err := tlsconf.CipherID(c); err != nil || got != want {
+				return fmt.Errorf("the cipher suite %s was pinned, but the server (%s) reports connections of %s", t.TLS.Cipher, p.Source, sortedKeys(p.Ciphers))
+			}
+		}
 	}
 	return nil
 }

@@ -53,6 +53,9 @@ func Parse(cmd Command, args []string, reg *workload.Registry) (Spec, error) {
 	Bind(fs, &s)
 	var named string
 	fs.StringVar(&named, "workload", "", "")
+	if args, err = expandVariant(fs, args); err != nil {
+		return Spec{}, err
+	}
 	if err := fs.Parse(args); err != nil {
 		return Spec{}, flagError(err, fs, args, cmd, name)
 	}

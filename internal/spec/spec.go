@@ -83,20 +83,24 @@ func Bind(fs *pflag.FlagSet, s *Spec) {
 	fs.SortFlags = false
 	fs.StringVar(&s.Server.DSN, "dsn", "", "server to test: postgres://user:pass@host:port/db, a libpq 'host=... dbname=...' string, mysql://user:pass@host:port/db, user:pass@tcp(host:port)/db, or mongodb://...")
 	fs.StringVar(&s.Server.Sandbox, "sandbox", "", "use the sandbox running in this directory instead of --dsn")
+	// --variant is expanded into the flags below before they are parsed
+	// (expandVariant); it is bound for help and for scan's check.
+	var variantName string
+	fs.StringVar(&variantName, "variant", "", "the encryption layers, named as in suites: plain, or layers joined with +, such as tls1.3+tde or tls1.2:cipher=ECDHE-RSA-AES128-GCM-SHA256 (encbench layers lists them); it stands for --tls on, --tls-version, --tls-cipher, --tde and TPC-C's column share, which stay as aliases")
 	t := &s.Server.TLS
-	fs.StringVar(&t.Mode, "tls", "", "transport encryption: disable (default unless the DSN has sslmode), require (no verification), verify-ca, verify-full, or on (= verify-full)")
-	fs.StringVar(&t.Version, "tls-version", "", "pin the TLS protocol version: 1.2 or 1.3")
-	fs.StringVar(&t.Cipher, "tls-cipher", "", "TLS 1.2 cipher suite (OpenSSL name, for example ECDHE-ECDSA-AES128-GCM-SHA256)")
+	fs.StringVar(&t.Mode, "tls", "", "transport encryption: disable (default unless the DSN has sslmode), require (no verification), verify-ca, verify-full, or on (= verify-full); --variant tls says on")
+	fs.StringVar(&t.Version, "tls-version", "", "pin the TLS protocol version: 1.2 or 1.3 (an alias of --variant tls1.2 or tls1.3)")
+	fs.StringVar(&t.Cipher, "tls-cipher", "", "TLS 1.2 cipher suite (OpenSSL name, for example ECDHE-ECDSA-AES128-GCM-SHA256; an alias of --variant tls1.2:cipher=NAME)")
 	fs.StringVar(&t.CAFile, "tls-ca", "", "CA certificate (PEM) that signed the server's certificate")
 	fs.StringVar(&t.CertFile, "tls-cert", "", "client certificate (PEM)")
 	fs.StringVar(&t.KeyFile, "tls-key", "", "client private key (PEM)")
 	fs.IntVar(&s.Threads, "threads", 1, "number of threads to use")
-	workload.Mark(fs, workload.Location, "dsn", "sandbox", "tls", "tls-version", "tls-cipher", "tls-ca", "tls-cert", "tls-key")
+	workload.Mark(fs, workload.Location, "dsn", "sandbox", "variant", "tls", "tls-version", "tls-cipher", "tls-ca", "tls-cert", "tls-key")
 	workload.Mark(fs, workload.Setting, "threads")
 	switch s.Command {
 	case Prepare:
 		fs.BoolVar(&s.Force, "force", false, "replace existing tables of the workload, even ones encbench did not create")
-		fs.BoolVar(&s.TDE, "tde", false, "store the tables encrypted at rest, in the server's own syntax (MariaDB ENCRYPTED=YES, MySQL ENCRYPTION='Y', pg_tde USING tde_heap)")
+		fs.BoolVar(&s.TDE, "tde", false, "store the tables encrypted at rest, in the server's own syntax (MariaDB ENCRYPTED=YES, MySQL ENCRYPTION='Y', pg_tde USING tde_heap); an alias of --variant tde")
 		workload.Mark(fs, workload.Setting, "force")
 		workload.Mark(fs, workload.Data, "tde")
 	case Run:
@@ -135,7 +139,7 @@ func bindRun(fs *pflag.FlagSet, s *Spec) {
 	fs.StringVar(&r.Generator, "generator", "", "I/N: run as load generator I (from 0) of N that share --threads (and --events, --rate); merge their results with encbench merge")
 	fs.StringVar(&r.StartAt, "start-at", "", "with --generator: the common start, an RFC3339 time such as 2026-11-24T10:00:00Z (refused if past, or if this machine's clock is more than 1 s from the server's)")
 	fs.IntVar(&r.Repetition, "repetition", 1, "repetition number recorded in the result")
-	fs.BoolVar(&s.TDE, "tde", false, "the tables are encrypted at rest: prove it from the server before measuring (automatic for TDE sandboxes)")
+	fs.BoolVar(&s.TDE, "tde", false, "the tables are encrypted at rest: prove it from the server before measuring (automatic for TDE sandboxes); an alias of --variant tde")
 	fs.IntVar(&s.Server.ServerPID, "server-pid", 0, "pid of a local server whose process tree's CPU to measure (sandboxes: automatic)")
 	fs.StringVar(&s.Server.ServerProcess, "server-process", "", "name of a local server process (for example mariadbd or postgres) whose tree's CPU to measure")
 	fs.BoolVar(&s.Explain, "explain", false, "print the server's plan (EXPLAIN) of each statement of the workload once, before measuring")

@@ -240,13 +240,17 @@ func (x *servers) prepare(ctx context.Context, ls *liveSetup) error {
 func (x *servers) sandboxOptions(ls *liveSetup) sandbox.Options {
 	st := x.Plan.Suite
 	v := variant.Variant{TLS: ls.variant.TLS || ls.offerTLS, TDE: ls.variant.TDE}
+	tdeCipher := st.TDECipher
+	if ls.variant.TDECipher != "" {
+		tdeCipher = ls.variant.TDECipher
+	}
 	o := sandbox.Options{Engine: ls.Engine, Dir: ls.sandboxDir, BufferPool: st.BufferPool, Variant: v.String(),
-		TDECipher: st.TDECipher, ServerCPUs: x.serverCPUs, TLSOptional: ls.shared && v.TLS, Settings: st.SettingsFor(ls.Engine),
+		TDECipher: tdeCipher, ServerCPUs: x.serverCPUs, TLSOptional: ls.shared && v.TLS, Settings: st.SettingsFor(ls.Engine),
 		// Quiesce vacuums and analyzes between runs, so no maintenance
 		// starts inside one.
 		NoAutovacuum: sandbox.HasAutovacuum(ls.Engine)}
 	if !ls.shared {
-		o.TLSVersion = ls.variant.TLSVersion
+		o.TLSVersion, o.TLSCipher = ls.variant.TLSVersion, ls.variant.TLSCipher
 	}
 	return o
 }
@@ -261,7 +265,7 @@ func (x *servers) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.S
 	s := spec.New(cmd, name, fam)
 	if ls.Sandbox {
 		s.Server.Sandbox = ls.sandboxDir
-		s.Server.TLS.Version = ls.variant.TLSVersion
+		s.Server.TLS.Version, s.Server.TLS.Cipher = ls.variant.TLSVersion, ls.variant.TLSCipher
 		if !ls.variant.TLS {
 			// Said, not implied by the sandbox's DSN: a server shared with
 			// TLS variants offers TLS too.
@@ -272,7 +276,8 @@ func (x *servers) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.S
 		s.Server.DSN = t.DSN
 		s.Server.TLS = engine.TLSOptions{Mode: engine.TLSDisable}
 		if ls.variant.TLS {
-			s.Server.TLS = engine.TLSOptions{Mode: engine.TLSVerifyFull, CAFile: t.TLSCA, CertFile: t.TLSCert, KeyFile: t.TLSKey, Version: ls.variant.TLSVersion}
+			s.Server.TLS = engine.TLSOptions{Mode: engine.TLSVerifyFull, CAFile: t.TLSCA, CertFile: t.TLSCert, KeyFile: t.TLSKey,
+				Version: ls.variant.TLSVersion, Cipher: ls.variant.TLSCipher}
 		}
 		s.TDE = ls.variant.TDE
 		s.Server.ServerPID = ls.pid // tde_dsn's own server for a tde variant
@@ -365,6 +370,9 @@ func (x *servers) sandboxLine(ls *liveSetup) string {
 	args := []string{"encbench", "sandbox", "up", "--engine", o.Engine, "--dir", o.Dir, "--variant", o.Variant}
 	if o.TLSVersion != "" {
 		args = append(args, "--tls-version", o.TLSVersion)
+	}
+	if o.TLSCipher != "" {
+		args = append(args, "--tls-cipher", o.TLSCipher)
 	}
 	if o.TLSOptional {
 		args = append(args, "--tls-optional")

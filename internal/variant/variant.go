@@ -7,14 +7,22 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/encbench/encbench/internal/layer"
+	// The layers a variant can name.
+	_ "github.com/encbench/encbench/internal/layer/all"
 )
 
 // Variant is a set of encryption layers.
 type Variant struct {
 	TLS bool
-	// TLSVersion pins the protocol: "", "1.2" or "1.3".
-	TLSVersion string
-	TDE        bool
+	// TLSVersion pins the protocol: "", "1.2" or "1.3"; TLSCipher a TLS
+	// 1.2 cipher suite by its OpenSSL name.
+	TLSVersion, TLSCipher string
+	TDE                   bool
+	// TDECipher is the sandbox's TDE algorithm (aes-ctr, aes-cbc; "": the
+	// suite's or the default).
+	TDECipher string
 	// Colenc is the share of business columns encrypted in the client (TPC-C).
 	Colenc int
 	// ColumnSet names a suite's column set (enc-NAME): columns and schemes.
@@ -30,46 +38,37 @@ const AAName = "aa"
 // Levels are the column encryption shares report R3 measured.
 var Levels = []int{20, 50, 100}
 
-const usage = "use plain, tls, tls1.2, tls1.3, tde, colenc20, colenc50, colenc100, enc-NAME (a column set), a + join such as tls+tde, or aa (the baseline against itself)"
-
-// Parse reads plain, tls, tls1.2, tls1.3, tde, colencNN, enc-NAME and
-// their + joins.
+// Parse reads a variant name: plain, aa (the baseline against itself), or
+// layers with their options joined with + in the one syntax of package
+// layer (tls1.3+tde, tls1.2:cipher=ECDHE-RSA-AES128-GCM-SHA256, colenc50,
+// enc-NAME).
 func Parse(name string) (Variant, error) {
 	var v Variant
-	if name == "plain" {
+	switch name {
+	case "plain":
 		return v, nil
-	}
-	if name == AAName {
+	case AAName:
 		return Variant{AA: true}, nil
 	}
-	if name == "" {
-		return v, fmt.Errorf("empty variant name: %s", usage)
+	specs, err := layer.Default().Parse(name)
+	if err != nil {
+		return v, fmt.Errorf("%w; or plain (no layer), or aa (the baseline against itself)", err)
 	}
-	seen := map[string]bool{}
-	for _, layer := range strings.Split(name, "+") {
-		kind := layer
-		switch {
-		case layer == "tls":
-			v.TLS = true
-		case layer == "tls1.2" || layer == "tls1.3":
-			v.TLS, v.TLSVersion, kind = true, strings.TrimPrefix(layer, "tls"), "tls"
-		case layer == "tde":
-			v.TDE = true
-		case strings.HasPrefix(layer, "colenc"):
-			n, err := strconv.Atoi(strings.TrimPrefix(layer, "colenc"))
-			if err != nil || !validLevel(n) {
-				return v, fmt.Errorf("unknown variant %q: %s", name, usage)
+	for _, s := range specs {
+		o := s.Options
+		switch s.Layer {
+		case "tls":
+			v.TLS, v.TLSVersion, v.TLSCipher = true, o["version"], o["cipher"]
+		case "tde":
+			v.TDE, v.TDECipher = true, o["cipher"]
+		case "colenc":
+			if o["level"] != "" {
+				v.Colenc, _ = strconv.Atoi(o["level"])
 			}
-			v.Colenc, kind = n, "colenc"
-		case strings.HasPrefix(layer, "enc-") && ValidName(layer):
-			v.ColumnSet, kind = layer, "colenc"
+			v.ColumnSet = o["set"]
 		default:
-			return v, fmt.Errorf("unknown variant %q: %s", name, usage)
+			return v, fmt.Errorf("variant %q: the %s layer is not one runs know", name, s.Layer)
 		}
-		if seen[kind] {
-			return v, fmt.Errorf("variant %q names the %s layer twice", name, kind)
-		}
-		seen[kind] = true
 	}
 	return v, nil
 }
@@ -81,10 +80,18 @@ func (v Variant) String() string {
 	}
 	var layers []string
 	if v.TLS {
-		layers = append(layers, "tls"+v.TLSVersion)
+		l := "tls" + v.TLSVersion
+		if v.TLSCipher != "" {
+			l += ":cipher=" + v.TLSCipher
+		}
+		layers = append(layers, l)
 	}
 	if v.TDE {
-		layers = append(layers, "tde")
+		l := "tde"
+		if v.TDECipher != "" {
+			l += ":cipher=" + v.TDECipher
+		}
+		layers = append(layers, l)
 	}
 	if v.Colenc > 0 {
 		layers = append(layers, "colenc"+strconv.Itoa(v.Colenc))
@@ -134,15 +141,6 @@ func Observed(tls, tde bool, colenc string) string {
 		return "plain"
 	}
 	return strings.Join(layers, "+")
-}
-
-func validLevel(n int) bool {
-	for _, l := range Levels {
-		if l == n {
-			return true
-		}
-	}
-	return false
 }
 
 // ValidName says whether s is a name encbench uses in file names and

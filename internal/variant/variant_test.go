@@ -14,6 +14,26 @@ func TestParseRoundTrip(t *testing.T) {
 	}
 }
 
+// The one syntax of package layer: options after a colon, aliases
+// joined with +, in the canonical form runs and setups are named by.
+func TestParseLayerOptions(t *testing.T) {
+	for in, want := range map[string]Variant{
+		"tls1.2:cipher=ECDHE-RSA-AES128-GCM-SHA256+tde:cipher=aes-cbc": {TLS: true, TLSVersion: "1.2", TLSCipher: "ECDHE-RSA-AES128-GCM-SHA256", TDE: true, TDECipher: "aes-cbc"},
+		"tls:version=1.3+colenc:level=50":                              {TLS: true, TLSVersion: "1.3", Colenc: 50},
+		"colenc:set=enc-rest":                                          {ColumnSet: "enc-rest"},
+	} {
+		v, err := Parse(in)
+		if err != nil || v != want {
+			t.Errorf("%s: %+v %v, want %+v", in, v, err, want)
+			continue
+		}
+		again, err := Parse(v.String())
+		if err != nil || again != v {
+			t.Errorf("%s: its canonical name %s parses to %+v %v", in, v.String(), again, err)
+		}
+	}
+}
+
 func TestParseRejects(t *testing.T) {
 	for _, name := range []string{"", "ssl", "tls+tls1.3", "colenc30", "colenc", "enc-a b", "tde+tde", "colenc50+enc-all"} {
 		if _, err := Parse(name); err == nil {

@@ -1,0 +1,9 @@
+// Package all registers every encryption layer encbench has: a new layer
+// is one line here.
+package all
+
+import (
+	_ "github.com/encbench/encbench/internal/layer/colenc"
+	_ "github.com/encbench/encbench/internal/layer/tde"
+	_ "github.com/encbench/encbench/internal/layer/tls"
+)
