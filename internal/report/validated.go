@@ -25,6 +25,7 @@ type Validated struct {
 	Cells, Model, Carried, Zero           int
 	Moving, MovingModel, MovingCarried    int
 	MovingZero                            int
+	// A score below zero was not taken on that date.
 }
 
 // validatedRange is the held-out check recorded in bench/README.md ("The
@@ -56,10 +57,16 @@ func (v Validated) outside(l *locale.Lang, clientCores, serverCores, sharedCores
 // scoresText says the validated range and the held-out scores, the
 // model's beside the naive predictors'.
 func (v Validated) scoresText(l *locale.Lang) string {
+	n := func(x int) string {
+		if x < 0 {
+			return l.T("validated.not_scored")
+		}
+		return l.F("%d", x)
+	}
 	s := l.T("validated.range", v.ThreadsLow, v.ThreadsHigh, v.ClientCores, v.ServerCores, v.SharedCores, l.F("%g", v.RTTMaxMs), v.FitThreads) + " " +
-		l.T("validated.scores", v.Date, v.Commit, v.Model, v.Cells, v.Carried, v.Zero)
+		l.T("validated.scores", v.Date, v.Commit, v.Model, v.Cells, n(v.Carried), n(v.Zero))
 	if v.Moving > 0 {
-		s += " " + l.T("validated.moving", v.Moving, v.MovingModel, v.MovingCarried, v.MovingZero)
+		s += " " + l.T("validated.moving", v.Moving, v.MovingModel, n(v.MovingCarried), n(v.MovingZero))
 	}
 	if v.Model <= v.Carried {
 		s += " " + l.T("validated.not_better")
