@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,5 +74,40 @@ func TestProjectionAtTheMeasuredSettingGivesTheMeasuredLoss(t *testing.T) {
 	}
 	if tbl := whatIfTable(l, busy, rows); len(tbl.Rows) != 1 || tbl.Rows[0][5].S == "" {
 		t.Errorf("table %+v", tbl)
+	}
+}
+
+// TestProjectionsOutsideTheValidatedRangeAreMarked: a setting beyond the
+// cores, round trips or threads the held-out check measured is an
+// extrapolation, and one inside them is not; a model that did not beat
+// the carried-over loss says so.
+func TestProjectionsOutsideTheValidatedRangeAreMarked(t *testing.T) {
+	l := english(t)
+	v := Validated{ThreadsLow: 1, ThreadsHigh: 64, ClientCores: 1, ServerCores: 1, SharedCores: 2, RTTMaxMs: 2, FitThreads: 4,
+		Date: "d", Commit: "c", Cells: 10, Model: 5, Carried: 6, Zero: -1}
+	for _, tc := range []struct {
+		name                   string
+		client, server, shared int
+		rtt                    time.Duration
+		threads                []int
+		outside                bool
+	}{
+		{"as measured", 1, 1, 0, 0, []int{8}, false},
+		{"2 shared cores, 2 ms, 64 threads", 0, 0, 2, 2 * time.Millisecond, []int{1, 64}, false},
+		{"R3's 64 server cores", 8, 64, 0, 200 * time.Microsecond, []int{8}, true},
+		{"4 shared cores", 0, 0, 4, 0, nil, true},
+		{"a 5 ms round trip", 0, 0, 0, 5 * time.Millisecond, nil, true},
+		{"128 threads", 0, 0, 0, 0, []int{128}, true},
+	} {
+		if got := v.outside(l, tc.client, tc.server, tc.shared, tc.rtt, tc.threads); (got != "") != tc.outside {
+			t.Errorf("%s: %q, want outside %v", tc.name, got, tc.outside)
+		}
+	}
+	if s := v.scoresText(l); !strings.Contains(s, "does not beat") || !strings.Contains(s, "zero not scored") {
+		t.Errorf("model 5 against carried 6: %q", s)
+	}
+	v.Model = 7
+	if s := v.scoresText(l); strings.Contains(s, "does not beat") {
+		t.Errorf("model 7 against carried 6: %q", s)
 	}
 }
