@@ -39,7 +39,7 @@ func newReport() *cobra.Command {
 		},
 	}
 	addReportFlags(cmd, &o)
-	cmd.Flags().StringVar(&o.WhatIf, "what-if", "", "project each loss to another setting with a closed queueing model calibrated on the measured costs per transaction: client_cpus=N,server_cpus=N,rtt=DURATION,speed=X,threads=N,N,... (what is not given stays as measured; rtt replaces the added delay)")
+	cmd.Flags().StringVar(&o.WhatIf, "what-if", "", "project each loss to another setting with a closed queueing model calibrated on the measured costs per transaction: client_cpus=N,server_cpus=N (or shared_cpus=N),rtt=DURATION,speed=X,threads=N,N,... (what is not given stays as measured; rtt replaces the added delay; outside the range the model was checked on, the report marks each projection an extrapolation)")
 	return cmd
 }
 

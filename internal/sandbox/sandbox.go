@@ -96,10 +96,26 @@ func (o *Options) validate() error {
 		o.Variant = "plain"
 	}
 	v, err := variant.Parse(o.Variant)
-	if err != nil || v.Encrypts() || v.TLSVersion != "" {
-		return errs.Usage("unknown --variant %q: a server's layers are plain, tls, tde or tls+tde (pin a version with --tls-version)", o.Variant)
+	if err != nil || v.Encrypts() || v.AA {
+		return errs.Usage("--variant %q: a server's layers are plain, tls (tls1.2, tls1.3, tls1.2:cipher=NAME), tde (tde:cipher=aes-ctr|aes-cbc) or both joined with + (column encryption happens in the client)", o.Variant)
 	}
-	o.Variant = v.String()
+	// The layers' options are the server's settings: given both ways,
+	// they must agree.
+	for _, opt := range []struct {
+		flag, fromVariant string
+		field             *string
+	}{
+		{"--tls-version", v.TLSVersion, &o.TLSVersion}, {"--tls-cipher", v.TLSCipher, &o.TLSCipher}, {"--tde-cipher", v.TDECipher, &o.TDECipher},
+	} {
+		switch {
+		case opt.fromVariant == "":
+		case *opt.field != "" && *opt.field != opt.fromVariant:
+			return errs.Usage("--variant %s and %s %s disagree: give one of them", o.Variant, opt.flag, *opt.field)
+		default:
+			*opt.field = opt.fromVariant
+		}
+	}
+	o.Variant = variant.Variant{TLS: v.TLS, TDE: v.TDE}.String()
 	if o.CertAlgorithm == "" {
 		o.CertAlgorithm = certs.ECDSAP256
 	}

@@ -87,3 +87,18 @@ func TestEngineNamesAndAliases(t *testing.T) {
 		}
 	}
 }
+
+// TestVariantCarriesTheServersLayerOptions: a sandbox takes its layers'
+// options from the variant as from their flags, and refuses the two when
+// they disagree or when the variant encrypts in the client.
+func TestVariantCarriesTheServersLayerOptions(t *testing.T) {
+	o := Options{Variant: "tls1.2:cipher=ECDHE-ECDSA-AES128-GCM-SHA256+tde:cipher=aes-cbc"}
+	if err := o.validate(); err != nil || o.Variant != "tls+tde" || o.TLSVersion != "1.2" || o.TLSCipher != "ECDHE-ECDSA-AES128-GCM-SHA256" || o.TDECipher != "aes-cbc" {
+		t.Errorf("%+v %v", o, err)
+	}
+	for _, bad := range []Options{{Variant: "tls1.3", TLSVersion: "1.2"}, {Variant: "tde:cipher=aes-cbc", TDECipher: "aes-ctr"}, {Variant: "colenc50"}, {Variant: "aa"}} {
+		if err := bad.validate(); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/runset"
 	"github.com/encbench/encbench/internal/workload"
 )
@@ -144,7 +145,7 @@ func bindRun(fs *pflag.FlagSet, s *Spec) {
 	fs.StringVar(&s.Server.ServerProcess, "server-process", "", "name of a local server process (for example mariadbd or postgres) whose tree's CPU to measure")
 	fs.BoolVar(&s.Explain, "explain", false, "print the server's plan (EXPLAIN) of each statement of the workload once, before measuring")
 	fs.StringVar(&s.VariantName, "variant-name", "", "name reports group this run under (default: from the encryption layers, such as plain, tls, colenc50)")
-	fs.StringVar(&s.JSON, "json", "", "write the result document (encbench/result/v1) to this file")
+	fs.StringVar(&s.JSON, "json", "", "write the result document ("+result.Schema+") to this file")
 	workload.Mark(fs, workload.Setting, "time", "events", "warmup-time", "rate", "report-interval", "percentile", "max-tries", "ignore-errors",
 		"reconnect-timeout", "max-reconnects", "reconnect-per-txn", "client-cpus", "net-delay", "net-jitter", "net-bandwidth",
 		"net-cut-after", "generator", "start-at", "repetition", "explain", "variant-name", "json")
