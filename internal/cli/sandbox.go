@@ -43,7 +43,7 @@ func newSandbox() *cobra.Command {
 	up.Flags().StringVar(&o.Variant, "variant", "plain", "encryption layers to turn on, named as in runs and suites: plain, tls (tls1.2, tls1.3, tls1.2:cipher=NAME), tde (MariaDB; tde:cipher=aes-cbc) or both joined with + (encbench layers lists them)")
 	up.Flags().StringVar(&o.TLSVersion, "tls-version", "", "pin the server to TLS 1.2 or 1.3 (an alias of --variant tls1.2 or tls1.3)")
 	up.Flags().StringVar(&o.TLSCipher, "tls-cipher", "", "TLS 1.2 cipher suite for the server (OpenSSL name; an alias of --variant tls1.2:cipher=NAME)")
-	up.Flags().StringVar(&o.CertAlgorithm, "cert-key", "ecdsa", "key of the generated certificates: ecdsa (P-256) or rsa (2048 bits)")
+	up.Flags().StringVar(&o.CertAlgorithm, "cert-key", "", "key of the generated certificates: ecdsa-p256 (the default), rsa-2048 or rsa-4096 (ecdsa and rsa are the older spellings; an alias of --variant tls:cert=NAME)")
 	up.Flags().StringVar(&o.TDECipher, "tde-cipher", "", "MariaDB file_key_management algorithm: aes-ctr (the default) or aes-cbc (an alias of --variant tde:cipher=NAME)")
 	up.Flags().StringVar(&o.TDEKeyFile, "tde-key-file", "", "use this file_key_management key file (mode 0600) instead of generating one")
 	up.Flags().StringVar(&o.ServerCPUs, "server-cpus", "", "pin the server to these CPUs (a list like 1 or 0-1)")

@@ -45,6 +45,9 @@ type TLSOptions struct {
 	// ServerName, when set, is the name verify-full checks instead of the
 	// DSN's host (a connection through the network emulation's proxy).
 	ServerName string `json:"server_name,omitempty"`
+	// ServerKey, when set, is the key the server's certificate must have
+	// (CertKey's names: ecdsa-p256, rsa-2048, rsa-4096); a run proves it.
+	ServerKey string `json:"server_key,omitempty"`
 }
 
 // TLSOn is an alias of verify-full, the safe choice for a remote server.

@@ -2,8 +2,14 @@ package engine
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
 	"crypto/tls"
+	"crypto/x509"
+	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"time"
 )
@@ -27,6 +33,9 @@ type TLSProbe struct {
 	Resumed      bool
 	Group        tls.CurveID
 	Retried      bool
+	// ServerKey is the key of the certificate the server presented
+	// (CertKey's names).
+	ServerKey string
 }
 
 // Reset forgets the previous connection's handshake.
@@ -34,7 +43,7 @@ func (p *TLSProbe) Reset() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.Dialed, p.Handshook, p.Version, p.Cipher, p.Resumed = time.Time{}, time.Time{}, 0, 0, false
-	p.Group, p.Retried = 0, false
+	p.Group, p.Retried, p.ServerKey = 0, false, ""
 }
 
 // Wrap records when dial's connection is up.
@@ -56,6 +65,23 @@ func (p *TLSProbe) Observe(cs tls.ConnectionState) {
 	p.Handshook = time.Now()
 	p.Version, p.Cipher, p.Resumed = cs.Version, cs.CipherSuite, cs.DidResume
 	p.Group, p.Retried = cs.CurveID, cs.HelloRetryRequest
+	if len(cs.PeerCertificates) > 0 {
+		p.ServerKey = CertKey(cs.PeerCertificates[0])
+	}
+}
+
+// CertKey names a certificate's public key as variants do (ecdsa-p256,
+// rsa-2048, rsa-4096, ...): what a handshake signs with and verifies.
+func CertKey(c *x509.Certificate) string {
+	switch k := c.PublicKey.(type) {
+	case *rsa.PublicKey:
+		return fmt.Sprintf("rsa-%d", k.N.BitLen())
+	case *ecdsa.PublicKey:
+		return "ecdsa-" + strings.ToLower(strings.ReplaceAll(k.Curve.Params().Name, "-", ""))
+	case ed25519.PublicKey:
+		return "ed25519"
+	}
+	return strings.ToLower(c.PublicKeyAlgorithm.String())
 }
 
 // AddDialWrap wraps t's dialer in f, outside any wrapper t already has:
@@ -92,6 +118,8 @@ type Handshake struct {
 	// which costs TLS 1.3 a round trip.
 	Group   tls.CurveID
 	Retried bool
+	// ServerKey is the key of the server's certificate (CertKey).
+	ServerKey string
 }
 
 // Last returns the latest handshake the probe saw.
@@ -99,5 +127,5 @@ func (p *TLSProbe) Last() Handshake {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return Handshake{Dialed: p.Dialed, Handshook: p.Handshook, Version: p.Version, Cipher: p.Cipher, Resumed: p.Resumed,
-		Group: p.Group, Retried: p.Retried}
+		Group: p.Group, Retried: p.Retried, ServerKey: p.ServerKey}
 }

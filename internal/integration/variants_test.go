@@ -13,7 +13,7 @@ import (
 // variantSandbox starts one sandbox variant for the length of a test.
 func variantSandbox(t *testing.T, engine, variant string, extra ...string) string {
 	t.Helper()
-	dir, err := os.MkdirTemp(fx.dir, engine+"-"+strings.ReplaceAll(variant, "+", "-")+"-")
+	dir, err := os.MkdirTemp(fx.dir, engine+"-"+strings.NewReplacer("+", "-", ":", "_", ",", "_", "=", "-").Replace(variant)+"-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,5 +172,31 @@ func TestTDEInputErrors(t *testing.T) {
 	dirTDE := variantSandbox(t, "mariadb", "tde", "--tde-key-file", good)
 	if code, out := runVariant(t, dirTDE); code != 0 {
 		t.Errorf("TDE sandbox with a given key file: %s", out)
+	}
+}
+
+// TestTLSLayerOptionsAreProved: a sandbox named by the layers' syntax
+// (tls1.2 with a cipher suite and an RSA-4096 certificate) runs them, and
+// a run named by the same variant proves each from the handshake and the
+// server's view: the key of the certificate the server presented, the
+// version and the cipher suite; a run that expects another key fails.
+func TestTLSLayerOptionsAreProved(t *testing.T) {
+	servers(t)
+	const v = "tls1.2:cert=rsa-4096,cipher=ECDHE-RSA-AES128-GCM-SHA256"
+	for _, eng := range []string{"postgres", "mariadb"} {
+		dir := variantSandbox(t, eng, v)
+		code, out := runVariant(t, dir, "--variant", v)
+		if code != 0 {
+			t.Fatalf("%s: %s", eng, out)
+		}
+		_, path, _ := strings.Cut(out, "|")
+		p := readResult(t, path).Variant.Verified.TLS
+		if p.ServerKey != "rsa-4096" || len(p.Versions) != 1 || len(p.Ciphers) != 1 || p.TLSConnections != p.Connections {
+			t.Errorf("%s: proof %+v, want every connection TLS 1.2 with one cipher, an rsa-4096 certificate", eng, p)
+		}
+		code, out = runVariant(t, dir, "--variant", "tls:cert=ecdsa-p256")
+		if errOut, _, _ := strings.Cut(out, "|"); code != 1 || !strings.Contains(errOut, "presented one with rsa-4096") {
+			t.Errorf("%s: expecting ecdsa-p256 of an rsa-4096 server: exit %d, %s", eng, code, errOut)
+		}
 	}
 }

@@ -80,4 +80,15 @@ func TestPinnedTLSIsProved(t *testing.T) {
 	if err := checkTLS(pinned, other); err == nil || !strings.Contains(err.Error(), "was pinned") {
 		t.Errorf("another cipher: %v", err)
 	}
+	keyed := pinned
+	keyed.TLS.ServerKey = "rsa-4096"
+	other = ok
+	other.ServerKey = "rsa-4096"
+	if err := checkTLS(keyed, other); err != nil {
+		t.Errorf("the certificate key asked for: %v", err)
+	}
+	other.ServerKey = "ecdsa-p256"
+	if err := checkTLS(keyed, other); err == nil || !strings.Contains(err.Error(), "presented one with ecdsa-p256") {
+		t.Errorf("another certificate key: %v", err)
+	}
 }

@@ -199,9 +199,13 @@ func Open(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (l
 			lr.Close()
 		}
 	}()
-	if lr.admin, err = t.Engine.Connect(ctx, t); err != nil {
+	// The admin connection's handshake shows the server's certificate.
+	admin, seen := t, &engine.TLSProbe{}
+	admin.Probe = seen
+	if lr.admin, err = t.Engine.Connect(ctx, admin); err != nil {
 		return lr, err
 	}
+	serverKey := seen.Last().ServerKey
 	if lr.info, err = t.Engine.ServerInfo(ctx, lr.admin); err != nil {
 		return lr, err
 	}
@@ -233,6 +237,7 @@ func Open(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (l
 	}
 	lr.cfg.CheckSessions = func(sessions []engine.SessionTLS) error {
 		lr.proof = tlsProof(t, sessions)
+		lr.proof.ServerKey = serverKey
 		return checkTLS(t, lr.proof)
 	}
 	fmt.Fprintf(o.Stdout, "encbench: %s on %s (%s), %s, TLS %s\n\n", wl.Name(), lr.info.Version, t.Redacted(), locale.Threads(lr.cfg.Threads), t.TLS.Mode)
@@ -360,6 +365,9 @@ func checkTLS(t engine.Target, p result.TLSProof) error {
 			return fmt.Errorf("TLS %s was pinned, but the server (%s) reports connections of %s", t.TLS.Version, p.Source, sortedKeys(p.Versions))
 		}
 	}
+	if k := t.TLS.ServerKey; k != "" && t.TLS.Mode != engine.TLSDisable && p.ServerKey != k {
+		return fmt.Errorf("a server certificate with an %s key was asked for, but the server presented one with %s", k, orNone(p.ServerKey))
+	}
 	if t.TLS.Cipher != "" {
 		want, err := tlsconf.CipherID(t.TLS.Cipher)
 		if err != nil {
@@ -372,6 +380,13 @@ func checkTLS(t engine.Target, p result.TLSProof) error {
 		}
 	}
 	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none seen"
+	}
+	return s
 }
 
 func sortedKeys(m map[string]int) string {

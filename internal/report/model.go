@@ -311,7 +311,7 @@ func orAll(l *locale.Lang, s string) string {
 // tlsSeen sums the server's view over every run of a target and variant.
 func tlsSeen(l *locale.Lang, rows []*Row, target, variant string) string {
 	conns, tls := 0, 0
-	versions, ciphers := map[string]bool{}, map[string]bool{}
+	versions, ciphers, keys := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, c := range rows {
 		if c.Target != target || c.Variant != variant {
 			continue
@@ -326,12 +326,19 @@ func tlsSeen(l *locale.Lang, rows []*Row, target, variant string) string {
 			for k := range p.Ciphers {
 				ciphers[k] = true
 			}
+			if p.ServerKey != "" {
+				keys[p.ServerKey] = true
+			}
 		}
 	}
 	if tls == 0 {
 		return l.T("tls.seen", tls, conns)
 	}
-	return l.T("tls.seen.how", tls, conns, strings.Join(slices.Sorted(maps.Keys(versions)), ",")+" "+strings.Join(slices.Sorted(maps.Keys(ciphers)), ","))
+	how := strings.Join(slices.Sorted(maps.Keys(versions)), ",") + " " + strings.Join(slices.Sorted(maps.Keys(ciphers)), ",")
+	if len(keys) > 0 {
+		how += " " + l.T("tls.seen.key", strings.Join(slices.Sorted(maps.Keys(keys)), ","))
+	}
+	return l.T("tls.seen.how", tls, conns, how)
 }
 
 func atRest(l *locale.Lang, p *result.TDEProof) string {

@@ -265,6 +265,9 @@ type TLSProof struct {
 	TLSConnections int            `json:"tls_connections"`
 	Versions       map[string]int `json:"versions,omitempty"`
 	Ciphers        map[string]int `json:"ciphers,omitempty"`
+	// ServerKey is the key of the certificate the server presented to the
+	// run's admin connection (ecdsa-p256, rsa-2048, ...).
+	ServerKey string `json:"server_key,omitempty"`
 }
 
 type Workload struct {

@@ -60,7 +60,8 @@ type Options struct {
 	// TLSOptional offers TLS without requiring it: clients choose per
 	// connection (variants with and without TLS sharing one server).
 	TLSOptional bool
-	// CertAlgorithm is ecdsa (P-256) or rsa (2048 bits).
+	// CertAlgorithm is the certificates' key: ecdsa-p256 (the default),
+	// rsa-2048 or rsa-4096 (ecdsa and rsa are the older spellings).
 	CertAlgorithm string
 	// Settings are name=value server settings written after encbench's
 	// own, so they win: my.cnf options for MariaDB, postgresql.conf
@@ -99,6 +100,11 @@ func (o *Options) validate() error {
 	if err != nil || v.Encrypts() || v.AA {
 		return errs.Usage("--variant %q: a server's layers are plain, tls (tls1.2, tls1.3, tls1.2:cipher=NAME), tde (tde:cipher=aes-ctr|aes-cbc) or both joined with + (column encryption happens in the client)", o.Variant)
 	}
+	if o.CertAlgorithm != "" {
+		if o.CertAlgorithm, err = certs.Canonical(o.CertAlgorithm); err != nil {
+			return errs.Usage("--cert-key: %v", err)
+		}
+	}
 	// The layers' options are the server's settings: given both ways,
 	// they must agree.
 	for _, opt := range []struct {
@@ -106,6 +112,7 @@ func (o *Options) validate() error {
 		field             *string
 	}{
 		{"--tls-version", v.TLSVersion, &o.TLSVersion}, {"--tls-cipher", v.TLSCipher, &o.TLSCipher}, {"--tde-cipher", v.TDECipher, &o.TDECipher},
+		{"--cert-key", v.TLSCert, &o.CertAlgorithm},
 	} {
 		switch {
 		case opt.fromVariant == "":
@@ -116,11 +123,8 @@ func (o *Options) validate() error {
 		}
 	}
 	o.Variant = variant.Variant{TLS: v.TLS, TDE: v.TDE}.String()
-	if o.CertAlgorithm == "" {
-		o.CertAlgorithm = certs.ECDSAP256
-	}
-	if o.CertAlgorithm != certs.ECDSAP256 && o.CertAlgorithm != certs.RSA2048 {
-		return errs.Usage("unknown --cert-key %q: use ecdsa or rsa", o.CertAlgorithm)
+	if o.CertAlgorithm, err = certs.Canonical(o.CertAlgorithm); err != nil {
+		return errs.Usage("--cert-key: %v", err)
 	}
 	if o.TLSVersion != "" && o.TLSVersion != "1.2" && o.TLSVersion != "1.3" {
 		return errs.Usage("unknown --tls-version %q: use 1.2 or 1.3", o.TLSVersion)
@@ -431,6 +435,22 @@ func serverDirs(dir string, u *user.User) (data, run, logDir string, err error) 
 		return "", "", "", err
 	}
 	data, run, logDir = filepath.Join(dir, "data"), filepath.Join(dir, "run"), filepath.Join(dir, "log")
+	if target, err := os.Readlink(run); err == nil {
+		run = target // a server started here before
+	} else if len(run)+len(longestSocketName) > maxSocketPath {
+		// A deep directory (a suite's, named by a variant with options)
+		// would put the socket past what a Unix socket's address holds,
+		// and the server would not start: the sockets go to a short
+		// private directory, which dir/run points to.
+		short, err := os.MkdirTemp("", "encbench-run-")
+		if err != nil {
+			return "", "", "", fmt.Errorf("creating a short socket directory for %s: %w", dir, err)
+		}
+		if err := os.Symlink(short, run); err != nil {
+			return "", "", "", fmt.Errorf("linking %s to its socket directory: %w", run, err)
+		}
+		run = short
+	}
 	for _, d := range []string{data, run, logDir} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return "", "", "", fmt.Errorf("creating %s: %w", d, err)
@@ -438,6 +458,14 @@ func serverDirs(dir string, u *user.User) (data, run, logDir string, err error) 
 	}
 	return data, run, logDir, chown(u, data, run, logDir)
 }
+
+// maxSocketPath is the longest path a Unix socket's address holds (108
+// bytes of sun_path with its NUL), and longestSocketName the longest
+// socket file name a sandbox server makes in its run directory.
+const (
+	maxSocketPath     = 107
+	longestSocketName = "/.s.PGSQL.65535.lock"
+)
 
 // chown hands paths to the server's user.
 func chown(u *user.User, paths ...string) error {

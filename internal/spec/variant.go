@@ -41,6 +41,9 @@ func expandVariant(fs *pflag.FlagSet, args []string) ([]string, error) {
 		if v.TLSCipher != "" {
 			implied = append(implied, [2]string{"tls-cipher", v.TLSCipher})
 		}
+		if v.TLSCert != "" {
+			implied = append(implied, [2]string{"tls-server-key", v.TLSCert})
+		}
 	default:
 		implied = append(implied, [2]string{"tls", "disable"})
 	}

@@ -77,10 +77,15 @@ func (s Setup) ServerID() string {
 	return s.ID
 }
 
-// dataKey is what a variant's server must hold: its layers at rest and its
-// column encryption, not its TLS (the client's choice) nor A/A-ness.
+// dataKey is what a variant's server must hold: its layers at rest, its
+// column encryption and its certificate's key, not the rest of its TLS
+// (the client's choice: version, cipher) nor A/A-ness.
 func dataKey(v variant.Variant) string {
-	v.TLS, v.TLSVersion, v.AA = false, "", false
+	cert := v.TLSCert
+	v.TLS, v.TLSVersion, v.TLSCipher, v.TLSCert, v.AA = false, "", "", "", false
+	if cert != "" {
+		return v.String() + "|cert=" + cert
+	}
 	return v.String()
 }
 
@@ -398,8 +403,11 @@ func Args(opts map[string]string) []string {
 	return out
 }
 
+// fileSafe makes a name a file name: a variant's layers and options
+// (tls1.2:cert=rsa-4096,cipher=...) must not reach a path a server reads
+// as a list (PostgreSQL's unix_socket_directories splits at commas).
 func fileSafe(s string) string {
-	return strings.NewReplacer("+", "_", "/", "_", " ", "_").Replace(s)
+	return strings.NewReplacer("+", "_", "/", "_", " ", "_", ":", "_", ",", "_", "=", "-").Replace(s)
 }
 
 // Target returns the suite's target by name.

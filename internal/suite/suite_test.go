@@ -571,3 +571,37 @@ func TestScaleOptions(t *testing.T) {
 		t.Errorf("without the scale: options %v", ro)
 	}
 }
+
+// TestSetupsOfVariantsWithOptionsAreFileNames: a variant's options
+// (colons, commas, equals signs) never reach a setup's ID, which names
+// its sandbox's directory (PostgreSQL splits its socket directories at
+// commas), and two variants differing only in a certificate's key get
+// servers of their own.
+func TestSetupsOfVariantsWithOptionsAreFileNames(t *testing.T) {
+	s, err := Parse([]byte(`name: x
+targets: [{engine: postgres}]
+variants: [plain, "tls1.2:cipher=ECDHE-RSA-AES128-GCM-SHA256", "tls:cert=rsa-4096", tls]
+servers: shared
+workloads: [{name: oltp_point_select}]
+threads: [1]
+time: 1
+repetitions: 1
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Expand(*s, NoOverrides(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owners := map[string]string{}
+	for _, su := range p.Setups {
+		if strings.ContainsAny(su.ID, ":,=+ /") {
+			t.Errorf("setup ID %q is not a plain file name", su.ID)
+		}
+		owners[su.Variant] = su.ServerID()
+	}
+	if owners["tls:cert=rsa-4096"] == owners["plain"] || owners["tls"] != owners["plain"] || owners["tls1.2:cipher=ECDHE-RSA-AES128-GCM-SHA256"] != owners["plain"] {
+		t.Errorf("servers %v: want the rsa-4096 certificate on a server of its own, the other TLS variants on plain's", owners)
+	}
+}

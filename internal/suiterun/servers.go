@@ -252,6 +252,8 @@ func (x *servers) sandboxOptions(ls *liveSetup) sandbox.Options {
 	if !ls.shared {
 		o.TLSVersion, o.TLSCipher = ls.variant.TLSVersion, ls.variant.TLSCipher
 	}
+	// Setups share a server only with the same certificate (dataKey).
+	o.CertAlgorithm = ls.variant.TLSCert
 	return o
 }
 
@@ -265,7 +267,7 @@ func (x *servers) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.S
 	s := spec.New(cmd, name, fam)
 	if ls.Sandbox {
 		s.Server.Sandbox = ls.sandboxDir
-		s.Server.TLS.Version, s.Server.TLS.Cipher = ls.variant.TLSVersion, ls.variant.TLSCipher
+		s.Server.TLS.Version, s.Server.TLS.Cipher, s.Server.TLS.ServerKey = ls.variant.TLSVersion, ls.variant.TLSCipher, ls.variant.TLSCert
 		if !ls.variant.TLS {
 			// Said, not implied by the sandbox's DSN: a server shared with
 			// TLS variants offers TLS too.
@@ -277,7 +279,7 @@ func (x *servers) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.S
 		s.Server.TLS = engine.TLSOptions{Mode: engine.TLSDisable}
 		if ls.variant.TLS {
 			s.Server.TLS = engine.TLSOptions{Mode: engine.TLSVerifyFull, CAFile: t.TLSCA, CertFile: t.TLSCert, KeyFile: t.TLSKey,
-				Version: ls.variant.TLSVersion, Cipher: ls.variant.TLSCipher}
+				Version: ls.variant.TLSVersion, Cipher: ls.variant.TLSCipher, ServerKey: ls.variant.TLSCert}
 		}
 		s.TDE = ls.variant.TDE
 		s.Server.ServerPID = ls.pid // tde_dsn's own server for a tde variant
@@ -373,6 +375,9 @@ func (x *servers) sandboxLine(ls *liveSetup) string {
 	}
 	if o.TLSCipher != "" {
 		args = append(args, "--tls-cipher", o.TLSCipher)
+	}
+	if o.CertAlgorithm != "" {
+		args = append(args, "--cert-key", o.CertAlgorithm)
 	}
 	if o.TLSOptional {
 		args = append(args, "--tls-optional")

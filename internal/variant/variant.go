@@ -17,9 +17,10 @@ import (
 type Variant struct {
 	TLS bool
 	// TLSVersion pins the protocol: "", "1.2" or "1.3"; TLSCipher a TLS
-	// 1.2 cipher suite by its OpenSSL name.
-	TLSVersion, TLSCipher string
-	TDE                   bool
+	// 1.2 cipher suite by its OpenSSL name; TLSCert a sandbox's
+	// certificate key (ecdsa-p256, rsa-2048, rsa-4096; "": the default).
+	TLSVersion, TLSCipher, TLSCert string
+	TDE                            bool
 	// TDECipher is the sandbox's TDE algorithm (aes-ctr, aes-cbc; "": the
 	// suite's or the default).
 	TDECipher string
@@ -58,7 +59,7 @@ func Parse(name string) (Variant, error) {
 		o := s.Options
 		switch s.Layer {
 		case "tls":
-			v.TLS, v.TLSVersion, v.TLSCipher = true, o["version"], o["cipher"]
+			v.TLS, v.TLSVersion, v.TLSCipher, v.TLSCert = true, o["version"], o["cipher"], o["cert"]
 		case "tde":
 			v.TDE, v.TDECipher = true, o["cipher"]
 		case "colenc":
@@ -80,9 +81,16 @@ func (v Variant) String() string {
 	}
 	var layers []string
 	if v.TLS {
-		l := "tls" + v.TLSVersion
+		var opts []string
+		if v.TLSCert != "" {
+			opts = append(opts, "cert="+v.TLSCert)
+		}
 		if v.TLSCipher != "" {
-			l += ":cipher=" + v.TLSCipher
+			opts = append(opts, "cipher="+v.TLSCipher)
+		}
+		l := "tls" + v.TLSVersion
+		if len(opts) > 0 {
+			l += ":" + strings.Join(opts, ",")
 		}
 		layers = append(layers, l)
 	}

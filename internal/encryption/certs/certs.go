@@ -12,19 +12,39 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
-	"github.com/encbench/encbench/internal/fsx"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/encbench/encbench/internal/fsx"
 )
 
-// Key algorithms a sandbox can use.
+// Key algorithms a sandbox can use, by their names in variants
+// (tls:cert=NAME).
 const (
-	ECDSAP256 = "ecdsa"
-	RSA2048   = "rsa"
+	ECDSAP256 = "ecdsa-p256"
+	RSA2048   = "rsa-2048"
+	RSA4096   = "rsa-4096"
 )
+
+// Algorithms are the key algorithms, the default first.
+func Algorithms() []string { return []string{ECDSAP256, RSA2048, RSA4096} }
+
+// Canonical is an algorithm's name, from it or the older --cert-key
+// spellings (ecdsa, rsa); "" is the default.
+func Canonical(alg string) (string, error) {
+	switch alg {
+	case "", "ecdsa", ECDSAP256:
+		return ECDSAP256, nil
+	case "rsa", RSA2048:
+		return RSA2048, nil
+	case RSA4096:
+		return RSA4096, nil
+	}
+	return "", fmt.Errorf("unknown certificate key %q: use ecdsa-p256, rsa-2048 or rsa-4096", alg)
+}
 
 // Files are the PEM files written into a directory.
 type Files struct {
@@ -45,9 +65,11 @@ type Options struct {
 // Write creates a CA and server and client certificates signed by it in dir.
 // Private keys are written 0600.
 func Write(dir string, o Options) (Files, error) {
-	if o.Algorithm == "" {
-		o.Algorithm = ECDSAP256
+	alg, err := Canonical(o.Algorithm)
+	if err != nil {
+		return Files{}, err
 	}
+	o.Algorithm = alg
 	if o.Validity == 0 {
 		o.Validity = 365 * 24 * time.Hour
 	}
@@ -147,8 +169,10 @@ func newKey(alg string) (crypto.Signer, error) {
 		return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	case RSA2048:
 		return rsa.GenerateKey(rand.Reader, 2048)
+	case RSA4096:
+		return rsa.GenerateKey(rand.Reader, 4096)
 	}
-	return nil, fmt.Errorf("unknown key algorithm %q: use ecdsa or rsa", alg)
+	return nil, fmt.Errorf("unknown key algorithm %q: use ecdsa-p256, rsa-2048 or rsa-4096", alg)
 }
 
 func serial() *big.Int {
