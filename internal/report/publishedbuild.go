@@ -171,7 +171,7 @@ func (e *explainer) publishedBounds(ref *suite.Reference, target string, order O
 				worst = c
 			}
 		}
-		p.Figure = l.T("published.figure.bound", l.F("%g", b.AtMost), l.T("published.bound."+b.Threads), th)
+		p.Figure = l.T("published.figure.bound", l.F("%g", b.AtMost), l.T("published.bound."+b.Threads), threadsText(l, th))
 		ev := Evidence{Published: b.AtMost, NoCause: l.T("published.no_cause.no_tps")}
 		if worst != nil {
 			m := lossSpan(*worst.Loss)
@@ -179,6 +179,11 @@ func (e *explainer) publishedBounds(ref *suite.Reference, target string, order O
 			p.Figure = l.T("published.figure.bound_worst", p.Figure, worst.Workload)
 			if worst.TimeAdded != nil {
 				p.AddedMs.Measured = &Span{Value: worst.TimeAdded.Mean, Low: worst.TimeAdded.Low, High: worst.TimeAdded.High}
+			}
+			if pr := e.projection(target, worst.Workload, worst.Variant, th); pr != nil && pr.LossPct != nil {
+				s := Span{Value: pr.LossPct.Mean, Low: pr.LossPct.Low, High: pr.LossPct.High}
+				p.AtReportSetting, ev.Projected = &s, &s
+				p.AddedMs.Projected = &Span{Value: pr.AddedMs.Mean, Low: pr.AddedMs.Low, High: pr.AddedMs.High}
 			}
 		}
 		p.judge(l, ev)
