@@ -28,6 +28,23 @@ var palette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#
 // target and variant, with 95% whiskers), CPU per transaction as server
 // and client stacks, the parts of events, and the paired losses and CPU
 // added with their intervals.
+// partsChart is a connection anatomy's mean time per part, by variant.
+func partsChart(l *locale.Lang, id, workload string, pt PartsTable) (Chart, error) {
+	ch := newBar(id, workload+": "+pt.Title, l.T("chart.unit.ms"), pt.Parts)
+	ch.SetGlobalOptions(charts.WithXAxisOpts(opts.XAxis{Name: l.T("parts.part"), Type: "category", NameLocation: "middle", NameGap: 25}))
+	for _, v := range pt.Variants {
+		vals := make([]float64, len(pt.Parts))
+		for i, part := range pt.Parts {
+			vals[i] = math.NaN()
+			if m, ok := pt.Means[v][part]; ok {
+				vals[i] = m.Mean
+			}
+		}
+		ch.AddSeries(v, barData(vals))
+	}
+	return snippet(ch)
+}
+
 func sectionCharts(l *locale.Lang, idx int, s Section, m *Model) ([]Chart, error) {
 	var threads []int
 	for _, c := range s.Cells {
@@ -90,19 +107,7 @@ func sectionCharts(l *locale.Lang, idx int, s Section, m *Model) ([]Chart, error
 	}
 	out = append(out, cpu)
 	for n, pt := range s.Parts {
-		ch := newBar(id(10+n), s.Workload+": "+pt.Title, l.T("chart.unit.ms"), pt.Parts)
-		ch.SetGlobalOptions(charts.WithXAxisOpts(opts.XAxis{Name: l.T("parts.part"), Type: "category", NameLocation: "middle", NameGap: 25}))
-		for _, v := range pt.Variants {
-			vals := make([]float64, len(pt.Parts))
-			for i, part := range pt.Parts {
-				vals[i] = math.NaN()
-				if m, ok := pt.Means[v][part]; ok {
-					vals[i] = m.Mean
-				}
-			}
-			ch.AddSeries(v, barData(vals))
-		}
-		c, err := snippet(ch)
+		c, err := partsChart(l, id(10+n), s.Workload, pt)
 		if err != nil {
 			return nil, err
 		}

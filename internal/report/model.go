@@ -115,36 +115,7 @@ func Build(d *Data, l *locale.Lang) *Model {
 	m := &Model{L: l, Title: l.T("report.title"), Baseline: baseline, Order: order, Partial: d.Partial,
 		Generated: l.T("report.generated", time.Now().UTC().Format("2006-01-02 15:04 UTC"), version.String())}
 	if rec := d.Record; rec != nil && rec.Plan != nil {
-		m.Title = l.T("report.title.suite", rec.Suite.Name)
-		text := rec.Suite.Text(l.Code)
-		m.Description = strings.Join(strings.Fields(text.Description), " ")
-		m.Notes = text.Notes
-		for _, sk := range rec.Skipped {
-			m.Skipped = append(m.Skipped, skippedText(l, sk))
-		}
-		report := "encbench report " + d.Dir
-		if l.Code != locale.Default {
-			report += " --lang " + l.Code
-		}
-		m.Commands = []string{rec.Command, report}
-		for _, su := range rec.Setups {
-			if lines, ok := rec.Reproduce[su.ID]; ok {
-				m.Reproduce = append(m.Reproduce, Text{S: "# " + su.ID + "\n" + lines})
-			}
-		}
-		m.Precision, m.BudgetSpent, m.MachineNoise = rec.Suite.Precision, rec.BudgetSpent, rec.Noise
-		if rec.Suite.Reference != nil {
-			m.Reference = referenceTable(l, rec.Suite.Reference, cells, order)
-			m.ReferenceSource = rec.Suite.Reference.Source
-			var builtin *suite.Reference
-			if st, _, err := suite.Load(rec.Suite.Name); err == nil {
-				builtin = st.Reference
-			}
-			if ref := recordedReference(builtin, d); ref != nil && ref.StandIn != nil {
-				m.Published, _, _ = judgePublished(l, ref, d, cells, order)
-				m.PublishedTable, m.PublishedCount = publishedTable(l, m.Published), countText(l, countPublished(m.Published))
-			}
-		}
+		m.fromRecord(d, cells, order)
 	}
 	m.Subtitle = subtitle(l, d.Results)
 	var partsSaid []string
@@ -178,21 +149,9 @@ func Build(d *Data, l *locale.Lang) *Model {
 	}
 	m.Schema = schemas(d.Results)
 	for _, w := range order.Workloads {
-		s := Section{Workload: w}
-		for _, c := range cells {
-			if c.Workload == w {
-				s.Cells = append(s.Cells, c)
-			}
-		}
-		s.Table = resultTable(l, s.Cells, m.Precision)
-		s.Parts = partsTables(l, s.Cells, order, baseline, m.Precision)
-		s.Rates = rateTables(l, s.Cells, order, baseline)
-		s.Costs, s.CostsIntro, s.LimitRule = costTable(l, s.Cells), l.T(costsIntro(s.Cells)), l.T("limit.rule", contentionBound, cpuBound, diskBound, networkBound, lockWaitBound)
-		for _, c := range s.Cells {
-			s.Limits = append(s.Limits, limitSentence(l, c))
-		}
-		partsSaid = append(partsSaid, partsConclusions(l, s.Parts, baseline, s.Cells)...)
-		m.Sections = append(m.Sections, s)
+		sec := workloadSection(l, w, cells, order, baseline, m.Precision)
+		partsSaid = append(partsSaid, partsConclusions(l, sec.Parts, baseline, sec.Cells)...)
+		m.Sections = append(m.Sections, sec)
 	}
 	m.Conclusions = Conclusions(l, closed, baseline, order, append(partsSaid, offeredConclusions(l, cells, baseline, order)...))
 	m.Overview = overviewOf(l, d, closed, m)
@@ -203,6 +162,63 @@ func Build(d *Data, l *locale.Lang) *Model {
 // skipReasons are the reasons a suite skips a setup that the catalogue
 // translates; their English text is the sandbox's own message.
 var skipReasons = []string{"skip.reason.pg_tde"}
+
+// fromRecord is what a suite's record says: its title, description and
+// notes, what was skipped, the commands that reproduce it, its rules and
+// the published report it is set beside.
+func (m *Model) fromRecord(d *Data, cells []*Row, order Order) {
+	l, rec := m.L, d.Record
+	m.Title = l.T("report.title.suite", rec.Suite.Name)
+	text := rec.Suite.Text(l.Code)
+	m.Description = strings.Join(strings.Fields(text.Description), " ")
+	m.Notes = text.Notes
+	for _, sk := range rec.Skipped {
+		m.Skipped = append(m.Skipped, skippedText(l, sk))
+	}
+	report := "encbench report " + d.Dir
+	if l.Code != locale.Default {
+		report += " --lang " + l.Code
+	}
+	m.Commands = []string{rec.Command, report}
+	for _, su := range rec.Setups {
+		if lines, ok := rec.Reproduce[su.ID]; ok {
+			m.Reproduce = append(m.Reproduce, Text{S: "# " + su.ID + "\n" + lines})
+		}
+	}
+	m.Precision, m.BudgetSpent, m.MachineNoise = rec.Suite.Precision, rec.BudgetSpent, rec.Noise
+	if rec.Suite.Reference == nil {
+		return
+	}
+	m.Reference = referenceTable(l, rec.Suite.Reference, cells, order)
+	m.ReferenceSource = rec.Suite.Reference.Source
+	var builtin *suite.Reference
+	if st, _, err := suite.Load(rec.Suite.Name); err == nil {
+		builtin = st.Reference
+	}
+	if ref := recordedReference(builtin, d); ref != nil && ref.StandIn != nil {
+		m.Published, _, _ = judgePublished(l, ref, d, cells, order)
+		m.PublishedTable, m.PublishedCount = publishedTable(l, m.Published), countText(l, countPublished(m.Published))
+	}
+}
+
+// workloadSection is one workload's cells with their tables, costs and
+// what limited each.
+func workloadSection(l *locale.Lang, w string, cells []*Row, order Order, baseline string, precision float64) Section {
+	s := Section{Workload: w}
+	for _, c := range cells {
+		if c.Workload == w {
+			s.Cells = append(s.Cells, c)
+		}
+	}
+	s.Table = resultTable(l, s.Cells, precision)
+	s.Parts = partsTables(l, s.Cells, order, baseline, precision)
+	s.Rates = rateTables(l, s.Cells, order, baseline)
+	s.Costs, s.CostsIntro, s.LimitRule = costTable(l, s.Cells), l.T(costsIntro(s.Cells)), l.T("limit.rule", contentionBound, cpuBound, diskBound, networkBound, lockWaitBound)
+	for _, c := range s.Cells {
+		s.Limits = append(s.Limits, limitSentence(l, c))
+	}
+	return s
+}
 
 // skippedText translates a skipped setup's known reason ("target
 // variant: reason"); an unknown reason stays as the suite wrote it.

@@ -66,26 +66,7 @@ func Summary(w io.Writer, r *result.Result) {
 	} else {
 		fmt.Fprintf(w, "    server:                              unknown (pass --server-pid for a local server)\n")
 	}
-	v := r.Variant.Verified.TLS
-	fmt.Fprintf(w, "\nTLS (server's view via %s): %d of %d connections encrypted", v.Source, v.TLSConnections, v.Connections)
-	for ver, n := range v.Versions {
-		fmt.Fprintf(w, "; %s x%d", ver, n)
-	}
-	for ci, n := range v.Ciphers {
-		fmt.Fprintf(w, "; %s x%d", ci, n)
-	}
-	fmt.Fprintln(w)
-	if t := r.Variant.Verified.TDE; t != nil {
-		fmt.Fprintf(w, "At rest (server's view via %s): %d of %d tables encrypted", t.Source, t.Encrypted, t.Tables)
-		if t.Marker != nil {
-			fmt.Fprintf(w, "; marker found %d times in raw files", t.Marker.Occurrences)
-		}
-		fmt.Fprintln(w)
-	}
-	if c := r.Variant.Verified.Colenc; c != nil {
-		fmt.Fprintf(w, "Column encryption (client side): %d of %d business columns (%.1f%%); %d stored values read raw, %d of them ciphertexts of their column\n",
-			c.BusinessEncrypted(), c.BusinessColumns, c.SharePct, c.Checked, c.Ciphertext)
-	}
+	summaryProofs(w, r)
 	if len(r.Rates) > 0 {
 		for _, k := range slices.Sorted(maps.Keys(r.Rates)) {
 			fmt.Fprintf(w, "%s: %.1f\n", k, r.Rates[k])
@@ -139,5 +120,32 @@ func items(w io.Writer, r *result.Result) {
 	keys := slices.Sorted(maps.Keys(r.Notes))
 	for _, k := range keys {
 		fmt.Fprintf(w, "    %-34s %d\n", k+":", r.Notes[k])
+	}
+}
+
+// summaryProofs prints what the server's side proved of each layer.
+func summaryProofs(w io.Writer, r *result.Result) {
+	v := r.Variant.Verified.TLS
+	fmt.Fprintf(w, "\nTLS (server's view via %s): %d of %d connections encrypted", v.Source, v.TLSConnections, v.Connections)
+	for ver, n := range v.Versions {
+		fmt.Fprintf(w, "; %s x%d", ver, n)
+	}
+	for ci, n := range v.Ciphers {
+		fmt.Fprintf(w, "; %s x%d", ci, n)
+	}
+	if v.ServerKey != "" {
+		fmt.Fprintf(w, "; server certificate %s", v.ServerKey)
+	}
+	fmt.Fprintln(w)
+	if t := r.Variant.Verified.TDE; t != nil {
+		fmt.Fprintf(w, "At rest (server's view via %s): %d of %d tables encrypted", t.Source, t.Encrypted, t.Tables)
+		if t.Marker != nil {
+			fmt.Fprintf(w, "; marker found %d times in raw files", t.Marker.Occurrences)
+		}
+		fmt.Fprintln(w)
+	}
+	if c := r.Variant.Verified.Colenc; c != nil {
+		fmt.Fprintf(w, "Column encryption (client side): %d of %d business columns (%.1f%%); %d stored values read raw, %d of them ciphertexts of their column\n",
+			c.BusinessEncrypted(), c.BusinessColumns, c.SharePct, c.Checked, c.Ciphertext)
 	}
 }
