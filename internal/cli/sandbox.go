@@ -48,6 +48,7 @@ func newSandbox() *cobra.Command {
 	up.Flags().StringVar(&o.TDEKeyFile, "tde-key-file", "", "use this file_key_management key file (mode 0600) instead of generating one")
 	up.Flags().StringVar(&o.ServerCPUs, "server-cpus", "", "pin the server to these CPUs (a list like 1 or 0-1)")
 	up.Flags().StringVar(&o.BinDir, "bin-dir", "", "directory with the server binaries (default: the installed packages)")
+	up.Flags().BoolVar(&o.ClientCert, "client-cert", false, "mutual TLS: require a client certificate of the sandbox's CA (PostgreSQL cert authentication, MariaDB REQUIRE X509); the DSN names the sandbox's client certificate (an alias of --variant tls:client-cert=on)")
 	up.Flags().BoolVar(&o.TLSOptional, "tls-optional", false, "with a TLS variant: offer TLS without requiring it, so clients choose per connection")
 	up.Flags().StringArrayVar(&o.Settings, "set", nil, "a server setting name=value, after encbench's own (my.cnf for MariaDB, postgresql.conf for PostgreSQL); repeat for more")
 	up.Flags().BoolVar(&o.StatStatements, "stat-statements", false, "load pg_stat_statements so the server counts statements (PostgreSQL)")

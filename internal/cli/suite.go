@@ -187,7 +187,7 @@ func commandLine(cmd *cobra.Command, nameOrFile, dir string) string {
 }
 
 func sandboxSupports(engine string, v variant.Variant) error {
-	err := sandbox.Check(sandbox.Options{Engine: engine, Variant: v.Server(), TLSVersion: v.TLSVersion, TLSCipher: v.TLSCipher, TDECipher: v.TDECipher, CertAlgorithm: v.TLSCert})
+	err := sandbox.Check(sandbox.Options{Engine: engine, Variant: v.Server(), TLSVersion: v.TLSVersion, TLSCipher: v.TLSCipher, TDECipher: v.TDECipher, CertAlgorithm: v.TLSCert, ClientCert: v.TLSClientCert})
 	if err != nil {
 		msg, _, _ := strings.Cut(err.Error(), ":")
 		return errors.New(msg)

@@ -48,6 +48,9 @@ type TLSOptions struct {
 	// ServerKey, when set, is the key the server's certificate must have
 	// (CertKey's names: ecdsa-p256, rsa-2048, rsa-4096); a run proves it.
 	ServerKey string `json:"server_key,omitempty"`
+	// ClientAuth says the server must see a client certificate on every
+	// connection (mutual TLS); a run proves it from the server's view.
+	ClientAuth bool `json:"client_auth,omitempty"`
 }
 
 // TLSOn is an alias of verify-full, the safe choice for a remote server.
@@ -92,6 +95,10 @@ type SessionTLS struct {
 	Encrypted bool   `json:"encrypted"`
 	Version   string `json:"version,omitempty"`
 	Cipher    string `json:"cipher,omitempty"`
+	// ClientCert says the server verified a client certificate for the
+	// session (PostgreSQL's pg_stat_ssl.client_dn; on MariaDB, an account
+	// that requires X509 admits no session without one).
+	ClientCert bool `json:"client_cert,omitempty"`
 }
 
 // Conn is one pinned connection. It is not safe for concurrent use: a worker

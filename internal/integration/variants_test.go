@@ -200,3 +200,28 @@ func TestTLSLayerOptionsAreProved(t *testing.T) {
 		}
 	}
 }
+
+// TestMutualTLSIsProved: a sandbox named tls:client-cert=on admits only
+// clients with a certificate of its CA (PostgreSQL cert authentication,
+// MariaDB REQUIRE X509), and a run named so proves from the server's view
+// that every connection presented one; a run that asks for mutual TLS of
+// a server that does not require it fails.
+func TestMutualTLSIsProved(t *testing.T) {
+	servers(t)
+	for _, eng := range []string{"postgres", "mariadb"} {
+		dir := variantSandbox(t, eng, "tls:client-cert=on")
+		code, out := runVariant(t, dir, "--variant", "tls:client-cert=on")
+		if code != 0 {
+			t.Fatalf("%s: %s", eng, out)
+		}
+		_, path, _ := strings.Cut(out, "|")
+		if p := readResult(t, path).Variant.Verified.TLS; p.ClientCerts != p.Connections || p.Connections == 0 {
+			t.Errorf("%s: proof %+v, want a client certificate on every connection", eng, p)
+		}
+		plain := variantSandbox(t, eng, "tls")
+		code, out = runVariant(t, plain, "--variant", "tls:client-cert=on")
+		if errOut, _, _ := strings.Cut(out, "|"); code != 1 || !strings.Contains(errOut, "mutual TLS was asked for") {
+			t.Errorf("%s: mutual TLS asked of a server that does not require it: exit %d, %s", eng, code, errOut)
+		}
+	}
+}

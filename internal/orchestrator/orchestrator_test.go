@@ -91,4 +91,15 @@ func TestPinnedTLSIsProved(t *testing.T) {
 	if err := checkTLS(keyed, other); err == nil || !strings.Contains(err.Error(), "presented one with ecdsa-p256") {
 		t.Errorf("another certificate key: %v", err)
 	}
+	mutual := pinned
+	mutual.TLS.ClientAuth = true
+	other = ok
+	other.ClientCerts = 1
+	if err := checkTLS(mutual, other); err == nil || !strings.Contains(err.Error(), "on 1 of 2 connections") {
+		t.Errorf("a client certificate on one connection of two: %v", err)
+	}
+	other.ClientCerts = 2
+	if err := checkTLS(mutual, other); err != nil {
+		t.Errorf("a client certificate on every connection: %v", err)
+	}
 }

@@ -345,6 +345,9 @@ func tlsProof(t engine.Target, sessions []engine.SessionTLS) result.TLSProof {
 			p.Versions[s.Version]++
 			p.Ciphers[s.Cipher]++
 		}
+		if s.ClientCert {
+			p.ClientCerts++
+		}
 	}
 	return p
 }
@@ -364,6 +367,9 @@ func checkTLS(t engine.Target, p result.TLSProof) error {
 		if t.TLS.Version != "" && !strings.HasSuffix(v, t.TLS.Version) {
 			return fmt.Errorf("TLS %s was pinned, but the server (%s) reports connections of %s", t.TLS.Version, p.Source, sortedKeys(p.Versions))
 		}
+	}
+	if t.TLS.ClientAuth && p.ClientCerts != p.Connections {
+		return fmt.Errorf("mutual TLS was asked for, but the server (%s) saw a verified client certificate on %d of %d connections", p.Source, p.ClientCerts, p.Connections)
 	}
 	if k := t.TLS.ServerKey; k != "" && t.TLS.Mode != engine.TLSDisable && p.ServerKey != k {
 		return fmt.Errorf("a server certificate with an %s key was asked for, but the server presented one with %s", k, orNone(p.ServerKey))

@@ -268,6 +268,9 @@ type TLSProof struct {
 	// ServerKey is the key of the certificate the server presented to the
 	// run's admin connection (ecdsa-p256, rsa-2048, ...).
 	ServerKey string `json:"server_key,omitempty"`
+	// ClientCerts counts the connections the server verified a client
+	// certificate for.
+	ClientCerts int `json:"client_certs,omitempty"`
 }
 
 type Workload struct {

@@ -83,7 +83,7 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 	// without a password; the file (it holds both passwords) is removed
 	// once the server is up, and restarts run without it.
 	initFile := filepath.Join(run, "init.sql")
-	if err := writeSecret(initFile, mariadbAccounts(pw), u); err != nil {
+	if err := writeSecret(initFile, mariadbAccounts(pw, o.ClientCert), u); err != nil {
 		return nil, err
 	}
 	defer os.Remove(initFile)
@@ -196,7 +196,13 @@ func mariadbConfigure(o Options, data, sock, logPath string, port int, u *user.U
 // PROCESS (to read every session's TLS state and InnoDB's encryption
 // tables), never FILE or SUPER. One statement per line, as the server
 // reads an init file.
-func mariadbAccounts(pw passwords) string {
+func mariadbAccounts(pw passwords, clientCert bool) string {
+	require := ""
+	if clientCert {
+		// Mutual TLS: no benchmark session without a client certificate
+		// of the sandbox's CA.
+		require = " REQUIRE X509"
+	}
 	sql := []string{
 		"DELETE FROM mysql.global_priv WHERE User = 'root' AND Host <> 'localhost';",
 		"FLUSH PRIVILEGES;",
@@ -205,7 +211,7 @@ func mariadbAccounts(pw passwords) string {
 	}
 	for _, host := range []string{"127.0.0.1", "::1", "localhost"} {
 		sql = append(sql,
-			fmt.Sprintf("CREATE USER 'sbtest'@'%s' IDENTIFIED BY '%s';", host, pw.bench),
+			fmt.Sprintf("CREATE USER 'sbtest'@'%s' IDENTIFIED BY '%s'%s;", host, pw.bench, require),
 			fmt.Sprintf("GRANT ALL ON sbtest.* TO 'sbtest'@'%s';", host),
 			fmt.Sprintf("GRANT PROCESS ON *.* TO 'sbtest'@'%s';", host))
 	}

@@ -166,8 +166,14 @@ func pgConfigure(o Options, data, run string, port int, u *user.User, tls certs.
 	// user gets nothing without the sandbox's password.
 	hba := "local all all scram-sha-256\nhost all all 127.0.0.1/32 scram-sha-256\nhost all all ::1/128 scram-sha-256\n"
 	if o.tls() && !o.TLSOptional {
-		// Plaintext TCP is refused, so nothing can fall back to it.
-		hba = "local all all scram-sha-256\nhostssl all all 127.0.0.1/32 scram-sha-256\nhostssl all all ::1/128 scram-sha-256\n" +
+		// Plaintext TCP is refused, so nothing can fall back to it. With
+		// client certificates, TCP connections authenticate by certificate
+		// alone (cert: signed by the sandbox's CA, its CN the user's name).
+		method := "scram-sha-256"
+		if o.ClientCert {
+			method = "cert"
+		}
+		hba = "local all all scram-sha-256\nhostssl all all 127.0.0.1/32 " + method + "\nhostssl all all ::1/128 " + method + "\n" +
 			"hostnossl all all 0.0.0.0/0 reject\nhostnossl all all ::/0 reject\n"
 	}
 	if err := os.WriteFile(filepath.Join(data, "pg_hba.conf"), []byte(hba), 0o600); err != nil {

@@ -63,6 +63,9 @@ type Options struct {
 	// CertAlgorithm is the certificates' key: ecdsa-p256 (the default),
 	// rsa-2048 or rsa-4096 (ecdsa and rsa are the older spellings).
 	CertAlgorithm string
+	// ClientCert is mutual TLS: the server requires a client certificate
+	// of its CA (the sandbox's client certificate, named in its DSN).
+	ClientCert bool
 	// Settings are name=value server settings written after encbench's
 	// own, so they win: my.cnf options for MariaDB, postgresql.conf
 	// parameters for PostgreSQL.
@@ -122,6 +125,7 @@ func (o *Options) validate() error {
 			*opt.field = opt.fromVariant
 		}
 	}
+	o.ClientCert = o.ClientCert || v.TLSClientCert
 	o.Variant = variant.Variant{TLS: v.TLS, TDE: v.TDE}.String()
 	if o.CertAlgorithm, err = certs.Canonical(o.CertAlgorithm); err != nil {
 		return errs.Usage("--cert-key: %v", err)
@@ -136,6 +140,9 @@ func (o *Options) validate() error {
 		if o.TLSVersion == "1.3" {
 			return errs.Usage("--tls-cipher chooses a TLS 1.2 suite; it cannot go with --tls-version 1.3")
 		}
+	}
+	if o.ClientCert && (!o.tls() || o.TLSOptional) {
+		return errs.Usage("--client-cert (tls:client-cert=on) needs a TLS variant that requires TLS, without --tls-optional")
 	}
 	if o.TLSOptional && !o.tls() {
 		return errs.Usage("--tls-optional needs a TLS variant (--variant tls or tls+tde)")
@@ -307,6 +314,10 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 	if o.tls() {
 		info.CA, info.ClientCert, info.ClientKey = files.CA, files.ClientCert, files.ClientKey
 		q := url.Values{"sslmode": {"verify-full"}, "sslrootcert": {files.CA}}
+		if o.ClientCert {
+			q.Set("sslcert", files.ClientCert)
+			q.Set("sslkey", files.ClientKey)
+		}
 		sep := "?"
 		if strings.Contains(info.DSN, "?") {
 			sep = "&"

@@ -96,7 +96,8 @@ func TestVariantCarriesTheServersLayerOptions(t *testing.T) {
 	if err := o.validate(); err != nil || o.Variant != "tls+tde" || o.TLSVersion != "1.2" || o.TLSCipher != "ECDHE-ECDSA-AES128-GCM-SHA256" || o.TDECipher != "aes-cbc" {
 		t.Errorf("%+v %v", o, err)
 	}
-	for _, bad := range []Options{{Variant: "tls1.3", TLSVersion: "1.2"}, {Variant: "tde:cipher=aes-cbc", TDECipher: "aes-ctr"}, {Variant: "colenc50"}, {Variant: "aa"}} {
+	for _, bad := range []Options{{Variant: "tls1.3", TLSVersion: "1.2"}, {Variant: "tde:cipher=aes-cbc", TDECipher: "aes-ctr"}, {Variant: "colenc50"}, {Variant: "aa"},
+		{Variant: "tls:client-cert=on", TLSOptional: true}, {Variant: "tde", ClientCert: true}} {
 		if err := bad.validate(); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}

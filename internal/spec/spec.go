@@ -93,11 +93,12 @@ func Bind(fs *pflag.FlagSet, s *Spec) {
 	fs.StringVar(&t.Version, "tls-version", "", "pin the TLS protocol version: 1.2 or 1.3 (an alias of --variant tls1.2 or tls1.3)")
 	fs.StringVar(&t.Cipher, "tls-cipher", "", "TLS 1.2 cipher suite (OpenSSL name, for example ECDHE-ECDSA-AES128-GCM-SHA256; an alias of --variant tls1.2:cipher=NAME)")
 	fs.StringVar(&t.ServerKey, "tls-server-key", "", "the key the server's certificate must have: ecdsa-p256, rsa-2048 or rsa-4096; the run reports the key it saw and fails on another (an alias of --variant tls:cert=NAME)")
+	fs.BoolVar(&t.ClientAuth, "tls-client-auth", false, "mutual TLS: the server must see a client certificate (--tls-cert and --tls-key, or the sandbox's) on every connection; the run proves it from the server's view (an alias of --variant tls:client-cert=on)")
 	fs.StringVar(&t.CAFile, "tls-ca", "", "CA certificate (PEM) that signed the server's certificate")
 	fs.StringVar(&t.CertFile, "tls-cert", "", "client certificate (PEM)")
 	fs.StringVar(&t.KeyFile, "tls-key", "", "client private key (PEM)")
 	fs.IntVar(&s.Threads, "threads", 1, "number of threads to use")
-	workload.Mark(fs, workload.Location, "dsn", "sandbox", "variant", "tls", "tls-version", "tls-cipher", "tls-server-key", "tls-ca", "tls-cert", "tls-key")
+	workload.Mark(fs, workload.Location, "dsn", "sandbox", "variant", "tls", "tls-version", "tls-cipher", "tls-server-key", "tls-client-auth", "tls-ca", "tls-cert", "tls-key")
 	workload.Mark(fs, workload.Setting, "threads")
 	switch s.Command {
 	case Prepare:

@@ -44,6 +44,9 @@ func expandVariant(fs *pflag.FlagSet, args []string) ([]string, error) {
 		if v.TLSCert != "" {
 			implied = append(implied, [2]string{"tls-server-key", v.TLSCert})
 		}
+		if v.TLSClientCert {
+			implied = append(implied, [2]string{"tls-client-auth", "true"})
+		}
 	default:
 		implied = append(implied, [2]string{"tls", "disable"})
 	}

@@ -78,15 +78,19 @@ func (s Setup) ServerID() string {
 }
 
 // dataKey is what a variant's server must hold: its layers at rest, its
-// column encryption and its certificate's key, not the rest of its TLS
-// (the client's choice: version, cipher) nor A/A-ness.
+// column encryption, its certificate's key and whether it requires client
+// certificates, not the rest of its TLS (the client's choice: version,
+// cipher) nor A/A-ness.
 func dataKey(v variant.Variant) string {
-	cert := v.TLSCert
-	v.TLS, v.TLSVersion, v.TLSCipher, v.TLSCert, v.AA = false, "", "", "", false
-	if cert != "" {
-		return v.String() + "|cert=" + cert
+	server := ""
+	if v.TLSCert != "" {
+		server += "|cert=" + v.TLSCert
 	}
-	return v.String()
+	if v.TLSClientCert {
+		server += "|client-cert"
+	}
+	v.TLS, v.TLSVersion, v.TLSCipher, v.TLSCert, v.TLSClientCert, v.AA = false, "", "", "", false, false
+	return v.String() + server
 }
 
 // Cell is one measured run.

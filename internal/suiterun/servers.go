@@ -253,7 +253,7 @@ func (x *servers) sandboxOptions(ls *liveSetup) sandbox.Options {
 		o.TLSVersion, o.TLSCipher = ls.variant.TLSVersion, ls.variant.TLSCipher
 	}
 	// Setups share a server only with the same certificate (dataKey).
-	o.CertAlgorithm = ls.variant.TLSCert
+	o.CertAlgorithm, o.ClientCert = ls.variant.TLSCert, ls.variant.TLSClientCert
 	return o
 }
 
@@ -268,6 +268,7 @@ func (x *servers) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.S
 	if ls.Sandbox {
 		s.Server.Sandbox = ls.sandboxDir
 		s.Server.TLS.Version, s.Server.TLS.Cipher, s.Server.TLS.ServerKey = ls.variant.TLSVersion, ls.variant.TLSCipher, ls.variant.TLSCert
+		s.Server.TLS.ClientAuth = ls.variant.TLSClientCert
 		if !ls.variant.TLS {
 			// Said, not implied by the sandbox's DSN: a server shared with
 			// TLS variants offers TLS too.
@@ -279,7 +280,7 @@ func (x *servers) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.S
 		s.Server.TLS = engine.TLSOptions{Mode: engine.TLSDisable}
 		if ls.variant.TLS {
 			s.Server.TLS = engine.TLSOptions{Mode: engine.TLSVerifyFull, CAFile: t.TLSCA, CertFile: t.TLSCert, KeyFile: t.TLSKey,
-				Version: ls.variant.TLSVersion, Cipher: ls.variant.TLSCipher, ServerKey: ls.variant.TLSCert}
+				Version: ls.variant.TLSVersion, Cipher: ls.variant.TLSCipher, ServerKey: ls.variant.TLSCert, ClientAuth: ls.variant.TLSClientCert}
 		}
 		s.TDE = ls.variant.TDE
 		s.Server.ServerPID = ls.pid // tde_dsn's own server for a tde variant
@@ -378,6 +379,9 @@ func (x *servers) sandboxLine(ls *liveSetup) string {
 	}
 	if o.CertAlgorithm != "" {
 		args = append(args, "--cert-key", o.CertAlgorithm)
+	}
+	if o.ClientCert {
+		args = append(args, "--client-cert")
 	}
 	if o.TLSOptional {
 		args = append(args, "--tls-optional")

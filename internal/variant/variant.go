@@ -20,7 +20,10 @@ type Variant struct {
 	// 1.2 cipher suite by its OpenSSL name; TLSCert a sandbox's
 	// certificate key (ecdsa-p256, rsa-2048, rsa-4096; "": the default).
 	TLSVersion, TLSCipher, TLSCert string
-	TDE                            bool
+	// TLSClientCert is mutual TLS: the client presents a certificate the
+	// server verifies.
+	TLSClientCert bool
+	TDE           bool
 	// TDECipher is the sandbox's TDE algorithm (aes-ctr, aes-cbc; "": the
 	// suite's or the default).
 	TDECipher string
@@ -59,7 +62,7 @@ func Parse(name string) (Variant, error) {
 		o := s.Options
 		switch s.Layer {
 		case "tls":
-			v.TLS, v.TLSVersion, v.TLSCipher, v.TLSCert = true, o["version"], o["cipher"], o["cert"]
+			v.TLS, v.TLSVersion, v.TLSCipher, v.TLSCert, v.TLSClientCert = true, o["version"], o["cipher"], o["cert"], o["client-cert"] == "on"
 		case "tde":
 			v.TDE, v.TDECipher = true, o["cipher"]
 		case "colenc":
@@ -87,6 +90,9 @@ func (v Variant) String() string {
 		}
 		if v.TLSCipher != "" {
 			opts = append(opts, "cipher="+v.TLSCipher)
+		}
+		if v.TLSClientCert {
+			opts = append(opts, "client-cert=on")
 		}
 		l := "tls" + v.TLSVersion
 		if len(opts) > 0 {

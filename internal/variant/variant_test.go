@@ -21,6 +21,8 @@ func TestParseLayerOptions(t *testing.T) {
 		"tls1.2:cipher=ECDHE-RSA-AES128-GCM-SHA256+tde:cipher=aes-cbc": {TLS: true, TLSVersion: "1.2", TLSCipher: "ECDHE-RSA-AES128-GCM-SHA256", TDE: true, TDECipher: "aes-cbc"},
 		"tls:version=1.3+colenc:level=50":                              {TLS: true, TLSVersion: "1.3", Colenc: 50},
 		"colenc:set=enc-rest":                                          {ColumnSet: "enc-rest"},
+		"tls1.3:cert=rsa-4096":                                         {TLS: true, TLSVersion: "1.3", TLSCert: "rsa-4096"},
+		"tls:client-cert=on+tde":                                       {TLS: true, TLSClientCert: true, TDE: true},
 	} {
 		v, err := Parse(in)
 		if err != nil || v != want {

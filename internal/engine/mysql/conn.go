@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/encbench/encbench/internal/engine"
@@ -152,7 +153,27 @@ func (c *conn) TLSState(ctx context.Context) (engine.SessionTLS, error) {
 		}
 	}
 	st.Encrypted = st.Cipher != ""
+	if st.Encrypted {
+		// MariaDB shows no session's client certificate, but an account
+		// that requires one (REQUIRE X509, SUBJECT or ISSUER) admits no
+		// session without a verified one.
+		grants, err := c.Query(ctx, "SHOW GRANTS")
+		if err != nil {
+			return st, fmt.Errorf("reading the account's TLS requirement: %w", err)
+		}
+		for _, g := range grants {
+			if len(g) > 0 && requiresClientCert(g[0]) {
+				st.ClientCert = true
+			}
+		}
+	}
 	return st, nil
+}
+
+// requiresClientCert says a GRANT line requires a client certificate.
+func requiresClientCert(grant string) bool {
+	_, req, ok := strings.Cut(strings.ToUpper(grant), " REQUIRE ")
+	return ok && (strings.Contains(req, "X509") || strings.Contains(req, "SUBJECT") || strings.Contains(req, "ISSUER"))
 }
 
 // Close lets the driver say goodbye (COM_QUIT) and end its goroutine.

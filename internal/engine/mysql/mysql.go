@@ -46,7 +46,7 @@ func (Engine) Dialect() engine.Dialect {
 		TableOptions:              "/*! ENGINE = innodb */",
 		InsertAutoIncExplicitZero: true,
 		ListTables:                "SHOW TABLES",
-		TLSProofSource:            "SHOW SESSION STATUS Ssl_version/Ssl_cipher",
+		TLSProofSource:            "SHOW SESSION STATUS Ssl_version/Ssl_cipher, SHOW GRANTS' REQUIRE",
 		Timestamp:                 "DATETIME(6)",
 		AfterLoad:                 "ANALYZE TABLE %s",
 		TableSize: "SELECT TABLE_ROWS, DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES " +

@@ -243,14 +243,14 @@ func (c *conn) binaryCodes(oids []uint32) []int16 {
 }
 
 func (c *conn) TLSState(ctx context.Context) (engine.SessionTLS, error) {
-	rows, err := c.Query(ctx, "SELECT ssl::text, coalesce(version,''), coalesce(cipher,'') FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+	rows, err := c.Query(ctx, "SELECT ssl::text, coalesce(version,''), coalesce(cipher,''), (client_dn IS NOT NULL)::text FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
 	if err != nil {
 		return engine.SessionTLS{}, fmt.Errorf("reading pg_stat_ssl: %w", err)
 	}
 	if len(rows) != 1 {
 		return engine.SessionTLS{}, errors.New("pg_stat_ssl has no row for this session")
 	}
-	return engine.SessionTLS{Encrypted: rows[0][0] == "true", Version: rows[0][1], Cipher: rows[0][2]}, nil
+	return engine.SessionTLS{Encrypted: rows[0][0] == "true", Version: rows[0][1], Cipher: rows[0][2], ClientCert: rows[0][3] == "true"}, nil
 }
 
 // Close says goodbye to the server and closes the socket.

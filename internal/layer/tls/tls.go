@@ -23,6 +23,7 @@ func (Layer) Options() []layer.Option {
 	return []layer.Option{
 		{Key: "version", Values: []string{"1.2", "1.3"}, Help: "pin the protocol version (default: the highest both sides offer)"},
 		{Key: "cipher", Help: "a TLS 1.2 cipher suite by its OpenSSL name, for example ECDHE-ECDSA-AES128-GCM-SHA256 (with version=1.2)"},
+		{Key: "client-cert", Values: []string{"on"}, Help: "mutual TLS: a sandbox requires a client certificate of its CA (PostgreSQL cert authentication, MariaDB REQUIRE X509), and the run proves from the server's view that every connection presented one"},
 		{Key: "cert", Values: certs.Algorithms(), Help: "the key of a sandbox's certificates, whose signature every handshake makes and verifies (default ecdsa-p256); a run reports the key of the certificate its server presented"},
 	}
 }
