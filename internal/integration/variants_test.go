@@ -225,3 +225,23 @@ func TestMutualTLSIsProved(t *testing.T) {
 		}
 	}
 }
+
+// TestTLS13SuiteIsTheServersChoice: in TLS 1.3 the server chooses the
+// suite, so a sandbox named tls1.3:cipher=SUITE accepts only that one (its
+// OpenSSL configuration), and a run's proof shows it from the server's
+// view.
+func TestTLS13SuiteIsTheServersChoice(t *testing.T) {
+	servers(t)
+	const suite = "TLS_CHACHA20_POLY1305_SHA256"
+	for _, eng := range []string{"postgres", "mariadb"} {
+		dir := variantSandbox(t, eng, "tls1.3:cipher="+suite)
+		code, out := runVariant(t, dir, "--variant", "tls1.3:cipher="+suite)
+		if code != 0 {
+			t.Fatalf("%s: %s", eng, out)
+		}
+		_, path, _ := strings.Cut(out, "|")
+		if p := readResult(t, path).Variant.Verified.TLS; p.Ciphers[suite] != p.Connections || p.Connections == 0 {
+			t.Errorf("%s: proof %+v, want every connection on %s", eng, p, suite)
+		}
+	}
+}

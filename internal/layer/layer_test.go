@@ -22,6 +22,7 @@ func TestOneSyntaxNamesEveryVariant(t *testing.T) {
 		"enc-rest":                                        "colenc:set=enc-rest",
 		"tls+colenc:level=20":                             "tls+colenc:level=20",
 		"tls1.3:version=1.3":                              "tls:version=1.3",
+		"tls1.3:cipher=TLS_CHACHA20_POLY1305_SHA256":      "tls:cipher=TLS_CHACHA20_POLY1305_SHA256,version=1.3",
 	} {
 		specs, err := reg.Parse(in)
 		if err != nil {
@@ -33,18 +34,20 @@ func TestOneSyntaxNamesEveryVariant(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"":                          "empty variant",
-		"tlsx":                      `unknown layer "tlsx"`,
-		"tls+tls1.3":                "names the tls layer twice",
-		"tls:ver=1.3":               `tls takes no option "ver"`,
-		"tls:version=1.1":           "give one of 1.2, 1.3",
-		"tls1.3:cipher=X":           "give version=1.2",
-		"tls1.3:version=1.2":        "sets version=1.3 already",
-		"tls:":                      "give key=value after the colon",
-		"tls:version":               `"version" is not key=value`,
-		"colenc":                    "give level=20|50|100",
-		"colenc:level=20,set=enc-a": "not both",
-		"colenc:set=rest":           "a column set is named enc-NAME",
+		"":                "empty variant",
+		"tlsx":            `unknown layer "tlsx"`,
+		"tls+tls1.3":      "names the tls layer twice",
+		"tls:ver=1.3":     `tls takes no option "ver"`,
+		"tls:version=1.1": "give one of 1.2, 1.3",
+		"tls1.3:cipher=X": "with version=1.3, cipher= is one of",
+		"tls:cipher=X":    "needs the version pinned",
+		"tls1.2:cipher=TLS_CHACHA20_POLY1305_SHA256": "is a TLS 1.3 suite",
+		"tls1.3:version=1.2":                         "sets version=1.3 already",
+		"tls:":                                       "give key=value after the colon",
+		"tls:version":                                `"version" is not key=value`,
+		"colenc":                                     "give level=20|50|100",
+		"colenc:level=20,set=enc-a":                  "not both",
+		"colenc:set=rest":                            "a column set is named enc-NAME",
 	} {
 		_, err := reg.Parse(in)
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -261,7 +261,7 @@ func mariadbTLSConf(o Options, f certs.Files) []string {
 	if o.TLSVersion != "" {
 		conf = append(conf, "tls_version=TLSv"+o.TLSVersion)
 	}
-	if o.TLSCipher != "" {
+	if o.TLSCipher != "" && !o.tls13Cipher() {
 		conf = append(conf, "ssl_cipher="+o.TLSCipher, "tls_version=TLSv1.2")
 	}
 	return conf

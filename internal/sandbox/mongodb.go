@@ -66,6 +66,9 @@ func (p mongoProvider) Check(o Options) error {
 	if len(o.Settings) > 0 {
 		return errs.Usage("the mongodb sandbox takes no --setting: FerretDB is configured by encbench alone")
 	}
+	if o.tls13Cipher() {
+		return errs.Usage("the mongodb sandbox (FerretDB, Go's TLS) cannot be pinned to a TLS 1.3 suite: Go chooses them itself")
+	}
 	if o.ClientCert {
 		return errs.Usage("the mongodb sandbox (FerretDB) does not verify client certificates: tls:client-cert=on runs on postgres and mariadb sandboxes, or on a mongod you set up for it")
 	}

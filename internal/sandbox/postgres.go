@@ -255,7 +255,7 @@ func pgTLSConf(o Options, f certs.Files) []string {
 		v := "TLSv" + o.TLSVersion
 		conf = append(conf, "ssl_min_protocol_version = '"+v+"'", "ssl_max_protocol_version = '"+v+"'")
 	}
-	if o.TLSCipher != "" {
+	if o.TLSCipher != "" && !o.tls13Cipher() {
 		conf = append(conf, "ssl_ciphers = '"+o.TLSCipher+"'", "ssl_max_protocol_version = 'TLSv1.2'")
 	}
 	return conf

@@ -66,6 +66,9 @@ type Options struct {
 	// ClientCert is mutual TLS: the server requires a client certificate
 	// of its CA (the sandbox's client certificate, named in its DSN).
 	ClientCert bool
+	// openSSLConf is the OpenSSL configuration a server pinned to a TLS
+	// 1.3 suite starts with (Up writes it).
+	openSSLConf string
 	// Settings are name=value server settings written after encbench's
 	// own, so they win: my.cnf options for MariaDB, postgresql.conf
 	// parameters for PostgreSQL.
@@ -85,10 +88,33 @@ type Options struct {
 // pinned returns the server command line, wrapped in taskset when the
 // server is to run on chosen CPUs.
 func (o Options) pinned(name string, args ...string) []string {
-	if o.ServerCPUs == "" {
-		return append([]string{name}, args...)
+	argv := append([]string{name}, args...)
+	if o.ServerCPUs != "" {
+		argv = append([]string{"taskset", "-c", o.ServerCPUs}, argv...)
 	}
-	return append([]string{"taskset", "-c", o.ServerCPUs, name}, args...)
+	if o.openSSLConf != "" {
+		// OpenSSL reads the server's TLS 1.3 suites from its
+		// configuration only; env execs the server, so its PID stays.
+		argv = append([]string{"env", "OPENSSL_CONF=" + o.openSSLConf}, argv...)
+	}
+	return argv
+}
+
+// tls13Cipher says the server is pinned to one TLS 1.3 suite.
+func (o Options) tls13Cipher() bool { return o.TLSCipher != "" && tlsconf.IsTLS13Suite(o.TLSCipher) }
+
+// writeOpenSSLConf writes the OpenSSL configuration that leaves a server
+// one TLS 1.3 suite (Ciphersuites in the system default section, which
+// every SSL_CTX the server makes takes), for servers whose own settings
+// choose TLS 1.2 suites only (PostgreSQL 15's ssl_ciphers).
+func writeOpenSSLConf(dir, suite string) (string, error) {
+	path := filepath.Join(dir, "openssl.cnf")
+	text := "openssl_conf = encbench\n\n[encbench]\nssl_conf = encbench_ssl\n\n[encbench_ssl]\nsystem_default = encbench_tls\n\n" +
+		"[encbench_tls]\nMinProtocol = TLSv1.3\nCiphersuites = " + suite + "\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		return "", fmt.Errorf("writing %s: %w", path, err)
+	}
+	return path, nil
 }
 
 // tls and tde say which layers the variant turns on.
@@ -137,8 +163,11 @@ func (o *Options) validate() error {
 		if _, err := tlsconf.CipherID(o.TLSCipher); err != nil {
 			return err
 		}
-		if o.TLSVersion == "1.3" {
-			return errs.Usage("--tls-cipher chooses a TLS 1.2 suite; it cannot go with --tls-version 1.3")
+		switch t13 := tlsconf.IsTLS13Suite(o.TLSCipher); {
+		case t13 && o.TLSVersion != "1.3":
+			return errs.Usage("--tls-cipher %s is a TLS 1.3 suite: it needs --tls-version 1.3 (tls1.3:cipher=%s)", o.TLSCipher, o.TLSCipher)
+		case !t13 && o.TLSVersion == "1.3":
+			return errs.Usage("--tls-cipher %s is a TLS 1.2 suite; it cannot go with --tls-version 1.3", o.TLSCipher)
 		}
 	}
 	if o.ClientCert && (!o.tls() || o.TLSOptional) {
@@ -302,6 +331,11 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 	if o.tls() {
 		if files, err = writeCerts(o, osUser); err != nil {
 			return nil, err
+		}
+		if o.tls13Cipher() {
+			if o.openSSLConf, err = writeOpenSSLConf(filepath.Dir(files.CA), o.TLSCipher); err != nil {
+				return nil, err
+			}
 		}
 	}
 	info, err := p.Up(ctx, o, port, osUser, files)

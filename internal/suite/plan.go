@@ -78,9 +78,9 @@ func (s Setup) ServerID() string {
 }
 
 // dataKey is what a variant's server must hold: its layers at rest, its
-// column encryption, its certificate's key and whether it requires client
-// certificates, not the rest of its TLS (the client's choice: version,
-// cipher) nor A/A-ness.
+// column encryption, its certificate's key, whether it requires client
+// certificates and a TLS 1.3 suite (the server's choice), not the rest of
+// its TLS (the client's choice: version, a TLS 1.2 suite) nor A/A-ness.
 func dataKey(v variant.Variant) string {
 	server := ""
 	if v.TLSCert != "" {
@@ -88,6 +88,9 @@ func dataKey(v variant.Variant) string {
 	}
 	if v.TLSClientCert {
 		server += "|client-cert"
+	}
+	if v.ServerChoosesCipher() {
+		server += "|tls13=" + v.TLSCipher
 	}
 	v.TLS, v.TLSVersion, v.TLSCipher, v.TLSCert, v.TLSClientCert, v.AA = false, "", "", "", false, false
 	return v.String() + server

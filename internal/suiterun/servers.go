@@ -249,7 +249,9 @@ func (x *servers) sandboxOptions(ls *liveSetup) sandbox.Options {
 		// Quiesce vacuums and analyzes between runs, so no maintenance
 		// starts inside one.
 		NoAutovacuum: sandbox.HasAutovacuum(ls.Engine)}
-	if !ls.shared {
+	if !ls.shared || ls.variant.ServerChoosesCipher() {
+		// A TLS 1.3 suite is the server's choice: every setup on this
+		// server pins the same one (dataKey).
 		o.TLSVersion, o.TLSCipher = ls.variant.TLSVersion, ls.variant.TLSCipher
 	}
 	// Setups share a server only with the same certificate (dataKey).

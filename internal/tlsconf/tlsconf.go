@@ -52,8 +52,15 @@ func client(opts engine.TLSOptions, serverName string) (*tls.Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg.CipherSuites = []uint16{id}
-		cfg.MaxVersion = tls.VersionTLS12 // TLS 1.3 suites cannot be chosen
+		if isTLS13(id) {
+			// Go's client offers every TLS 1.3 suite and the server
+			// chooses: a sandbox pinned to one accepts only it, and the
+			// run's proof checks what was negotiated.
+			cfg.MinVersion = tls.VersionTLS13
+		} else {
+			cfg.CipherSuites = []uint16{id}
+			cfg.MaxVersion = tls.VersionTLS12 // TLS 1.3 suites cannot be chosen
+		}
 	}
 	if opts.CertFile != "" {
 		pair, err := tls.LoadX509KeyPair(opts.CertFile, opts.KeyFile)
@@ -117,6 +124,22 @@ var openSSLNames = map[string]string{
 	"ECDHE-RSA-CHACHA20-POLY1305":   "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
 	"ECDHE-ECDSA-AES128-SHA256":     "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256",
 	"ECDHE-RSA-AES128-SHA256":       "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256",
+}
+
+// isTLS13 says a suite is one of TLS 1.3's (RFC 8446, B.4).
+func isTLS13(id uint16) bool {
+	for _, s := range tls.CipherSuites() {
+		if s.ID == id {
+			return len(s.SupportedVersions) == 1 && s.SupportedVersions[0] == tls.VersionTLS13
+		}
+	}
+	return false
+}
+
+// IsTLS13Suite says a cipher suite name is a TLS 1.3 suite's.
+func IsTLS13Suite(name string) bool {
+	id, err := CipherID(name)
+	return err == nil && isTLS13(id)
 }
 
 // CipherID resolves a TLS 1.2 suite name (OpenSSL or IANA spelling).

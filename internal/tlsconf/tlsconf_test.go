@@ -97,3 +97,20 @@ func TestBadFilesAndNames(t *testing.T) {
 		t.Errorf("IANA name not accepted: %v", err)
 	}
 }
+
+// TestTLS13SuiteLeavesTheChoiceToTheServer: a TLS 1.3 suite pins the
+// version and restricts nothing (Go cannot), a TLS 1.2 one restricts the
+// offer and caps the version.
+func TestTLS13SuiteLeavesTheChoiceToTheServer(t *testing.T) {
+	cfg, err := client(engine.TLSOptions{Mode: engine.TLSRequire, Cipher: "TLS_CHACHA20_POLY1305_SHA256"}, "h")
+	if err != nil || cfg.MinVersion != tls.VersionTLS13 || cfg.CipherSuites != nil {
+		t.Errorf("TLS 1.3 suite: %+v %v", cfg, err)
+	}
+	cfg, err = client(engine.TLSOptions{Mode: engine.TLSRequire, Cipher: "ECDHE-RSA-AES128-GCM-SHA256"}, "h")
+	if err != nil || cfg.MaxVersion != tls.VersionTLS12 || len(cfg.CipherSuites) != 1 {
+		t.Errorf("TLS 1.2 suite: %+v %v", cfg, err)
+	}
+	if !IsTLS13Suite("TLS_AES_256_GCM_SHA384") || IsTLS13Suite("ECDHE-RSA-AES128-GCM-SHA256") {
+		t.Error("IsTLS13Suite")
+	}
+}

@@ -5,12 +5,14 @@ package variant
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/encbench/encbench/internal/layer"
 	// The layers a variant can name.
 	_ "github.com/encbench/encbench/internal/layer/all"
+	tlslayer "github.com/encbench/encbench/internal/layer/tls"
 )
 
 // Variant is a set of encryption layers.
@@ -133,6 +135,12 @@ func (v Variant) Against(baseline Variant) Variant {
 // tls+tde): column encryption happens in the client.
 func (v Variant) Server() string {
 	return Variant{TLS: v.TLS, TDE: v.TDE}.String()
+}
+
+// ServerChoosesCipher says the variant pins a TLS 1.3 suite, which only
+// the server can choose: its server must be configured for it.
+func (v Variant) ServerChoosesCipher() bool {
+	return v.TLS && slices.Contains(tlslayer.TLS13Suites, v.TLSCipher)
 }
 
 // Encrypts says whether the client encrypts columns.

@@ -4,6 +4,8 @@ package tls
 
 import (
 	"errors"
+	"slices"
+	"strings"
 
 	"github.com/encbench/encbench/internal/encryption/certs"
 	"github.com/encbench/encbench/internal/layer"
@@ -22,7 +24,7 @@ func (Layer) Where() layer.Where { return layer.InTransit }
 func (Layer) Options() []layer.Option {
 	return []layer.Option{
 		{Key: "version", Values: []string{"1.2", "1.3"}, Help: "pin the protocol version (default: the highest both sides offer)"},
-		{Key: "cipher", Help: "a TLS 1.2 cipher suite by its OpenSSL name, for example ECDHE-ECDSA-AES128-GCM-SHA256 (with version=1.2)"},
+		{Key: "cipher", Help: "with version=1.2, a TLS 1.2 cipher suite by its OpenSSL name (for example ECDHE-ECDSA-AES128-GCM-SHA256), offered by the client alone; with version=1.3, one of " + strings.Join(TLS13Suites, ", ") + ", the only suite a sandbox's server accepts (in TLS 1.3 the server chooses)"},
 		{Key: "client-cert", Values: []string{"on"}, Help: "mutual TLS: a sandbox requires a client certificate of its CA (PostgreSQL cert authentication, MariaDB REQUIRE X509), and the run proves from the server's view that every connection presented one"},
 		{Key: "cert", Values: certs.Algorithms(), Help: "the key of a sandbox's certificates, whose signature every handshake makes and verifies (default ecdsa-p256); a run reports the key of the certificate its server presented"},
 	}
@@ -32,11 +34,23 @@ func (Layer) Aliases() []layer.Alias {
 }
 func (Layer) Engines() []string { return []string{"postgres", "mariadb", "mongodb"} }
 
-// Check: a cipher names a TLS 1.2 suite, so it needs version 1.2 (in
-// TLS 1.3 the server chooses among its own suites).
+// TLS13Suites are the TLS 1.3 cipher suites (RFC 8446, B.4) that both Go's
+// client and OpenSSL's servers implement.
+var TLS13Suites = []string{"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256"}
+
+// Check: a cipher needs its version pinned, since TLS 1.2 and 1.3 name
+// their suites apart: an OpenSSL TLS 1.2 name with 1.2, a TLS 1.3 suite
+// with 1.3.
 func (Layer) Check(opts map[string]string) error {
-	if opts["cipher"] != "" && opts["version"] != "1.2" {
-		return errors.New("cipher= names a TLS 1.2 cipher suite: give version=1.2 (or use tls1.2:cipher=...)")
+	c := opts["cipher"]
+	switch {
+	case c == "":
+	case opts["version"] == "1.3" && !slices.Contains(TLS13Suites, c):
+		return errors.New("with version=1.3, cipher= is one of " + strings.Join(TLS13Suites, ", "))
+	case opts["version"] == "1.2" && slices.Contains(TLS13Suites, c):
+		return errors.New(c + " is a TLS 1.3 suite: give version=1.3 (tls1.3:cipher=" + c + ")")
+	case opts["version"] == "":
+		return errors.New("cipher= needs the version pinned: tls1.2:cipher=NAME (an OpenSSL TLS 1.2 name) or tls1.3:cipher=" + TLS13Suites[0] + " (a TLS 1.3 suite)")
 	}
 	return nil
 }
