@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/engine/tlsconf"
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/explain"
 	"github.com/encbench/encbench/internal/locale"
@@ -21,7 +22,6 @@ import (
 	"github.com/encbench/encbench/internal/runner"
 	"github.com/encbench/encbench/internal/runset"
 	"github.com/encbench/encbench/internal/spec"
-	"github.com/encbench/encbench/internal/tlsconf"
 	"github.com/encbench/encbench/internal/variant"
 	"github.com/encbench/encbench/internal/workload"
 )

@@ -28,11 +28,11 @@ import (
 
 	"github.com/encbench/encbench/internal/encryption/certs"
 	"github.com/encbench/encbench/internal/encryption/tdekeys"
+	"github.com/encbench/encbench/internal/engine/tlsconf"
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/fsx"
 	"github.com/encbench/encbench/internal/quiet"
 	"github.com/encbench/encbench/internal/serverconf"
-	"github.com/encbench/encbench/internal/tlsconf"
 	"github.com/encbench/encbench/internal/variant"
 )
 

@@ -22,8 +22,8 @@ import (
 
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/engine/netconn"
+	"github.com/encbench/encbench/internal/engine/tlsconf"
 	"github.com/encbench/encbench/internal/errs"
-	"github.com/encbench/encbench/internal/tlsconf"
 )
 
 func init() {
