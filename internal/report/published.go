@@ -81,8 +81,9 @@ type Evidence struct {
 	Added     Times
 	// Different is why encbench does not time the same work ("": it does).
 	Different string
-	// NoCause is why no cause can be tested ("": it can be).
-	NoCause string
+	// NoCause is why no cause can be tested ("": it can be), and
+	// NotProjected why the model gave no value at the report's setting.
+	NoCause, NotProjected string
 }
 
 // compare places the published figure against encbench's interval.

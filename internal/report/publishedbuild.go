@@ -72,7 +72,13 @@ func (p *Published) judge(l *locale.Lang, e Evidence) {
 		p.Reason = l.T(key, e.Different)
 	case "published.reason.no_cause":
 		p.Reason = l.T(key, e.NoCause)
-	case "published.reason.not_projected", "published.reason.no_base":
+	case "published.reason.not_projected":
+		why := e.NotProjected
+		if why == "" {
+			why = l.T("seeds.not_projected.none")
+		}
+		p.Reason = l.T(key, why)
+	case "published.reason.no_base":
 		p.Reason = l.T(key)
 	default:
 		p.Reason = l.T(key, ratio)
@@ -137,7 +143,11 @@ func (e *explainer) publishedLosses(ref *suite.Reference, target, baseline strin
 						p.BaseMs.Measured = msPerTxn(th, Span{Value: b.TPS.Mean, Low: b.TPS.Low, High: b.TPS.High})
 					}
 				}
-				if pr := e.projection(target, w, v, th); pr != nil && pr.LossPct != nil {
+				pr := e.projection(target, w, v, th)
+				if pr != nil && pr.LossPct == nil {
+					ev.NotProjected = pr.Reason
+				}
+				if pr != nil && pr.LossPct != nil {
 					s := Span{Value: pr.LossPct.Mean, Low: pr.LossPct.Low, High: pr.LossPct.High}
 					p.AtReportSetting, ev.Projected = &s, &s
 					p.BaseMs.Projected = msPerTxn(th, Span{Value: pr.BaseTPS.Mean, Low: pr.BaseTPS.Low, High: pr.BaseTPS.High})
