@@ -126,7 +126,10 @@ func (o *Options) validate() error {
 		o.Variant = "plain"
 	}
 	v, err := variant.Parse(o.Variant)
-	if err != nil || v.Encrypts() || v.AA {
+	if err != nil {
+		return errs.Usage("unknown --variant %q: %v", o.Variant, err)
+	}
+	if v.Encrypts() || v.AA {
 		return errs.Usage("--variant %q: a server's layers are plain, tls (tls1.2, tls1.3, tls1.2:cipher=NAME), tde (tde:cipher=aes-ctr|aes-cbc) or both joined with + (column encryption happens in the client)", o.Variant)
 	}
 	if o.CertAlgorithm != "" {
