@@ -12,6 +12,7 @@ import (
 
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/layer"
 	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/spec"
 	"github.com/encbench/encbench/internal/workload"
@@ -26,6 +27,8 @@ type Resolved struct {
 	Sandbox *sandbox.Info
 	// TDE: the tables are (to be) stored encrypted at rest.
 	TDE bool
+	// Layers are the spec's plugin layers, made concrete for its engine.
+	Layers []layer.Active
 }
 
 // Resolve finds the spec's workload in reg and its server.
@@ -70,6 +73,9 @@ func Resolve(s spec.Spec, reg *workload.Registry, warn io.Writer) (*Resolved, er
 	if err != nil {
 		return nil, err
 	}
+	if err := openLayers(r); err != nil {
+		return nil, err
+	}
 	if r.Target.TLS.Mode == engine.TLSRequire && warn != nil {
 		fmt.Fprintln(warn, "encbench: warning: --tls require encrypts but does not verify the server; use verify-full with --tls-ca for a server you do not control")
 	}
@@ -89,6 +95,17 @@ func Prepare(ctx context.Context, s spec.Spec, reg *workload.Registry, log io.Wr
 	r, err := Resolve(s, reg, log)
 	if err != nil {
 		return err
+	}
+	if len(r.Layers) > 0 {
+		admin, err := r.Target.Engine.Connect(ctx, r.Target)
+		if err != nil {
+			return err
+		}
+		err = requireLayers(ctx, r, admin)
+		admin.Close()
+		if err != nil {
+			return err
+		}
 	}
 	if err := r.Workload.Prepare(ctx, r.env(log)); err != nil {
 		return fmt.Errorf("prepare failed: %w", err)

@@ -133,6 +133,8 @@ type Live struct {
 	genDoc   *result.Generator
 	tdeProof *result.TDEProof
 	colProof *result.ColencProof
+	// layerProofs are the plugin layers' proofs.
+	layerProofs []result.LayerProof
 	regime   *result.Regime
 	// lockSource names where the lock waits are read from ("": not read).
 	lockSource string
@@ -217,6 +219,12 @@ func Open(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (l
 	if lr.tdeProof, err = proveAtRest(ctx, t, lr.admin, wl, lr.rs.Sandbox, lr.rs.TDE); err != nil {
 		return lr, err
 	}
+	if err := requireLayers(ctx, lr.rs, lr.admin); err != nil {
+		return lr, err
+	}
+	if lr.layerProofs, err = proveLayers(ctx, lr.rs, lr.admin); err != nil {
+		return lr, err
+	}
 	if lr.caps.ProveColumns != nil {
 		if lr.colProof, err = lr.caps.ProveColumns(ctx, lr.admin, t.Engine.Dialect()); err != nil {
 			if errs.ExitCode(err) == 2 { // the options refused, nothing to prove
@@ -284,12 +292,12 @@ func (lr *Live) Result(out *runner.Outcome, verified bool, started time.Time) *r
 		res.Workload.Params["reconnect_per_txn"] = true
 	}
 	res.Repetition = s.Runner.Repetition
-	name := variant.Observed(t.TLS.Mode != engine.TLSDisable, lr.rs.TDE, colencName(lr.colProof))
+	name := variant.Observed(t.TLS.Mode != engine.TLSDisable, lr.rs.TDE, colencName(lr.colProof), layerNames(lr.layerProofs)...)
 	if s.VariantName != "" {
 		name = s.VariantName
 	}
 	res.Variant = result.Variant{Name: name, TLS: t.TLS.Mode, TDE: lr.rs.TDE, Colenc: colencName(lr.colProof),
-		Verified: result.Verification{OK: verified, TLS: lr.proof, TDE: lr.tdeProof, Colenc: lr.colProof}}
+		Verified: result.Verification{OK: verified, TLS: lr.proof, TDE: lr.tdeProof, Colenc: lr.colProof, Layers: lr.layerProofs}}
 	if caps.Rates != nil {
 		counts := map[string]int64{}
 		for name, it := range res.Parts {

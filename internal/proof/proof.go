@@ -53,3 +53,20 @@ func (p *ColencProof) BusinessEncrypted() int {
 	}
 	return n
 }
+
+// LayerProof is a plugin layer's proof from the server's side (package
+// layer's Plugin): what was read, where, and what it showed.
+type LayerProof struct {
+	// Layer is the layer's canonical name with its options.
+	Layer string `json:"layer"`
+	// Source names what was read (a catalogue, a raw table, an ioctl).
+	Source string `json:"source"`
+	// Checked values or objects, of which Proven showed the layer on.
+	Checked int `json:"checked"`
+	Proven  int `json:"proven"`
+	// Facts are what the proof read, by name (the functions and mode,
+	// the column types, the key's route).
+	Facts map[string]string `json:"facts,omitempty"`
+	// Leakage is the message id stem of the layer's leakage statement.
+	Leakage string `json:"leakage,omitempty"`
+}

@@ -115,6 +115,10 @@ func (m *Model) environmentBlocks() []Block {
 		out = append(out, h2(l.T("h.colenc")), para(l.T("colenc.intro")), table(m.Colenc), para(l.T("leak.intro")), table(m.Leakage))
 		out = append(out, tableWith(l.T("storage.intro"), m.Storage)...)
 	}
+	if len(m.Layers.Rows) > 0 {
+		out = append(out, h2(l.T("h.layers")), para(l.T("layers.intro")), table(m.Layers))
+		out = append(out, tableWith(l.T("layers.leak.intro"), m.LayerLeakage)...)
+	}
 	return out
 }
 

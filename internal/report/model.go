@@ -77,6 +77,9 @@ type Model struct {
 	Colenc  Table
 	Leakage Table
 	Storage Table
+	// Layers lists the plugin layers' proofs; LayerLeakage what they
+	// leave visible.
+	Layers, LayerLeakage Table
 	// Offered compares the variants at equal offered load.
 	Offered Table
 	// Reference sets a published result beside the suite's own;
@@ -146,6 +149,9 @@ func Build(d *Data, l *locale.Lang) *Model {
 	if m.Colenc = colencTable(l, d.Results); len(m.Colenc.Rows) > 0 {
 		m.Leakage = leakageTable(l, schemesUsed(d.Results))
 		m.Storage = storageTable(l, d.Results)
+	}
+	if m.Layers = layersTable(l, d.Results); len(m.Layers.Rows) > 0 {
+		m.LayerLeakage = layerLeakageTable(l, d.Results)
 	}
 	m.Schema = schemas(d.Results)
 	for _, w := range order.Workloads {

@@ -144,6 +144,13 @@ func summaryProofs(w io.Writer, r *result.Result) {
 		}
 		fmt.Fprintln(w)
 	}
+	for _, p := range r.Variant.Verified.Layers {
+		fmt.Fprintf(w, "Layer %s (server's view via %s): %d of %d checked showed it on", p.Layer, p.Source, p.Proven, p.Checked)
+		for _, k := range slices.Sorted(maps.Keys(p.Facts)) {
+			fmt.Fprintf(w, "; %s: %s", k, p.Facts[k])
+		}
+		fmt.Fprintln(w)
+	}
 	if c := r.Variant.Verified.Colenc; c != nil {
 		fmt.Fprintf(w, "Column encryption (client side): %d of %d business columns (%.1f%%); %d stored values read raw, %d of them ciphertexts of their column\n",
 			c.BusinessEncrypted(), c.BusinessColumns, c.SharePct, c.Checked, c.Ciphertext)

@@ -214,6 +214,8 @@ type Verification struct {
 	TDE *TDEProof `json:"tde,omitempty"`
 	// Colenc proves client-side column encryption from stored values.
 	Colenc *ColencProof `json:"colenc,omitempty"`
+	// Layers are the plugin layers' proofs (package layer's Plugin).
+	Layers []LayerProof `json:"layers,omitempty"`
 	Msg    []string     `json:"problems,omitempty"`
 }
 
@@ -240,6 +242,7 @@ type (
 	ColencProof  = proof.ColencProof
 	ColencColumn = proof.ColencColumn
 	TableStorage = proof.TableStorage
+	LayerProof   = proof.LayerProof
 )
 
 // MarkerProof counts the marker in raw server files: for a plaintext

@@ -40,7 +40,11 @@ type Spec struct {
 	Options workload.Options
 	Server  Server
 	// TDE: prepare stores the tables encrypted at rest; run proves they are.
-	TDE     bool
+	TDE bool
+	// Layers are plugin layers (package layer's Plugin) by their
+	// canonical names, such as srvenc: prepare sets them up, run proves
+	// and applies them.
+	Layers  []string
 	Threads int
 	// Force lets prepare replace tables encbench did not create.
 	Force bool
@@ -97,6 +101,10 @@ func Bind(fs *pflag.FlagSet, s *Spec) {
 	fs.StringVar(&t.CAFile, "tls-ca", "", "CA certificate (PEM) that signed the server's certificate")
 	fs.StringVar(&t.CertFile, "tls-cert", "", "client certificate (PEM)")
 	fs.StringVar(&t.KeyFile, "tls-key", "", "client private key (PEM)")
+	if s.Command != Check {
+		fs.StringArrayVar(&s.Layers, "layer", nil, "a layer beyond TLS, TDE and client-side columns, with its options (such as srvenc); repeat for more; --variant names them with the others")
+		workload.Mark(fs, workload.Data, "layer")
+	}
 	fs.IntVar(&s.Threads, "threads", 1, "number of threads to use")
 	workload.Mark(fs, workload.Location, "dsn", "sandbox", "variant", "tls", "tls-version", "tls-cipher", "tls-server-key", "tls-client-auth", "tls-ca", "tls-cert", "tls-key")
 	workload.Mark(fs, workload.Setting, "threads")
@@ -161,6 +169,13 @@ func bindRun(fs *pflag.FlagSet, s *Spec) {
 func (s Spec) Args() []string {
 	args := []string{string(s.Command), s.Workload}
 	s.visitChanged(func(f *pflag.Flag, v string) {
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			// One flag per value, as it was given: --layer=a --layer=b.
+			for _, e := range sv.GetSlice() {
+				args = append(args, "--"+f.Name+"="+e)
+			}
+			return
+		}
 		if f.Value.Type() == "bool" && v == "true" {
 			args = append(args, "--"+f.Name)
 		} else {

@@ -59,6 +59,12 @@ func expandVariant(fs *pflag.FlagSet, args []string) ([]string, error) {
 		}
 		implied = append(implied, [2]string{"encrypt-columns", strconv.Itoa(v.Colenc)})
 	}
+	for _, l := range v.LayerNames() {
+		if given["layer"] {
+			return nil, errs.Usage("--variant %s names its layers already: give --variant or --layer, not both", name)
+		}
+		rest = append(rest, "--layer="+l)
+	}
 	for _, kv := range implied {
 		if given[kv[0]] {
 			return nil, errs.Usage("--variant %s sets --%s already: give one of them", name, kv[0])

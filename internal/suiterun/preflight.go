@@ -67,6 +67,9 @@ func (x *Executor) Preflight(ctx context.Context) error {
 		if err := preflightConn(ctx, t, ls); err != nil {
 			return fmt.Errorf("%s: %w; the suite stops before preparing or measuring anything", at, err)
 		}
+		if err := orchestrator.CheckLayers(ctx, s, x.Registry); err != nil {
+			return fmt.Errorf("%s: %w; the suite stops before preparing or measuring anything", at, err)
+		}
 		if ls.owner == nil {
 			if err := x.srv.checkDataSets(ctx, ls); err != nil {
 				return fmt.Errorf("%s: %w", at, err)

@@ -290,6 +290,9 @@ func (x *servers) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.S
 	if err := x.applyColumns(&s, ls); err != nil {
 		return s, err
 	}
+	if cmd != spec.Check {
+		s.Layers = ls.variant.LayerNames()
+	}
 	for _, k := range slices.Sorted(maps.Keys(x.Plan.Suite.DataOptions())) {
 		if s.Has(k) {
 			if err := s.Set(k, x.Plan.Suite.DataOptions()[k]); err != nil {

@@ -33,6 +33,9 @@ type Variant struct {
 	Colenc int
 	// ColumnSet names a suite's column set (enc-NAME): columns and schemes.
 	ColumnSet string
+	// Layers are the plugin layers (package layer's Plugin) with their
+	// options, in name order.
+	Layers []layer.Spec
 	// AA is the A/A variant: the baseline's layers again, on a server of
 	// its own, measured like any variant; its "loss" is the noise floor.
 	AA bool
@@ -73,9 +76,14 @@ func Parse(name string) (Variant, error) {
 			}
 			v.ColumnSet = o["set"]
 		default:
-			return v, fmt.Errorf("variant %q: the %s layer is not one runs know", name, s.Layer)
+			l, _ := layer.Default().Lookup(s.Layer)
+			if _, ok := l.(layer.Plugin); !ok {
+				return v, fmt.Errorf("variant %q: the %s layer is not one runs know", name, s.Layer)
+			}
+			v.Layers = append(v.Layers, s)
 		}
 	}
+	slices.SortFunc(v.Layers, func(a, b layer.Spec) int { return strings.Compare(a.Layer, b.Layer) })
 	return v, nil
 }
 
@@ -115,6 +123,9 @@ func (v Variant) String() string {
 	if v.ColumnSet != "" {
 		layers = append(layers, v.ColumnSet)
 	}
+	for _, s := range v.Layers {
+		layers = append(layers, s.String())
+	}
 	if len(layers) == 0 {
 		return "plain"
 	}
@@ -134,7 +145,27 @@ func (v Variant) Against(baseline Variant) Variant {
 // Server is the part a sandbox server is started with (plain, tls, tde,
 // tls+tde): column encryption happens in the client.
 func (v Variant) Server() string {
-	return Variant{TLS: v.TLS, TDE: v.TDE}.String()
+	return Variant{TLS: v.TLS, TDE: v.TDE, Layers: v.ServerLayers()}.String()
+}
+
+// ServerLayers are the plugin layers that change the server itself.
+func (v Variant) ServerLayers() []layer.Spec {
+	var out []layer.Spec
+	for _, s := range v.Layers {
+		if l, ok := layer.Default().Lookup(s.Layer); ok && l.(layer.Plugin).OnServer() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// LayerNames are the plugin layers in their canonical form.
+func (v Variant) LayerNames() []string {
+	out := make([]string, len(v.Layers))
+	for i, s := range v.Layers {
+		out[i] = s.String()
+	}
+	return out
 }
 
 // ServerChoosesCipher says the variant pins a TLS 1.3 suite, which only
@@ -147,8 +178,9 @@ func (v Variant) ServerChoosesCipher() bool {
 func (v Variant) Encrypts() bool { return v.Colenc > 0 || v.ColumnSet != "" }
 
 // Observed names a run from what was proved: the TLS mode in use, TDE, and
-// the column encryption's own name ("colenc50", or "none").
-func Observed(tls, tde bool, colenc string) string {
+// the column encryption's own name ("colenc50", or "none"), and the
+// plugin layers proved.
+func Observed(tls, tde bool, colenc string, plugins ...string) string {
 	var layers []string
 	if tls {
 		layers = append(layers, "tls")
@@ -159,6 +191,7 @@ func Observed(tls, tde bool, colenc string) string {
 	if colenc != "" && colenc != "none" {
 		layers = append(layers, colenc)
 	}
+	layers = append(layers, plugins...)
 	if len(layers) == 0 {
 		return "plain"
 	}

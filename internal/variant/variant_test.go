@@ -1,6 +1,9 @@
 package variant
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 func TestParseRoundTrip(t *testing.T) {
 	for _, name := range []string{"plain", "tls", "tls1.2", "tls1.3", "tde", "tls+tde", "tls1.3+tde", "colenc50", "tls+colenc100", "enc-all", "tde+enc-k-index"} {
@@ -25,12 +28,12 @@ func TestParseLayerOptions(t *testing.T) {
 		"tls:client-cert=on+tde":                                       {TLS: true, TLSClientCert: true, TDE: true},
 	} {
 		v, err := Parse(in)
-		if err != nil || v != want {
+		if err != nil || !reflect.DeepEqual(v, want) {
 			t.Errorf("%s: %+v %v, want %+v", in, v, err, want)
 			continue
 		}
 		again, err := Parse(v.String())
-		if err != nil || again != v {
+		if err != nil || !reflect.DeepEqual(again, v) {
 			t.Errorf("%s: its canonical name %s parses to %+v %v", in, v.String(), again, err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/layer"
 )
 
 // Counters are one event's statements by kind, filled by the worker.
@@ -101,4 +102,14 @@ type Partitioned interface {
 // resumed sessions); the runner adds up every worker's notes at the end.
 type Noter interface {
 	Notes() map[string]int64
+}
+
+// ServerEncrypted is a workload whose non-key text columns a server-side
+// column layer (layer.ServerColumns) can encrypt: it stores them in the
+// layer's type and writes and reads them through the layer's functions.
+type ServerEncrypted interface {
+	// UseServerColumns makes the workload's statements carry out l.
+	UseServerColumns(l layer.ServerColumns) error
+	// ServerColumns are the columns it encrypts, for the layer's proof.
+	ServerColumns() []layer.Column
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/encbench/encbench/internal/encryption/colenc"
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/layer"
 	"github.com/encbench/encbench/internal/randgen"
 	"github.com/encbench/encbench/internal/workload"
 )
@@ -157,6 +158,8 @@ type Workload struct {
 	opts   Options
 	unique *uniqueSeq // shared by workers of oltp_insert with --auto-inc=off
 	enc    encState
+	// server is a server-side column layer (srvenc), nil when none.
+	server layer.ServerColumns
 }
 
 func (w *Workload) Name() string { return w.name }

@@ -128,6 +128,12 @@ func (w *Workload) createTable(ctx context.Context, c engine.Conn, d engine.Dial
 			buf = buf[:0]
 		}
 	}
+	if w.server != nil {
+		fmt.Fprintf(env.Log, "Encrypting c and pad of 'sbtest%d' on the server (%s)...\n", n, w.server.Spec())
+		if err := w.convertServerColumns(ctx, c, n); err != nil {
+			return err
+		}
+	}
 	if o.CreateSecondary {
 		fmt.Fprintf(env.Log, "Creating a secondary index on 'sbtest%d'...\n", n)
 		if err := c.Exec(ctx, fmt.Sprintf("CREATE INDEX k_%d ON sbtest%d(k)", n, n)); err != nil {

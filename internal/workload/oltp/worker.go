@@ -91,8 +91,11 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 	if p, ok := env.Previous.(*worker); ok {
 		wk.src = p.src
 	}
+	if err := w.startServerSession(ctx, conn); err != nil {
+		return nil, err
+	}
 	ps := &engine.Preparer{Ctx: ctx, Conn: conn}
-	prep := func(sql string) engine.Stmt { return ps.Prepare("%s", sql) }
+	prep := func(sql string) engine.Stmt { return ps.Prepare("%s", w.serverSQL(sql)) }
 	switch w.name {
 	case "select_random_points":
 		pts := strings.TrimSuffix(strings.Repeat("?, ", o.RandomPoints), ", ")
