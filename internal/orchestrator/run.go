@@ -135,7 +135,7 @@ type Live struct {
 	colProof *result.ColencProof
 	// layerProofs are the plugin layers' proofs.
 	layerProofs []result.LayerProof
-	regime   *result.Regime
+	regime      *result.Regime
 	// lockSource names where the lock waits are read from ("": not read).
 	lockSource string
 	// proof is the server's view of the workers' sessions, set when they
