@@ -412,8 +412,14 @@ func TestLeakageStatementsAreExact(t *testing.T) {
 			t.Errorf("%s says nothing about updates over time", s)
 		}
 	}
-	if len(english) != 3*len(Schemes) {
-		t.Errorf("the catalogue states %d leakage parts for %d schemes", len(english), len(Schemes))
+	stated := 0
+	for id := range english {
+		if slices.ContainsFunc(Schemes, func(s Scheme) bool { return strings.HasPrefix(id, "leak."+string(s)+".") }) {
+			stated++
+		}
+	}
+	if stated != 3*len(Schemes) {
+		t.Errorf("the catalogue states %d leakage parts for %d schemes", stated, len(Schemes))
 	}
 	if s := got[Ore]; !strings.Contains(s, "sbtest's id is 1..N") || !strings.Contains(s, "reads every id exactly") {
 		t.Errorf("ore understates order leakage on dense columns: %s", s)
