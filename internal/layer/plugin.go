@@ -48,6 +48,9 @@ type Env struct {
 	DataDir string
 	// Columns are the workload's columns a column layer encrypts.
 	Columns []Column
+	// Marker is prepare's marker row ("" when none): a string the raw
+	// files of an at-rest layer must not hold.
+	Marker string
 }
 
 // Active is a layer made concrete for one engine.
@@ -84,4 +87,16 @@ type ServerColumns interface {
 	// Convert are the statements that encrypt a loaded plaintext column in
 	// place (prepare loads plaintext as it always does, then converts).
 	Convert(c Column) []string
+}
+
+// DataDir is an active layer below the server's files: a sandbox's data
+// directory is made on it before the server initialises it, and the
+// layer is undone when the sandbox stops.
+type DataDir interface {
+	Active
+	// SetUp makes the data directory of the sandbox in dir (which does
+	// not exist yet) and returns where it is and the state TearDown needs
+	// (kept in the sandbox's state file).
+	SetUp(ctx context.Context, dir string) (dataDir string, state map[string]string, err error)
+	TearDown(state map[string]string) error
 }

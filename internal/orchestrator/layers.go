@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/layer"
 	"github.com/encbench/encbench/internal/result"
@@ -69,10 +70,21 @@ func requireLayers(ctx context.Context, r *Resolved, s layer.Session) error {
 }
 
 // proveLayers reads each layer's proof from the server's side.
-func proveLayers(ctx context.Context, r *Resolved, s layer.Session) ([]result.LayerProof, error) {
+func proveLayers(ctx context.Context, r *Resolved, s engine.Conn) ([]result.LayerProof, error) {
 	var out []result.LayerProof
+	if len(r.Layers) == 0 {
+		return nil, nil
+	}
+	env := r.layerEnv(s)
+	if _, ok := s.(engine.Documents); !ok {
+		marker, err := workload.ReadMarker(ctx, s, r.Target.Engine.Dialect())
+		if err != nil {
+			return nil, err
+		}
+		env.Marker = marker
+	}
 	for _, a := range r.Layers {
-		p, err := a.Prove(ctx, r.layerEnv(s))
+		p, err := a.Prove(ctx, env)
 		if err != nil {
 			return out, fmt.Errorf("%s not proven: %w", a.Spec(), err)
 		}

@@ -129,8 +129,8 @@ func (o *Options) validate() error {
 	if err != nil {
 		return errs.Usage("unknown --variant %q: %v", o.Variant, err)
 	}
-	if v.Encrypts() || v.AA {
-		return errs.Usage("--variant %q: a server's layers are plain, tls (tls1.2, tls1.3, tls1.2:cipher=NAME), tde (tde:cipher=aes-ctr|aes-cbc) or both joined with + (column encryption happens in the client)", o.Variant)
+	if v.Encrypts() || v.AA || len(v.ServerLayers()) != len(v.Layers) {
+		return errs.Usage("--variant %q: a server's layers are plain, tls (tls1.2, tls1.3, tls1.2:cipher=NAME), tde (tde:cipher=aes-ctr|aes-cbc), fscrypt, joined with + (column encryption, in the client or by the server's functions, belongs to the run: encbench run --variant)", o.Variant)
 	}
 	if o.CertAlgorithm != "" {
 		if o.CertAlgorithm, err = certs.Canonical(o.CertAlgorithm); err != nil {
@@ -155,7 +155,7 @@ func (o *Options) validate() error {
 		}
 	}
 	o.ClientCert = o.ClientCert || v.TLSClientCert
-	o.Variant = variant.Variant{TLS: v.TLS, TDE: v.TDE}.String()
+	o.Variant = variant.Variant{TLS: v.TLS, TDE: v.TDE, Layers: v.Layers}.String()
 	if o.CertAlgorithm, err = certs.Canonical(o.CertAlgorithm); err != nil {
 		return errs.Usage("--cert-key: %v", err)
 	}
@@ -243,6 +243,9 @@ type Info struct {
 	DataDir    string `json:"data_dir"`
 	// ServerCPUs is the CPU list the server is pinned to, if any.
 	ServerCPUs string `json:"server_cpus,omitempty"`
+	// Layers is what each plugin layer below the server's files set up
+	// (package layer's DataDir), by layer, for its tear-down.
+	Layers map[string]map[string]string `json:"layers,omitempty"`
 	// MarkerFiles are the raw files a TDE proof scans for the marker.
 	MarkerFiles []string `json:"marker_files,omitempty"`
 	// Owner is the encbench process that stops the sandbox when it ends.
@@ -341,10 +344,16 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 			}
 		}
 	}
-	info, err := p.Up(ctx, o, port, osUser, files)
+	layers, err := setUpLayers(ctx, o, abs)
 	if err != nil {
 		return nil, err
 	}
+	info, err := p.Up(ctx, o, port, osUser, files)
+	if err != nil {
+		_ = tearDownLayers(o.Engine, o.Variant, layers)
+		return nil, err
+	}
+	info.Layers = layers
 	info.Variant = o.Variant
 	info.ServerCPUs = o.ServerCPUs
 	info.Owner = o.Owner
@@ -385,6 +394,9 @@ func Down(dir string) error {
 		return err
 	}
 	unenrol(info.Dir)
+	if err := tearDownLayers(info.Engine, info.Variant, info.Layers); err != nil {
+		return err
+	}
 	return os.Remove(filepath.Join(info.Dir, stateFile))
 }
 

@@ -239,7 +239,7 @@ func (x *servers) prepare(ctx context.Context, ls *liveSetup) error {
 // their version in the client).
 func (x *servers) sandboxOptions(ls *liveSetup) sandbox.Options {
 	st := x.Plan.Suite
-	v := variant.Variant{TLS: ls.variant.TLS || ls.offerTLS, TDE: ls.variant.TDE}
+	v := variant.Variant{TLS: ls.variant.TLS || ls.offerTLS, TDE: ls.variant.TDE, Layers: ls.variant.ServerLayers()}
 	tdeCipher := st.TDECipher
 	if ls.variant.TDECipher != "" {
 		tdeCipher = ls.variant.TDECipher

@@ -4,6 +4,7 @@ package all
 
 import (
 	_ "github.com/encbench/encbench/internal/layer/colenc"
+	_ "github.com/encbench/encbench/internal/layer/fscrypt"
 	_ "github.com/encbench/encbench/internal/layer/srvenc"
 	_ "github.com/encbench/encbench/internal/layer/tde"
 	_ "github.com/encbench/encbench/internal/layer/tls"
