@@ -213,6 +213,8 @@ type Target struct {
 	// (beneath TLS), for a connection that must pass through something of
 	// the caller's: a delay, or a test's slowed writes.
 	WrapDial func(DialFunc) DialFunc
+	// tlsParams are the DSN's TLS parameters, taken out of URL (WithTLS).
+	tlsParams url.Values
 }
 
 // ConnectTimeout bounds a connection's set-up (TCP, TLS, authentication
@@ -390,6 +392,17 @@ func registered() []Engine {
 // ParseTarget parses a DSN in any accepted form, finds its engine and
 // validates it.
 func ParseTarget(dsn string, tls TLSOptions) (Target, error) {
+	t, err := ParseDSN(dsn)
+	if err != nil {
+		return Target{}, err
+	}
+	return t.WithTLS(tls)
+}
+
+// ParseDSN parses a DSN once: its engine, and its URL with the TLS
+// parameters it names (libpq's sslmode, sslrootcert, sslcert, sslkey, or
+// the engine's own) set apart for WithTLS. Its TLS is the DSN's alone.
+func ParseDSN(dsn string) (Target, error) {
 	u, err := parseDSN(dsn)
 	if err != nil {
 		return Target{}, err
@@ -400,7 +413,23 @@ func ParseTarget(dsn string, tls TLSOptions) (Target, error) {
 	if !ok {
 		return Target{}, errs.Usage("unknown DSN scheme %q: use one of %s", u.Scheme, strings.Join(Schemes(), ", "))
 	}
-	tls = tlsFromDSN(e, u, tls)
+	q := u.Query()
+	all := maps.Clone(q)
+	applyTLSParams(e, q, TLSOptions{})
+	tlsParams := url.Values{}
+	for k, v := range all {
+		if _, kept := q[k]; !kept {
+			tlsParams[k] = v
+		}
+	}
+	u.RawQuery = q.Encode()
+	return Target{Engine: e, URL: u, TLS: TLSOptions{Mode: TLSDisable}, tlsParams: tlsParams}, nil
+}
+
+// WithTLS is the target with the TLS the flags give, what they leave
+// unset taken from the DSN's TLS parameters (flags win), checked.
+func (t Target) WithTLS(tls TLSOptions) (Target, error) {
+	tls = applyTLSParams(t.Engine, maps.Clone(t.tlsParams), tls)
 	switch tls.Mode {
 	case TLSOn:
 		tls.Mode = TLSVerifyFull
@@ -417,23 +446,25 @@ func ParseTarget(dsn string, tls TLSOptions) (Target, error) {
 	if tls.Version != "" && tls.Version != "1.2" && tls.Version != "1.3" {
 		return Target{}, errs.Usage("unknown --tls-version %q: use 1.2 or 1.3", tls.Version)
 	}
-	if err := e.Validate(u, tls); err != nil {
+	if err := t.Engine.Validate(t.URL, tls); err != nil {
 		return Target{}, err
 	}
-	return Target{Engine: e, URL: u, TLS: tls}, nil
+	u := *t.URL
+	t.URL, t.TLS = &u, tls
+	return t, nil
 }
 
-// tlsFromDSN fills what the flags left unset from libpq-style DSN parameters
-// (sslmode, sslrootcert, sslcert, sslkey), for every engine, and removes them
-// from the URL: flags win, and with neither TLS is off.
 // URITLSReader is an engine whose DSNs spell TLS their own way (MongoDB's
 // tls=true, tlsCAFile, ...); it moves those options from q into tls.
 type URITLSReader interface {
 	TLSFromURI(q url.Values, tls TLSOptions) TLSOptions
 }
 
-func tlsFromDSN(e Engine, u *url.URL, tls TLSOptions) TLSOptions {
-	q := u.Query()
+// applyTLSParams fills what the flags left unset from libpq-style DSN
+// parameters (sslmode, sslrootcert, sslcert, sslkey) and the engine's own,
+// for every engine, and removes them from q: flags win, and with neither
+// TLS is off.
+func applyTLSParams(e Engine, q url.Values, tls TLSOptions) TLSOptions {
 	fill := func(dst *string, key string) {
 		if *dst == "" {
 			*dst = q.Get(key)
@@ -447,7 +478,6 @@ func tlsFromDSN(e Engine, u *url.URL, tls TLSOptions) TLSOptions {
 	if r, ok := e.(URITLSReader); ok {
 		tls = r.TLSFromURI(q, tls)
 	}
-	u.RawQuery = q.Encode()
 	if tls.Mode == "" {
 		tls.Mode = TLSDisable
 	}

@@ -23,7 +23,7 @@ func (x *servers) checkTargetSettings(ls *liveSetup, s spec.Spec) error {
 	if ls.Sandbox {
 		return nil
 	}
-	if _, err := engine.ParseTarget(s.Server.DSN, s.Server.TLS); err != nil {
+	if _, err := ls.parsed.WithTLS(s.Server.TLS); err != nil {
 		st := x.Plan.Suite
 		if ls.variant.TLS && s.Server.TLS.Mode != engine.TLSRequire && s.Server.TLS.CAFile == "" {
 			return errs.Usage("%svariant %s needs tls_ca (the server's CA certificate) on target %s", st.TargetLine(ls.target.Name), ls.Variant, ls.target.Name)
@@ -55,7 +55,7 @@ func (x *Executor) Preflight(ctx context.Context) error {
 		if err != nil {
 			return errs.Usage("%s: %w", at, err)
 		}
-		t, err := engine.ParseTarget(s.Server.DSN, s.Server.TLS)
+		t, err := ls.parsed.WithTLS(s.Server.TLS)
 		if err != nil {
 			return x.srv.checkTargetSettings(ls, s)
 		}
@@ -156,13 +156,11 @@ func lost(ctx context.Context, err error) bool {
 func (x *servers) createCopies(ctx context.Context, ls *liveSetup, copies engine.Target) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	st, _ := x.Plan.Suite.Target(ls.target.Name)
-	mainDSN := os.ExpandEnv(st.DSN)
 	tls := engine.TLSOptions{Mode: engine.TLSDisable}
 	if ls.variant.TLS {
 		tls = copies.TLS
 	}
-	t, err := engine.ParseTarget(mainDSN, tls)
+	t, err := ls.main.WithTLS(tls)
 	if err != nil {
 		return err
 	}
@@ -241,7 +239,8 @@ func (x *servers) tdeTarget(ls *liveSetup) error {
 	if t.TDEDSN != "" {
 		ls.target.DSN = os.ExpandEnv(t.TDEDSN)
 		ls.pid = t.TDEServerPID
-		if _, err := engine.ParseTarget(ls.target.DSN, engine.TLSOptions{}); err != nil {
+		var err error
+		if ls.parsed, err = engine.ParseDSN(ls.target.DSN); err != nil {
 			return errs.Usage("%starget %s, tde_dsn: %w", line, t.Name, err)
 		}
 		return nil
@@ -262,6 +261,9 @@ func (x *servers) tdeTarget(ls *liveSetup) error {
 	}
 	ls.target.DSN, err = engine.WithDatabase(ls.target.DSN, ls.copies)
 	if err != nil {
+		return errs.Usage("%starget %s: %w", line, t.Name, err)
+	}
+	if ls.parsed, err = engine.ParseDSN(ls.target.DSN); err != nil {
 		return errs.Usage("%starget %s: %w", line, t.Name, err)
 	}
 	return nil
@@ -306,9 +308,10 @@ func (x *Executor) Check() error {
 			ls.sandboxDir = x.Dir.Sandbox(su.ServerID())
 		} else {
 			ls.target.DSN = os.ExpandEnv(t.DSN)
-			if _, err := engine.ParseTarget(ls.target.DSN, engine.TLSOptions{}); err != nil {
+			if ls.main, err = engine.ParseDSN(ls.target.DSN); err != nil {
 				return errs.Usage("target %s: %w", t.Name, err)
 			}
+			ls.parsed = ls.main
 			if v.TDE {
 				if err := x.srv.tdeTarget(ls); err != nil {
 					return err

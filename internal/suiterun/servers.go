@@ -69,6 +69,10 @@ type liveSetup struct {
 	// copies is the database of a DSN target's server that holds the
 	// encrypted copies of its tables (a tde variant without tde_dsn).
 	copies string
+	// main is a DSN target's DSN parsed once, parsed the DSN this setup
+	// runs on (main, or its tde_dsn or database of copies); each phase
+	// adds its TLS (WithTLS).
+	main, parsed engine.Target
 }
 
 // host is the setup that owns the host ls runs on.
