@@ -4,6 +4,9 @@
 //   - data and text: proof (what a run proves), result (the result
 //     document), stats, locale (the message catalogue), serverconf;
 //   - the cipher code: encryption/... (knows no server and no workload);
+//   - the encryption layers: layer/... (their names, options and hooks,
+//     reaching the server through the small interfaces of package layer:
+//     no engine, sandbox, workload or run code);
 //   - the wire protocols: engine/... (know no workload and no document);
 //   - the workloads and a run's settings: workload/..., spec;
 //   - running: runner, sandbox, orchestrator (one run);
@@ -52,6 +55,8 @@ var rules = []struct {
 		"merging adds up results; it runs nothing"},
 	{"encryption/...", []string{"engine/...", "workload/...", "result", "report", "suite"},
 		"the cipher code knows no server, workload or document"},
+	{"layer/...", []string{"engine/...", "workload/...", "runner", "result"},
+		"a layer reaches the server through package layer's Session and Env; naming a variant must pull in no server or run code"},
 }
 
 // deps lists every package pkg depends on, inside the module.
