@@ -32,7 +32,8 @@ type Validated struct {
 // what-if model beside two naive predictors").
 func validatedRange() Validated {
 	return Validated{ThreadsLow: 1, ThreadsHigh: 64, ClientCores: 1, ServerCores: 1, SharedCores: 2, RTTMaxMs: 2, FitThreads: 4,
-		Date: "2026-11-29", Commit: "97d7792", Cells: 52, Model: 45, Carried: 0, Zero: 0}
+		Date: "2026-12-07", Commit: "abb5978", Cells: 61, Model: 49, Carried: 39, Zero: 7,
+		Moving: 16, MovingModel: 11, MovingCarried: 0, MovingZero: 4}
 }
 
 // outside says how a setting lies outside the validated range ("": it
