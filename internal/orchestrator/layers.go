@@ -34,7 +34,7 @@ func openLayers(r *Resolved) error {
 			if sc, ok := a.(layer.ServerColumns); ok {
 				se, ok := r.Workload.(workload.ServerEncrypted)
 				if !ok {
-					return errs.Usage("%s encrypts a workload's text columns on the server; %s has none it can encrypt (the oltp_* workloads have)", s.Layer, r.Workload.Name())
+					return errs.Usage("%s encrypts a workload's text columns on the server, which only the oltp_* workloads take so far; %s does not", s.Layer, r.Workload.Name())
 				}
 				if err := se.UseServerColumns(sc); err != nil {
 					return err
