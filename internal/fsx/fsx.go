@@ -5,8 +5,10 @@
 package fsx
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -152,4 +154,25 @@ func cause(err error) error {
 		return le.Err
 	}
 	return err
+}
+
+// CountIn counts needle in what r reads, through buf (at least twice the
+// needle's length: a chunk plus the len(needle)-1 bytes carried between
+// chunks, so no occurrence is split): the marker scans of raw server
+// files and images, which must not hold gigabytes in memory.
+func CountIn(r io.Reader, needle, buf []byte) (int, error) {
+	count, keep := 0, 0
+	for {
+		n, err := io.ReadFull(r, buf[keep:])
+		data := buf[:keep+n]
+		count += bytes.Count(data, needle)
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return count, nil
+		}
+		if err != nil {
+			return count, err
+		}
+		keep = min(len(needle)-1, len(data))
+		copy(buf, data[len(data)-keep:])
+	}
 }

@@ -1,11 +1,8 @@
 package orchestrator
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +10,7 @@ import (
 	"time"
 
 	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/fsx"
 	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/workload"
@@ -142,20 +140,7 @@ func countInFile(path string, needle, buf []byte) (int, error) {
 		return 0, err
 	}
 	defer f.Close()
-	count, keep := 0, 0
-	for {
-		n, err := io.ReadFull(f, buf[keep:])
-		data := buf[:keep+n]
-		count += bytes.Count(data, needle)
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return count, nil
-		}
-		if err != nil {
-			return count, err
-		}
-		keep = min(len(needle)-1, len(data))
-		copy(buf, data[len(data)-keep:])
-	}
+	return fsx.CountIn(f, needle, buf)
 }
 
 // regime reads data set size and buffer cache size from the server.

@@ -1,7 +1,6 @@
 package fscrypt
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +11,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/encbench/encbench/internal/fsx"
 )
 
 // masterKeySize is the raw key added to the file system: 64 bytes, as
@@ -166,28 +167,11 @@ func countInFile(path string, needle []byte) (int, error) {
 		if err != nil {
 			return count, err
 		}
-		n, err := countRange(io.NewSectionReader(f, data, hole-data), needle, buf)
+		n, err := fsx.CountIn(io.NewSectionReader(f, data, hole-data), needle, buf)
 		count += n
 		if err != nil {
 			return count, err
 		}
 		off = hole
-	}
-}
-
-func countRange(r io.Reader, needle, buf []byte) (int, error) {
-	count, keep := 0, 0
-	for {
-		n, err := io.ReadFull(r, buf[keep:])
-		data := buf[:keep+n]
-		count += bytes.Count(data, needle)
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return count, nil
-		}
-		if err != nil {
-			return count, err
-		}
-		keep = min(len(needle)-1, len(data))
-		copy(buf, data[len(data)-keep:])
 	}
 }
