@@ -3,6 +3,7 @@ package srvenc
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/encbench/encbench/internal/errs"
@@ -83,14 +84,8 @@ func (a *aesFunctions) Convert(c layer.Column) []string {
 // plaintext, and decrypts under the run's key; and the column is binary.
 func (a *aesFunctions) Prove(ctx context.Context, env layer.Env) (proof.LayerProof, error) {
 	out := proof.LayerProof{Source: "stored values read raw, AES_DECRYPT, information_schema.COLUMNS", Facts: map[string]string{}}
-	stmts, err := a.SessionSetup()
-	if err != nil {
+	if err := startSession(ctx, env.Session, a.SessionSetup); err != nil {
 		return out, err
-	}
-	for _, s := range stmts {
-		if err := env.Session.Exec(ctx, s); err != nil {
-			return out, fmt.Errorf("setting the session's key: %w", err)
-		}
 	}
 	mode, err := a.mode(ctx, env.Session)
 	if err != nil {
@@ -110,7 +105,7 @@ func (a *aesFunctions) Prove(ctx context.Context, env layer.Env) (proof.LayerPro
 			return out, fmt.Errorf("reading %s.%s back: %w", c.Table, c.Name, err)
 		}
 		proved(&out, isPaddedBlocks, sample)
-		if !contains(types, rows[0][0]) {
+		if !slices.Contains(types, rows[0][0]) {
 			types = append(types, rows[0][0])
 		}
 	}

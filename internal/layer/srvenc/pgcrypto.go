@@ -102,14 +102,8 @@ func (p *pgcrypto) Convert(c layer.Column) []string {
 // its plaintext, and decrypts under the run's key.
 func (p *pgcrypto) Prove(ctx context.Context, env layer.Env) (proof.LayerProof, error) {
 	out := proof.LayerProof{Source: "stored values read raw, pgp_sym_decrypt", Facts: map[string]string{}}
-	stmts, err := p.SessionSetup()
-	if err != nil {
+	if err := startSession(ctx, env.Session, p.SessionSetup); err != nil {
 		return out, err
-	}
-	for _, s := range stmts {
-		if err := env.Session.Exec(ctx, s); err != nil {
-			return out, fmt.Errorf("setting the session's key: %w", err)
-		}
 	}
 	v, err := p.extension(ctx, env.Session)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/encbench/encbench/internal/errs"
@@ -173,18 +174,24 @@ func finish(p proof.LayerProof, columns []layer.Column) (proof.LayerProof, error
 func columnNames(columns []layer.Column) string {
 	var names []string
 	for _, c := range columns {
-		if !contains(names, c.Name) {
+		if !slices.Contains(names, c.Name) {
 			names = append(names, c.Name)
 		}
 	}
 	return strings.Join(names, ", ")
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
+// startSession runs a part's session statements (its key) on the proof's
+// connection, as every worker's connection runs them.
+func startSession(ctx context.Context, s layer.Session, setup func() ([]string, error)) error {
+	stmts, err := setup()
+	if err != nil {
+		return err
+	}
+	for _, st := range stmts {
+		if err := s.Exec(ctx, st); err != nil {
+			return fmt.Errorf("setting the session's key: %w", err)
 		}
 	}
-	return false
+	return nil
 }
