@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/encbench/encbench/internal/errs"
+	tdelayer "github.com/encbench/encbench/internal/layer/tde"
+	tlslayer "github.com/encbench/encbench/internal/layer/tls"
 	"github.com/encbench/encbench/internal/report"
 	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/suite"
@@ -187,7 +189,9 @@ func commandLine(cmd *cobra.Command, nameOrFile, dir string) string {
 }
 
 func sandboxSupports(engine string, v variant.Variant) error {
-	err := sandbox.Check(sandbox.Options{Engine: engine, Variant: v.Server(), TLSVersion: v.TLSVersion, TLSCipher: v.TLSCipher, TDECipher: v.TDECipher, CertAlgorithm: v.TLSCert, ClientCert: v.TLSClientCert})
+	tls, _ := tlslayer.Of(v.Layers)
+	tdeCipher, _ := tdelayer.Of(v.Layers)
+	err := sandbox.Check(sandbox.Options{Engine: engine, Variant: v.Server(), TLSVersion: tls.Version, TLSCipher: tls.Cipher, TDECipher: tdeCipher, CertAlgorithm: tls.Cert, ClientCert: tls.ClientCert})
 	if err != nil {
 		msg, _, _ := strings.Cut(err.Error(), ":")
 		return errors.New(msg)

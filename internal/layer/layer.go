@@ -245,6 +245,79 @@ func (r *Registry) usage() string {
 	return "layers are " + strings.Join(names, ", ") + ", joined with + (encbench layers lists their options)"
 }
 
+// Ranked fixes a layer's place in a variant's canonical name; layers
+// without a rank follow, by name. TLS, TDE and client-side columns have
+// ranks so the names earlier versions wrote (tls1.3+tde+colenc50) stay
+// what they were.
+type Ranked interface{ Rank() int }
+
+func (r *Registry) rank(name string) int {
+	if rk, ok := r.layers[name].(Ranked); ok {
+		return rk.Rank()
+	}
+	return 1 << 20
+}
+
+// Sort puts specs in canonical order.
+func (r *Registry) Sort(specs []Spec) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	slices.SortStableFunc(specs, func(a, b Spec) int {
+		if d := r.rank(a.Layer) - r.rank(b.Layer); d != 0 {
+			return d
+		}
+		return strings.Compare(a.Layer, b.Layer)
+	})
+}
+
+// Name is a spec's canonical name: through the alias that sets the most
+// of its options (tls1.3:cert=rsa-4096 for tls:cert=rsa-4096,version=1.3;
+// enc-rest for colenc:set=enc-rest), or the layer's name and options.
+func (r *Registry) Name(s Spec) string {
+	r.mu.RLock()
+	l, ok := r.layers[s.Layer]
+	r.mu.RUnlock()
+	if !ok {
+		return s.String()
+	}
+	best, rest, covered := s.Layer, s.Options, 0
+	for _, a := range l.Aliases() {
+		prefix, wild := strings.CutSuffix(a.Name, "*")
+		name, left, n := a.Name, maps.Clone(s.Options), 0
+		if wild {
+			v, set := left[a.Key]
+			if !set || !strings.HasPrefix(v, prefix) || len(v) == len(prefix) {
+				continue
+			}
+			name, n = v, 1
+			delete(left, a.Key)
+		}
+		matches := true
+		for k, v := range a.Options {
+			if left[k] != v {
+				matches = false
+				break
+			}
+			delete(left, k)
+			n++
+		}
+		if matches && n > covered {
+			best, rest, covered = name, left, n
+		}
+	}
+	return Spec{Layer: best, Options: rest}.String()
+}
+
+// Find is the spec of the named layer among specs.
+func Find(specs []Spec, name string) (Spec, bool) {
+	for _, s := range specs {
+		if s.Layer == name {
+			return s, true
+		}
+	}
+	return Spec{}, false
+}
+
 // Format is the canonical name of specs: each layer's canonical form,
 // joined with + in the order given.
 func Format(specs []Spec) string {

@@ -74,3 +74,36 @@ func TestEveryLayerSaysWhatItIs(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalNameTakesTheAliasThatFits: a spec is named through the
+// alias that sets the most of its options, and through none whose
+// options it does not have (tls:cert=rsa-4096 is not tls1.2 or tls1.3).
+func TestCanonicalNameTakesTheAliasThatFits(t *testing.T) {
+	reg := layer.Default()
+	for _, c := range []struct {
+		spec layer.Spec
+		want string
+	}{
+		{layer.Spec{Layer: "tls"}, "tls"},
+		{layer.Spec{Layer: "tls", Options: map[string]string{"cert": "rsa-4096"}}, "tls:cert=rsa-4096"},
+		{layer.Spec{Layer: "tls", Options: map[string]string{"version": "1.3", "cert": "rsa-4096"}}, "tls1.3:cert=rsa-4096"},
+		{layer.Spec{Layer: "colenc", Options: map[string]string{"level": "50"}}, "colenc50"},
+		{layer.Spec{Layer: "colenc", Options: map[string]string{"level": "30"}}, "colenc:level=30"},
+		{layer.Spec{Layer: "colenc", Options: map[string]string{"set": "enc-k"}}, "enc-k"},
+		{layer.Spec{Layer: "colenc", Options: map[string]string{"set": "enc-"}}, "colenc:set=enc-"},
+		{layer.Spec{Layer: "tde", Options: map[string]string{"cipher": "aes-cbc"}}, "tde:cipher=aes-cbc"},
+		{layer.Spec{Layer: "fscrypt", Options: map[string]string{"policy": "none"}}, "fscrypt:policy=none"},
+	} {
+		if got := reg.Name(c.spec); got != c.want {
+			t.Errorf("%s: named %s, want %s", c.spec, got, c.want)
+		}
+	}
+	specs, err := reg.Parse("srvenc+fscrypt+colenc20+tde+tls1.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.Sort(specs)
+	if got := layer.Format(specs); got != "tls:version=1.2+tde+colenc:level=20+fscrypt+srvenc" {
+		t.Errorf("canonical order: %s", got)
+	}
+}

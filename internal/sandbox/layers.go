@@ -18,9 +18,13 @@ func dataDirLayers(engine, name string) ([]layer.DataDir, error) {
 		return nil, err
 	}
 	var out []layer.DataDir
-	for _, s := range v.ServerLayers() {
+	for _, s := range v.Plugins() {
 		l, _ := layer.Default().Lookup(s.Layer)
-		a, err := l.(layer.Plugin).Open(s, engine)
+		p := l.(layer.Plugin)
+		if !p.OnServer() {
+			continue
+		}
+		a, err := p.Open(s, engine)
 		if err != nil {
 			return nil, err
 		}

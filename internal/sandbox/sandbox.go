@@ -31,6 +31,8 @@ import (
 	"github.com/encbench/encbench/internal/engine/tlsconf"
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/fsx"
+	tdelayer "github.com/encbench/encbench/internal/layer/tde"
+	tlslayer "github.com/encbench/encbench/internal/layer/tls"
 	"github.com/encbench/encbench/internal/quiet"
 	"github.com/encbench/encbench/internal/serverconf"
 	"github.com/encbench/encbench/internal/variant"
@@ -118,8 +120,8 @@ func writeOpenSSLConf(dir, suite string) (string, error) {
 }
 
 // tls and tde say which layers the variant turns on.
-func (o Options) tls() bool { v, _ := variant.Parse(o.Variant); return v.TLS }
-func (o Options) tde() bool { v, _ := variant.Parse(o.Variant); return v.TDE }
+func (o Options) tls() bool { v, _ := variant.Parse(o.Variant); return v.Has("tls") }
+func (o Options) tde() bool { v, _ := variant.Parse(o.Variant); return v.Has("tde") }
 
 func (o *Options) validate() error {
 	if o.Variant == "" {
@@ -129,7 +131,7 @@ func (o *Options) validate() error {
 	if err != nil {
 		return errs.Usage("unknown --variant %q: %v", o.Variant, err)
 	}
-	if v.Encrypts() || v.AA || len(v.ServerLayers()) != len(v.Layers) {
+	if v.AA || len(v.ServerLayers()) != len(v.Layers) {
 		return errs.Usage("--variant %q: a server's layers are plain, tls (tls1.2, tls1.3, tls1.2:cipher=NAME), tde (tde:cipher=aes-ctr|aes-cbc), fscrypt, joined with + (column encryption, in the client or by the server's functions, belongs to the run: encbench run --variant)", o.Variant)
 	}
 	if o.CertAlgorithm != "" {
@@ -139,12 +141,14 @@ func (o *Options) validate() error {
 	}
 	// The layers' options are the server's settings: given both ways,
 	// they must agree.
+	tls, _ := tlslayer.Of(v.Layers)
+	tdeCipher, _ := tdelayer.Of(v.Layers)
 	for _, opt := range []struct {
 		flag, fromVariant string
 		field             *string
 	}{
-		{"--tls-version", v.TLSVersion, &o.TLSVersion}, {"--tls-cipher", v.TLSCipher, &o.TLSCipher}, {"--tde-cipher", v.TDECipher, &o.TDECipher},
-		{"--cert-key", v.TLSCert, &o.CertAlgorithm},
+		{"--tls-version", tls.Version, &o.TLSVersion}, {"--tls-cipher", tls.Cipher, &o.TLSCipher}, {"--tde-cipher", tdeCipher, &o.TDECipher},
+		{"--cert-key", tls.Cert, &o.CertAlgorithm},
 	} {
 		switch {
 		case opt.fromVariant == "":
@@ -154,8 +158,8 @@ func (o *Options) validate() error {
 			*opt.field = opt.fromVariant
 		}
 	}
-	o.ClientCert = o.ClientCert || v.TLSClientCert
-	o.Variant = variant.Variant{TLS: v.TLS, TDE: v.TDE, Layers: v.Layers}.String()
+	o.ClientCert = o.ClientCert || tls.ClientCert
+	o.Variant = v.Server()
 	if o.CertAlgorithm, err = certs.Canonical(o.CertAlgorithm); err != nil {
 		return errs.Usage("--cert-key: %v", err)
 	}
@@ -735,7 +739,7 @@ func Check(o Options) error {
 // TDE says whether the sandbox stores tables encrypted at rest.
 func (i *Info) TDE() bool {
 	v, err := variant.Parse(i.Variant)
-	return err == nil && v.TDE
+	return err == nil && v.Has("tde")
 }
 
 // Quiescer is a provider whose server defers write work (a checkpoint) that

@@ -7,6 +7,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/layer/colenc"
+	tdelayer "github.com/encbench/encbench/internal/layer/tde"
+	tlslayer "github.com/encbench/encbench/internal/layer/tls"
 	"github.com/encbench/encbench/internal/variant"
 )
 
@@ -26,40 +29,39 @@ func expandVariant(fs *pflag.FlagSet, args []string) ([]string, error) {
 		return nil, errs.Usage("--variant: %v", err)
 	}
 	var implied [][2]string
+	tls, hasTLS := tlslayer.Of(v.Layers)
+	tdeCipher, hasTDE := tdelayer.Of(v.Layers)
+	col, _ := colenc.Of(v.Layers)
 	switch {
 	case v.AA:
 		return nil, errs.Usage("--variant aa is a suite's A/A check (the baseline on a server of its own): a run names the layers it has")
-	case v.TDECipher != "":
+	case tdeCipher != "":
 		return nil, errs.Usage("--variant %s: tde:cipher= configures a sandbox's server; give it to encbench sandbox up --tde-cipher", name)
-	case v.ColumnSet != "":
+	case col.Set != "":
 		return nil, errs.Usage("--variant %s names a suite's column set; a run gives the workload's --encrypt with its columns and schemes", name)
-	case v.TLS:
+	case hasTLS:
 		implied = append(implied, [2]string{"tls", "on"})
-		if v.TLSVersion != "" {
-			implied = append(implied, [2]string{"tls-version", v.TLSVersion})
+		for _, kv := range [][2]string{{"tls-version", tls.Version}, {"tls-cipher", tls.Cipher}, {"tls-server-key", tls.Cert}} {
+			if kv[1] != "" {
+				implied = append(implied, kv)
+			}
 		}
-		if v.TLSCipher != "" {
-			implied = append(implied, [2]string{"tls-cipher", v.TLSCipher})
-		}
-		if v.TLSCert != "" {
-			implied = append(implied, [2]string{"tls-server-key", v.TLSCert})
-		}
-		if v.TLSClientCert {
+		if tls.ClientCert {
 			implied = append(implied, [2]string{"tls-client-auth", "true"})
 		}
 	default:
 		implied = append(implied, [2]string{"tls", "disable"})
 	}
-	if v.TDE && fs.Lookup("tde") != nil {
+	if hasTDE && fs.Lookup("tde") != nil {
 		implied = append(implied, [2]string{"tde", "true"})
 	}
-	if v.Colenc > 0 {
+	if col.Level > 0 {
 		if fs.Lookup("encrypt-columns") == nil {
 			return nil, errs.Usage("--variant %s encrypts a share of TPC-C's business columns (--encrypt-columns), which this workload does not take; give its --encrypt", name)
 		}
-		implied = append(implied, [2]string{"encrypt-columns", strconv.Itoa(v.Colenc)})
+		implied = append(implied, [2]string{"encrypt-columns", strconv.Itoa(col.Level)})
 	}
-	for _, l := range v.LayerNames() {
+	for _, l := range v.PluginNames() {
 		if given["layer"] {
 			return nil, errs.Usage("--variant %s names its layers already: give --variant or --layer, not both", name)
 		}

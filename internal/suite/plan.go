@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	tlslayer "github.com/encbench/encbench/internal/layer/tls"
 	"github.com/encbench/encbench/internal/quiet"
 	"github.com/encbench/encbench/internal/variant"
 )
@@ -83,17 +84,18 @@ func (s Setup) ServerID() string {
 // its TLS (the client's choice: version, a TLS 1.2 suite) nor A/A-ness.
 func dataKey(v variant.Variant) string {
 	server := ""
-	if v.TLSCert != "" {
-		server += "|cert=" + v.TLSCert
+	if tls, on := tlslayer.Of(v.Layers); on {
+		if tls.Cert != "" {
+			server += "|cert=" + tls.Cert
+		}
+		if tls.ClientCert {
+			server += "|client-cert"
+		}
+		if tls.ServerChoosesCipher() {
+			server += "|tls13=" + tls.Cipher
+		}
 	}
-	if v.TLSClientCert {
-		server += "|client-cert"
-	}
-	if v.ServerChoosesCipher() {
-		server += "|tls13=" + v.TLSCipher
-	}
-	v.TLS, v.TLSVersion, v.TLSCipher, v.TLSCert, v.TLSClientCert, v.AA = false, "", "", "", false, false
-	return v.String() + server
+	return variant.Variant{Layers: v.Without("tls").Layers}.String() + server
 }
 
 // Cell is one measured run.

@@ -21,6 +21,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/layer/colenc"
 	"github.com/encbench/encbench/internal/locale"
 	"github.com/encbench/encbench/internal/serverconf"
 	"github.com/encbench/encbench/internal/variant"
@@ -464,9 +465,9 @@ func (s *Suite) checkVariants() error {
 		if pv.AA && i == 0 {
 			return fmt.Errorf("%svariant aa is the baseline against itself: list the baseline first", s.at("$.variants[0]"))
 		}
-		if pv.ColumnSet != "" {
-			if _, ok := s.ColumnSets[pv.ColumnSet]; !ok {
-				return fmt.Errorf("variant %s: no column set %q under column_sets", v, pv.ColumnSet)
+		if col, _ := colenc.Of(pv.Layers); col.Set != "" {
+			if _, ok := s.ColumnSets[col.Set]; !ok {
+				return fmt.Errorf("variant %s: no column set %q under column_sets", v, col.Set)
 			}
 		}
 	}

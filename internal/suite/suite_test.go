@@ -30,7 +30,7 @@ scales:
 `
 
 func noTDEOnPostgres(engine string, v variant.Variant) error {
-	if engine == "postgres" && v.TDE {
+	if engine == "postgres" && v.Has("tde") {
 		return errors.New("no TDE")
 	}
 	return nil
@@ -321,7 +321,7 @@ func TestAAVariant(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, err := s.VariantOf("aa")
-	if err != nil || !v.AA || v.Server() != "tls" || v.TLSVersion != "1.3" {
+	if err != nil || !v.AA || v.Server() != "tls" || v.Without().String() != "aa" || (variant.Variant{Layers: v.Layers}).String() != "tls1.3" {
 		t.Fatalf("aa of tls1.3: %+v %v", v, err)
 	}
 	p, err := Expand(*s, NoOverrides(), nil)

@@ -25,7 +25,7 @@ func (x *servers) checkTargetSettings(ls *liveSetup, s spec.Spec) error {
 	}
 	if _, err := ls.parsed.WithTLS(s.Server.TLS); err != nil {
 		st := x.Plan.Suite
-		if ls.variant.TLS && s.Server.TLS.Mode != engine.TLSRequire && s.Server.TLS.CAFile == "" {
+		if ls.variant.Has("tls") && s.Server.TLS.Mode != engine.TLSRequire && s.Server.TLS.CAFile == "" {
 			return errs.Usage("%svariant %s needs tls_ca (the server's CA certificate) on target %s", st.TargetLine(ls.target.Name), ls.Variant, ls.target.Name)
 		}
 		return errs.Usage("%starget %s, variant %s: %w", st.TargetLine(ls.target.Name), ls.target.Name, ls.Variant, err)
@@ -89,7 +89,7 @@ func preflightConn(ctx context.Context, t engine.Target, ls *liveSetup) error {
 		return err
 	}
 	defer c.Close()
-	if ls.variant.TLS {
+	if ls.variant.Has("tls") {
 		st, err := c.TLSState(ctx)
 		if err != nil {
 			return fmt.Errorf("asking the server about the session's TLS: %w", err)
@@ -101,7 +101,7 @@ func preflightConn(ctx context.Context, t engine.Target, ls *liveSetup) error {
 	if _, ok := c.(engine.Documents); ok {
 		return nil
 	}
-	if ls.variant.TDE {
+	if ls.variant.Has("tde") {
 		ar, ok := t.Engine.(engine.AtRest)
 		if !ok {
 			return errs.Usage("%s servers cannot encrypt tables, so variant %s cannot run on this target", t.Engine.Kind(), ls.Variant)
@@ -157,7 +157,7 @@ func (x *servers) createCopies(ctx context.Context, ls *liveSetup, copies engine
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	tls := engine.TLSOptions{Mode: engine.TLSDisable}
-	if ls.variant.TLS {
+	if ls.variant.Has("tls") {
 		tls = copies.TLS
 	}
 	t, err := ls.main.WithTLS(tls)
@@ -312,7 +312,7 @@ func (x *Executor) Check() error {
 				return errs.Usage("target %s: %w", t.Name, err)
 			}
 			ls.parsed = ls.main
-			if v.TDE {
+			if v.Has("tde") {
 				if err := x.srv.tdeTarget(ls); err != nil {
 					return err
 				}
@@ -326,7 +326,7 @@ func (x *Executor) Check() error {
 		}
 		ls.owner = x.srv.setups[ls.Owner]
 		ls.owner.shared = true
-		ls.owner.offerTLS = ls.owner.offerTLS || ls.variant.TLS
+		ls.owner.offerTLS = ls.owner.offerTLS || ls.variant.Has("tls")
 	}
 	for _, c := range x.Plan.Cells {
 		s, err := x.srv.cellSpec(x.srv.setups[c.Setup], c)

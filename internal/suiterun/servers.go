@@ -15,6 +15,10 @@ import (
 
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/layer"
+	"github.com/encbench/encbench/internal/layer/colenc"
+	tdelayer "github.com/encbench/encbench/internal/layer/tde"
+	tlslayer "github.com/encbench/encbench/internal/layer/tls"
 	"github.com/encbench/encbench/internal/orchestrator"
 	"github.com/encbench/encbench/internal/sandbox"
 	"github.com/encbench/encbench/internal/spec"
@@ -243,23 +247,27 @@ func (x *servers) prepare(ctx context.Context, ls *liveSetup) error {
 // their version in the client).
 func (x *servers) sandboxOptions(ls *liveSetup) sandbox.Options {
 	st := x.Plan.Suite
-	v := variant.Variant{TLS: ls.variant.TLS || ls.offerTLS, TDE: ls.variant.TDE, Layers: ls.variant.ServerLayers()}
+	v := variant.Of(ls.variant.ServerLayers()...)
+	if ls.offerTLS {
+		v = v.With(layer.Spec{Layer: "tls"})
+	}
+	tls, _ := tlslayer.Of(ls.variant.Layers)
 	tdeCipher := st.TDECipher
-	if ls.variant.TDECipher != "" {
-		tdeCipher = ls.variant.TDECipher
+	if c, _ := tdelayer.Of(ls.variant.Layers); c != "" {
+		tdeCipher = c
 	}
 	o := sandbox.Options{Engine: ls.Engine, Dir: ls.sandboxDir, BufferPool: st.BufferPool, Variant: v.String(),
-		TDECipher: tdeCipher, ServerCPUs: x.serverCPUs, TLSOptional: ls.shared && v.TLS, Settings: st.SettingsFor(ls.Engine),
+		TDECipher: tdeCipher, ServerCPUs: x.serverCPUs, TLSOptional: ls.shared && v.Has("tls"), Settings: st.SettingsFor(ls.Engine),
 		// Quiesce vacuums and analyzes between runs, so no maintenance
 		// starts inside one.
 		NoAutovacuum: sandbox.HasAutovacuum(ls.Engine)}
-	if !ls.shared || ls.variant.ServerChoosesCipher() {
+	if !ls.shared || tls.ServerChoosesCipher() {
 		// A TLS 1.3 suite is the server's choice: every setup on this
 		// server pins the same one (dataKey).
-		o.TLSVersion, o.TLSCipher = ls.variant.TLSVersion, ls.variant.TLSCipher
+		o.TLSVersion, o.TLSCipher = tls.Version, tls.Cipher
 	}
 	// Setups share a server only with the same certificate (dataKey).
-	o.CertAlgorithm, o.ClientCert = ls.variant.TLSCert, ls.variant.TLSClientCert
+	o.CertAlgorithm, o.ClientCert = tls.Cert, tls.ClientCert
 	return o
 }
 
@@ -271,11 +279,12 @@ func (x *servers) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.S
 		return spec.Spec{}, err
 	}
 	s := spec.New(cmd, name, fam)
+	tls, hasTLS := tlslayer.Of(ls.variant.Layers)
 	if ls.Sandbox {
 		s.Server.Sandbox = ls.sandboxDir
-		s.Server.TLS.Version, s.Server.TLS.Cipher, s.Server.TLS.ServerKey = ls.variant.TLSVersion, ls.variant.TLSCipher, ls.variant.TLSCert
-		s.Server.TLS.ClientAuth = ls.variant.TLSClientCert
-		if !ls.variant.TLS {
+		s.Server.TLS.Version, s.Server.TLS.Cipher, s.Server.TLS.ServerKey = tls.Version, tls.Cipher, tls.Cert
+		s.Server.TLS.ClientAuth = tls.ClientCert
+		if !hasTLS {
 			// Said, not implied by the sandbox's DSN: a server shared with
 			// TLS variants offers TLS too.
 			s.Server.TLS.Mode = engine.TLSDisable
@@ -284,18 +293,18 @@ func (x *servers) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.S
 		t := ls.target
 		s.Server.DSN = t.DSN
 		s.Server.TLS = engine.TLSOptions{Mode: engine.TLSDisable}
-		if ls.variant.TLS {
+		if hasTLS {
 			s.Server.TLS = engine.TLSOptions{Mode: engine.TLSVerifyFull, CAFile: t.TLSCA, CertFile: t.TLSCert, KeyFile: t.TLSKey,
-				Version: ls.variant.TLSVersion, Cipher: ls.variant.TLSCipher, ServerKey: ls.variant.TLSCert, ClientAuth: ls.variant.TLSClientCert}
+				Version: tls.Version, Cipher: tls.Cipher, ServerKey: tls.Cert, ClientAuth: tls.ClientCert}
 		}
-		s.TDE = ls.variant.TDE
+		s.TDE = ls.variant.Has("tde")
 		s.Server.ServerPID = ls.pid // tde_dsn's own server for a tde variant
 	}
 	if err := x.applyColumns(&s, ls); err != nil {
 		return s, err
 	}
 	if cmd != spec.Check {
-		s.Layers = ls.variant.LayerNames()
+		s.Layers = ls.variant.PluginNames()
 	}
 	for _, k := range slices.Sorted(maps.Keys(x.Plan.Suite.DataOptions())) {
 		if s.Has(k) {
@@ -324,10 +333,11 @@ func (x *servers) applyColumns(s *spec.Spec, ls *liveSetup) error {
 	if opt == "" {
 		return fmt.Errorf("%s does not encrypt columns, so it cannot run in variant %s", s.Workload, v)
 	}
-	value := strconv.Itoa(v.Colenc)
+	col, _ := colenc.Of(v.Layers)
+	value := strconv.Itoa(col.Level)
 	var extra map[string]string
-	if v.ColumnSet != "" {
-		set := x.Plan.Suite.ColumnSets[v.ColumnSet]
+	if col.Set != "" {
+		set := x.Plan.Suite.ColumnSets[col.Set]
 		value = set.EncryptFor(ls.target.Engine)
 		extra = suite.Workload{Options: set.Options}.OptionStrings()
 	}
@@ -398,7 +408,7 @@ func (x *servers) sandboxLine(ls *liveSetup) string {
 	if o.BufferPool != "" {
 		args = append(args, "--buffer-pool", o.BufferPool)
 	}
-	if ls.variant.TDE && o.TDECipher != "" {
+	if ls.variant.Has("tde") && o.TDECipher != "" {
 		args = append(args, "--tde-cipher", o.TDECipher)
 	}
 	if o.ServerCPUs != "" {

@@ -6,6 +6,7 @@ package colenc
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/encbench/encbench/internal/layer"
@@ -53,4 +54,25 @@ func (Layer) Check(opts map[string]string) error {
 
 func notNameRune(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
+}
+
+// Rank: client-side columns follow TLS and TDE in a variant's name.
+func (Layer) Rank() int { return 3 }
+
+// Settings are the column layer's options, typed: one of Level and Set.
+type Settings struct {
+	// Level is the share of TPC-C's business columns encrypted.
+	Level int
+	// Set names a suite's column set (enc-NAME).
+	Set string
+}
+
+// Of reads the colenc layer among a variant's specs.
+func Of(specs []layer.Spec) (Settings, bool) {
+	s, ok := layer.Find(specs, "colenc")
+	if !ok {
+		return Settings{}, false
+	}
+	level, _ := strconv.Atoi(s.Options["level"])
+	return Settings{Level: level, Set: s.Options["set"]}, true
 }

@@ -21,3 +21,17 @@ func (Layer) Options() []layer.Option {
 func (Layer) Aliases() []layer.Alias             { return nil }
 func (Layer) Engines() []string                  { return []string{"mariadb"} }
 func (Layer) Check(opts map[string]string) error { return nil }
+
+// Rank: TDE follows TLS in a variant's name.
+func (Layer) Rank() int { return 2 }
+
+// Of reads the tde layer among a variant's specs: whether it is on, and
+// the algorithm it names ("": the default).
+func Of(specs []layer.Spec) (cipher string, on bool) {
+	s, ok := layer.Find(specs, "tde")
+	return s.Options["cipher"], ok
+}
+
+// ServerSpec: the server is started with TDE; its algorithm is set apart,
+// by the sandbox's own option.
+func (Layer) ServerSpec(layer.Spec) layer.Spec { return layer.Spec{Layer: "tde"} }

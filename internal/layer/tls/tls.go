@@ -54,3 +54,55 @@ func (Layer) Check(opts map[string]string) error {
 	}
 	return nil
 }
+
+// Rank: TLS comes first in a variant's name.
+func (Layer) Rank() int { return 1 }
+
+// Settings are the TLS layer's options, typed.
+type Settings struct {
+	// Version pins the protocol ("", "1.2" or "1.3").
+	Version string
+	// Cipher is a TLS 1.2 suite by its OpenSSL name or a TLS 1.3 suite.
+	Cipher string
+	// Cert is a sandbox's certificate key ("": the default).
+	Cert string
+	// ClientCert is mutual TLS.
+	ClientCert bool
+}
+
+// Of reads the tls layer among a variant's specs.
+func Of(specs []layer.Spec) (Settings, bool) {
+	s, ok := layer.Find(specs, "tls")
+	if !ok {
+		return Settings{}, false
+	}
+	o := s.Options
+	return Settings{Version: o["version"], Cipher: o["cipher"], Cert: o["cert"], ClientCert: o["client-cert"] == "on"}, true
+}
+
+// Spec is the layer with these settings.
+func (s Settings) Spec() layer.Spec {
+	opts := map[string]string{}
+	for k, v := range map[string]string{"version": s.Version, "cipher": s.Cipher, "cert": s.Cert} {
+		if v != "" {
+			opts[k] = v
+		}
+	}
+	if s.ClientCert {
+		opts["client-cert"] = "on"
+	}
+	if len(opts) == 0 {
+		opts = nil
+	}
+	return layer.Spec{Layer: "tls", Options: opts}
+}
+
+// ServerChoosesCipher says the settings pin a TLS 1.3 suite, which only
+// the server can choose: its server must be configured for it.
+func (s Settings) ServerChoosesCipher() bool { return slices.Contains(TLS13Suites, s.Cipher) }
+
+// ServerSpec: a server offers TLS whatever version or TLS 1.2 suite a
+// client then asks for, so its name is the layer without options (its
+// certificate key, client certificates and TLS 1.3 suite are set apart,
+// by the sandbox's own options).
+func (Layer) ServerSpec(layer.Spec) layer.Spec { return layer.Spec{Layer: "tls"} }
