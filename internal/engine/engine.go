@@ -154,33 +154,6 @@ type Dialect struct {
 	// map (VACUUM, as pgbench's initialisation does), so index-only scans do
 	// not visit the heap and autovacuum does not do it mid-run instead.
 	AfterLoad string
-	// BinaryType returns the type of a binary column of at most n bytes.
-	BinaryType func(n int) string
-	// OreType is the column type whose comparisons order encbench's ORE
-	// values on the server ("" when the server cannot: the client filters).
-	OreType string
-	// OreSetup makes OreType available in the database (run by prepare).
-	OreSetup string
-	// OreDetType is the column type for ORE values bound to their column
-	// only (equal plaintexts, equal bytes): its index may hold one entry
-	// per distinct value ("" when the server has none).
-	OreDetType string
-	// OreValueCheck is a column constraint with one %s for the column that
-	// keeps query bounds out of an OreType column ("" when none).
-	OreValueCheck string
-	// Substring returns an expression for n bytes of a binary expression
-	// from byte from (1-based).
-	Substring func(expr string, from, n int) string
-	// ListAgg returns an aggregate of an integer expression's values as
-	// one comma-separated string, in no set order.
-	ListAgg func(expr string) string
-	// ListAggSetup runs once on a session before ListAgg is used ("":
-	// none): MySQL cuts GROUP_CONCAT at 1,024 bytes by default.
-	ListAggSetup string
-	// BytesParams runs once on a session whose string parameters are
-	// ciphertexts or ASCII ("": none needed): MySQL otherwise takes them
-	// as text in the client's character set and scans each one to check it.
-	BytesParams string
 	// Explain prefixes a statement to get the server's plan of it.
 	Explain string
 	// BytesLiteral writes bytes as a literal (for EXPLAIN of a statement

@@ -9,8 +9,10 @@ import (
 // Plugin is a layer a run carries out through its hooks alone: a new
 // layer of this kind is its own package and one registration line, with
 // no field of its own in the variant, the run's spec or the result. (TLS,
-// TDE and client-side columns predate it and are carried by their own
-// fields.)
+// TDE and client-side columns predate it: a variant names them as it names
+// any layer, but a run carries them by its own TLS options, TDE flag and
+// workload options, and a result keeps their proofs where earlier versions
+// wrote them.)
 type Plugin interface {
 	Layer
 	// Open makes the layer concrete for an engine kind (postgres, mysql)

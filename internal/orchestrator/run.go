@@ -226,7 +226,7 @@ func Open(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (l
 		return lr, err
 	}
 	if lr.caps.ProveColumns != nil {
-		if lr.colProof, err = lr.caps.ProveColumns(ctx, lr.admin, t.Engine.Dialect()); err != nil {
+		if lr.colProof, err = lr.caps.ProveColumns(ctx, lr.admin, t); err != nil {
 			if errs.ExitCode(err) == 2 { // the options refused, nothing to prove
 				return lr, err
 			}

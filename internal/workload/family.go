@@ -105,8 +105,8 @@ type Capabilities struct {
 	// Check verifies consistency conditions on the server's data.
 	Check func(ctx context.Context, env Env) ([]CheckResult, error)
 	// ProveColumns reads stored values raw and checks they are ciphertext;
-	// the proof says where predicates run on a server of dialect d.
-	ProveColumns func(ctx context.Context, c engine.Conn, d engine.Dialect) (*ColencProof, error)
+	// the proof says where predicates run on target t's server.
+	ProveColumns func(ctx context.Context, c engine.Conn, t engine.Target) (*ColencProof, error)
 	// Rates derives workload rates (tpmC) from per-part counts.
 	Rates func(parts map[string]int64, seconds float64) map[string]float64
 }

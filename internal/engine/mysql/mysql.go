@@ -53,14 +53,8 @@ func (Engine) Dialect() engine.Dialect {
 			"WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '%s'",
 		SetIsolation:  "SET SESSION TRANSACTION ISOLATION LEVEL %s",
 		ShowIsolation: "SHOW SESSION VARIABLES WHERE Variable_name IN ('transaction_isolation', 'tx_isolation')", // MySQL 8, MariaDB < 11.1
-		BinaryType:    func(n int) string { return fmt.Sprintf("VARBINARY(%d)", n) },
 		Explain:       "EXPLAIN FORMAT=JSON ",
-		ListAgg:       func(expr string) string { return "GROUP_CONCAT(" + expr + " SEPARATOR ',')" },
-		// 1 MiB (MariaDB's default): 50,000 identifiers of 20 digits.
-		ListAggSetup: "SET SESSION group_concat_max_len = 1048576",
-		BytesParams:  "SET SESSION character_set_client = binary",
-		Substring:    func(expr string, from, n int) string { return fmt.Sprintf("SUBSTRING(%s, %d, %d)", expr, from, n) },
-		BytesLiteral: func(b []byte) string { return "X'" + hex.EncodeToString(b) + "'" },
+		BytesLiteral:  func(b []byte) string { return "X'" + hex.EncodeToString(b) + "'" },
 	}
 }
 

@@ -40,17 +40,8 @@ func (Engine) Dialect() engine.Dialect {
 		SetIsolation:      "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL %s",
 		SerializableScans: "SET enable_seqscan = off",
 		ShowIsolation:     "SHOW transaction_isolation",
-		BinaryType:        func(int) string { return "BYTEA" },
-		OreType:           "ore",
-		OreDetType:        "ore_det",
 		Explain:           "EXPLAIN ",
-		ListAgg:           func(expr string) string { return "string_agg(" + expr + "::text, ',')" },
-		OreSetup:          "CREATE EXTENSION IF NOT EXISTS encbench_ore; ALTER EXTENSION encbench_ore UPDATE",
-		OreValueCheck:     "CHECK (ore_is_value(%s))",
-		Substring: func(expr string, from, n int) string {
-			return fmt.Sprintf("substring(%s::bytea from %d for %d)", expr, from, n)
-		},
-		BytesLiteral: func(b []byte) string { return `'\x` + hex.EncodeToString(b) + `'` },
+		BytesLiteral:      func(b []byte) string { return `'\x` + hex.EncodeToString(b) + `'` },
 	}
 }
 

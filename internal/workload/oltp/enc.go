@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	colenclayer "github.com/encbench/encbench/internal/layer/colenc"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -32,6 +33,18 @@ const encConfigTable = "sbtest_enc"
 // keyCheck is a det value stored at prepare: a run with another keyset
 // fails on it before anything else.
 var keyCheck = colenc.Column{Table: encConfigTable, Name: "key_check", Scheme: colenc.Det}
+
+// encDialect is how the server of a run stores and queries encrypted
+// columns: the engine's dialect and the column layer's part for it.
+type encDialect struct {
+	engine.Dialect
+	colenclayer.EngineSQL
+}
+
+func newEncDialect(t engine.Target) (encDialect, error) {
+	cd, err := colenclayer.SQLFor(t.Engine.Kind())
+	return encDialect{t.Engine.Dialect(), cd}, err
+}
 
 // encState is what enc workloads add to a Workload.
 type encState struct {
@@ -80,7 +93,7 @@ const (
 	kValueColumn = "k_value"
 )
 
-func (w *Workload) validateEnc(d engine.Dialect) error {
+func (w *Workload) validateEnc(d encDialect) error {
 	e := w.enc.spec
 	switch {
 	case w.name == "enc_write_mix" && e.mode(colID, false, d.OreType) == inClient:
@@ -106,7 +119,10 @@ func (w *Workload) validateEnc(d engine.Dialect) error {
 // prepareEnc creates the tables with encrypted column types, loads
 // sysbench's data encrypted in the client, and records the spec.
 func (w *Workload) prepareEnc(ctx context.Context, env workload.Env) error {
-	d := env.Target.Engine.Dialect()
+	d, err := newEncDialect(env.Target)
+	if err != nil {
+		return err
+	}
 	if err := w.validateEnc(d); err != nil {
 		return err
 	}
@@ -164,7 +180,7 @@ func (w *Workload) usesOre() bool {
 	return false
 }
 
-func (w *Workload) writeEncConfig(ctx context.Context, c engine.Conn, d engine.Dialect, cipher *colenc.Cipher, suffix string) error {
+func (w *Workload) writeEncConfig(ctx context.Context, c engine.Conn, d encDialect, cipher *colenc.Cipher, suffix string) error {
 	if err := workload.Own(ctx, c, w.name, []string{encConfigTable}); err != nil {
 		return err
 	}
@@ -285,7 +301,7 @@ func kRanks(src *randgen.Source, n int) func(k int64) uint64 {
 // encLoadBatch rows go in one prepared multi-row INSERT.
 const encLoadBatch = 100
 
-func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d engine.Dialect, cipher *colenc.Cipher, src *randgen.Source, n int, suffix string, env workload.Env) error {
+func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d encDialect, cipher *colenc.Cipher, src *randgen.Source, n int, suffix string, env workload.Env) error {
 	o, e := w.opts, w.enc.spec
 	if err := c.Exec(ctx, w.encTableDDL(d, n, suffix)); err != nil {
 		return err
@@ -353,7 +369,7 @@ func (w *Workload) createEncTable(ctx context.Context, c engine.Conn, d engine.D
 
 // encTableDDL is table n's CREATE TABLE with its columns' encrypted types
 // and the copies and identifiers the spec keeps.
-func (w *Workload) encTableDDL(d engine.Dialect, n int, suffix string) string {
+func (w *Workload) encTableDDL(d encDialect, n int, suffix string) string {
 	e := w.enc.spec
 	var defs [4]string
 	for i, name := range sbColumns {
@@ -378,7 +394,7 @@ func (w *Workload) encTableDDL(d engine.Dialect, n int, suffix string) string {
 
 // finishEncTable creates table n's secondary indexes and runs what the
 // server does after a load.
-func (w *Workload) finishEncTable(ctx context.Context, c engine.Conn, d engine.Dialect, n int, env workload.Env) error {
+func (w *Workload) finishEncTable(ctx context.Context, c engine.Conn, d encDialect, n int, env workload.Env) error {
 	if w.opts.CreateSecondary {
 		fmt.Fprintf(env.Log, "Creating a secondary index on 'sbtest%d'...\n", n)
 		cols := "k"

@@ -18,7 +18,11 @@ const encProofRows = 5
 // decrypt as a ciphertext of its column and row, ore values must carry the
 // left part of what they decrypt to, plaintext values must read as plaintext.
 // The proof also says where the predicate runs on a server of dialect d.
-func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, d engine.Dialect) (*workload.ColencProof, error) {
+func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, t engine.Target) (*workload.ColencProof, error) {
+	d, err := newEncDialect(t)
+	if err != nil && isEnc(w.name) {
+		return nil, err
+	}
 	// Refused here, on the one admin connection, before any worker
 	// connects: a refusal from every worker at once would race their
 	// connections being cut off.
@@ -32,7 +36,7 @@ func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, d engine.Dia
 		return p, err
 	}
 	p.Predicate = w.enc.spec.predicates(w.name, d.OreType)
-	p.Storage, err = workload.ReadTableStorage(ctx, c, d, w.tableNames())
+	p.Storage, err = workload.ReadTableStorage(ctx, c, d.Dialect, w.tableNames())
 	return p, err
 }
 

@@ -2,6 +2,7 @@ package oltp
 
 import (
 	"context"
+	colenclayer "github.com/encbench/encbench/internal/layer/colenc"
 	"slices"
 	"testing"
 
@@ -31,7 +32,7 @@ func TestEncWorkerTakesParametersAsBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn := &execConn{}
-	d := engine.Dialect{BytesParams: "SET SESSION character_set_client = binary"}
+	d := encDialect{EngineSQL: colenclayer.EngineSQL{BytesParams: "SET SESSION character_set_client = binary"}}
 	if _, err := w.(*Workload).newEncWorker(context.Background(), conn, d, 0, 1, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -72,14 +72,14 @@ type encWorker struct {
 }
 
 // rowKeyExpr selects what identifies a row without decryption.
-func rowKeyExpr(e encSpec, d engine.Dialect) string {
+func rowKeyExpr(e encSpec, d encDialect) string {
 	if e[colID] == colenc.Ore {
 		return d.Substring("id", colenc.OreIdentityFrom+1, colenc.OreIdentityLen)
 	}
 	return "id"
 }
 
-func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.Dialect, id, threads int, prev workload.Worker) (workload.Worker, error) {
+func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d encDialect, id, threads int, prev workload.Worker) (workload.Worker, error) {
 	if err := w.validateEnc(d); err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func (w *Workload) newEncWorker(ctx context.Context, conn engine.Conn, d engine.
 
 // tableStatements prepares the workload's statements on one table (key:
 // what identifies a row without decryption; in: a range's IN list).
-func (wk *encWorker) tableStatements(ps *engine.Preparer, tb *encTable, name, key, in string, d engine.Dialect) {
+func (wk *encWorker) tableStatements(ps *engine.Preparer, tb *encTable, name, key, in string, d encDialect) {
 	switch wk.w.name {
 	case "enc_point_select":
 		tb.read = ps.Prepare(map[predicateMode]string{
@@ -179,7 +179,7 @@ func (wk *encWorker) tableStatements(ps *engine.Preparer, tb *encTable, name, ke
 
 // rangeStatements prepares a range sum's read: the server's SUM, ashe
 // sums with their identifiers, sums by value, or the rows for the client.
-func (wk *encWorker) rangeStatements(ps *engine.Preparer, tb *encTable, name, key, in string, d engine.Dialect) {
+func (wk *encWorker) rangeStatements(ps *engine.Preparer, tb *encTable, name, key, in string, d encDialect) {
 	w, e, col := wk.w, wk.spec, wk.col
 	pred := map[predicateMode]string{onServer: " WHERE %[3]s BETWEEN ? AND ?", inList: " WHERE %[3]s IN (%[4]s)", inClient: ""}[wk.mode]
 	sel := "SELECT %[2]s, k, id FROM %[1]s"

@@ -77,7 +77,12 @@ type worker struct {
 func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workload.Worker, error) {
 	conn, d, id, threads := env.Conn, env.Dialect, env.ID, env.Threads
 	if isEnc(w.name) {
-		return w.newEncWorker(ctx, conn, d, id, threads, env.Previous)
+		ed, err := newEncDialect(env.Target)
+		if err != nil {
+			return nil, err
+		}
+		ed.Dialect = d
+		return w.newEncWorker(ctx, conn, ed, id, threads, env.Previous)
 	}
 	o := w.opts
 	wk := &worker{

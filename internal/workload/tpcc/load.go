@@ -3,6 +3,7 @@ package tpcc
 import (
 	"context"
 	"fmt"
+	colenclayer "github.com/encbench/encbench/internal/layer/colenc"
 	"strings"
 	"time"
 
@@ -55,6 +56,10 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 		return errs.Usage("tpcc runs on SQL servers (PostgreSQL, MySQL/MariaDB), not on %s", env.Target.Engine.Kind())
 	}
 	d := env.Target.Engine.Dialect()
+	cd, err := colenclayer.SQLFor(env.Target.Engine.Kind())
+	if err != nil {
+		return err
+	}
 	suffix, err := workload.StartTables(ctx, env, admin, w.Tables())
 	if err != nil {
 		return err
@@ -63,7 +68,7 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 		return err
 	}
 	for _, t := range w.s.tables {
-		if err := admin.Exec(ctx, t.createSQL(d, w.o.Level, suffix)); err != nil {
+		if err := admin.Exec(ctx, t.createSQL(d, cd, w.o.Level, suffix)); err != nil {
 			return fmt.Errorf("creating %s: %w", t.name, err)
 		}
 	}

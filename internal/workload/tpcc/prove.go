@@ -17,7 +17,7 @@ const proofRows = 5
 // encrypted column's values must decrypt as ciphertexts of that column and
 // row under the keyset, and each plaintext column's values must read as
 // plaintext of their type.
-func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, d engine.Dialect) (*workload.ColencProof, error) {
+func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, t engine.Target) (*workload.ColencProof, error) {
 	p, err := w.prove(ctx, c, func(*table) int { return proofRows })
 	if err != nil {
 		return nil, err
@@ -26,7 +26,7 @@ func (w *Workload) ProveColumns(ctx context.Context, c engine.Conn, d engine.Dia
 	for i, t := range w.s.tables {
 		names[i] = t.name
 	}
-	p.Storage, err = workload.ReadTableStorage(ctx, c, d, names)
+	p.Storage, err = workload.ReadTableStorage(ctx, c, t.Engine.Dialect(), names)
 	return p, err
 }
 

@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"fmt"
+	colenclayer "github.com/encbench/encbench/internal/layer/colenc"
 	"strings"
 
 	"github.com/encbench/encbench/internal/encryption/colenc"
@@ -273,13 +274,13 @@ func (c *column) ciphertextMax() int {
 }
 
 // createSQL is the table's CREATE TABLE at a level.
-func (t *table) createSQL(d engine.Dialect, level int, suffix string) string {
+func (t *table) createSQL(d engine.Dialect, cd colenclayer.EngineSQL, level int, suffix string) string {
 	var defs []string
 	for _, c := range t.cols {
 		typ := c.sql
 		switch {
 		case c.level > 0 && c.level <= level:
-			typ = d.BinaryType(c.ciphertextMax())
+			typ = cd.BinaryType(c.ciphertextMax())
 		case c.kind == colenc.KindTime:
 			typ = d.Timestamp
 		}

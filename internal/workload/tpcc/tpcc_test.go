@@ -3,6 +3,7 @@ package tpcc
 import (
 	"context"
 	"encoding/hex"
+	colenclayer "github.com/encbench/encbench/internal/layer/colenc"
 	"strings"
 	"testing"
 	"time"
@@ -191,12 +192,13 @@ func TestCodecRoundTripsAndBinding(t *testing.T) {
 
 func TestCreateSQLUsesBinaryForEncryptedColumns(t *testing.T) {
 	s := newSchema()
-	d := engine.Dialect{Timestamp: "TIMESTAMP", BinaryType: func(n int) string { return "VARBINARY(" + itoa(n) + ")" }}
-	plain := s.customer.createSQL(d, 0, "")
+	d := engine.Dialect{Timestamp: "TIMESTAMP"}
+	cd := colenclayer.EngineSQL{BinaryType: func(n int) string { return "VARBINARY(" + itoa(n) + ")" }}
+	plain := s.customer.createSQL(d, cd, 0, "")
 	if strings.Contains(plain, "VARBINARY") || !strings.Contains(plain, "c_last VARCHAR(16)") {
 		t.Errorf("plaintext customer: %s", plain)
 	}
-	l20 := s.customer.createSQL(d, 20, "")
+	l20 := s.customer.createSQL(d, cd, 20, "")
 	if !strings.Contains(l20, "c_last VARBINARY(") || !strings.Contains(l20, "c_balance DECIMAL(12,2)") {
 		t.Errorf("20%% customer: %s", l20)
 	}

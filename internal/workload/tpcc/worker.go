@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	colenclayer "github.com/encbench/encbench/internal/layer/colenc"
 	"math"
 	"strings"
 	"time"
@@ -80,8 +81,12 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 	if err := w.checkConfig(ctx, conn, cipher); err != nil {
 		return nil, err
 	}
+	cd, err := colenclayer.SQLFor(env.Target.Engine.Kind())
+	if err != nil {
+		return nil, err
+	}
 	// Parameters are ciphertexts or ASCII, at every level alike.
-	if err := engine.SetSession(ctx, conn, d.BytesParams, "to take parameters as bytes"); err != nil {
+	if err := engine.SetSession(ctx, conn, cd.BytesParams, "to take parameters as bytes"); err != nil {
 		return nil, err
 	}
 	if err := engine.SetSession(ctx, conn, w.isolationSQL(d), "isolation to "+w.o.Isolation); err != nil {

@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"context"
+	"github.com/encbench/encbench/internal/engine/mysql"
 	"slices"
 	"testing"
 
@@ -36,16 +37,17 @@ func (c *sessionConn) Prepare(context.Context, string) (engine.Stmt, error) { re
 // serializable, the dialect's statement that keeps conflict checks off
 // whole relations; not at another isolation.
 func TestWorkerSessionSetup(t *testing.T) {
-	d := engine.Dialect{BytesParams: "SET SESSION character_set_client = binary",
+	bytes := "SET SESSION character_set_client = binary" // MySQL's, from the column layer
+	d := engine.Dialect{
 		SetIsolation: "SET SESSION TRANSACTION ISOLATION LEVEL %s", ShowIsolation: "SHOW ISOLATION", SerializableScans: "SET enable_seqscan = off"}
 	for iso, want := range map[string][]string{
-		"serializable":    {d.BytesParams, "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE", d.SerializableScans},
-		"repeatable-read": {d.BytesParams, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ"},
-		"default":         {d.BytesParams},
+		"serializable":    {bytes, "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE", d.SerializableScans},
+		"repeatable-read": {bytes, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ"},
+		"default":         {bytes},
 	} {
 		conn := &sessionConn{d: d}
 		w := &Workload{o: Options{Warehouses: 1, Isolation: iso}, s: newSchema(), delivered: newDeliveredHints(1)}
-		wk, err := w.NewWorker(context.Background(), workload.WorkerEnv{Conn: conn, Dialect: d, Threads: 1})
+		wk, err := w.NewWorker(context.Background(), workload.WorkerEnv{Conn: conn, Dialect: d, Target: engine.Target{Engine: mysql.Engine{}}, Threads: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +67,7 @@ func TestRetryInput(t *testing.T) {
 	for _, mode := range []string{retrySame, retryNew} {
 		w := &Workload{o: Options{Warehouses: 1, RetryInput: mode}, s: newSchema(), delivered: newDeliveredHints(1)}
 		d := engine.Dialect{}
-		wk, err := w.NewWorker(context.Background(), workload.WorkerEnv{Conn: &sessionConn{d: d}, Dialect: d, Threads: 1})
+		wk, err := w.NewWorker(context.Background(), workload.WorkerEnv{Conn: &sessionConn{d: d}, Dialect: d, Target: engine.Target{Engine: mysql.Engine{}}, Threads: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
