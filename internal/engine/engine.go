@@ -90,6 +90,13 @@ type Stmt interface {
 	Query(args []Arg, row func(values [][]byte) error) error
 }
 
+// Described is a statement that knows the names of its result's columns,
+// as the server described them when it was prepared (a script's \gset
+// names variables after them).
+type Described interface {
+	Columns() []string
+}
+
 // SessionTLS is the server's own view of one connection's transport.
 type SessionTLS struct {
 	Encrypted bool   `json:"encrypted"`

@@ -130,7 +130,7 @@ func (c *conn) prepare(sql string) (*stmt, error) {
 	if err := c.readColumns(nparams, nil); err != nil {
 		return nil, err
 	}
-	if err := c.readColumns(ncols, &s.cols); err != nil {
+	if err := c.readStmtColumns(ncols, s); err != nil {
 		return nil, err
 	}
 	s.types = make([]byte, nparams)
@@ -184,6 +184,8 @@ type stmt struct {
 	c    *conn
 	id   uint32
 	cols []column
+	// names are the result's column names, as prepare described them.
+	names []string
 	// types are the parameter types the server holds for the statement
 	// (0: none sent yet). libmysqlclient sends them only when they change,
 	// and so does encbench: the server then skips setting them up again.
@@ -295,3 +297,30 @@ var _ engine.Trafficker = (*conn)(nil)
 
 // Traffic is what crossed the connection's socket (engine.Trafficker).
 func (c *conn) Traffic() (netconn.Traffic, bool) { return netconn.SocketTraffic(c.w.nc) }
+
+// readStmtColumns reads a prepared statement's result columns with their
+// names.
+func (c *conn) readStmtColumns(n int, s *stmt) error {
+	for range n {
+		p, err := c.w.readPacket()
+		if err != nil {
+			return err
+		}
+		name, col, err := readColumnNamed(p)
+		if err != nil {
+			return c.w.fail(err)
+		}
+		s.cols = append(s.cols, col)
+		s.names = append(s.names, string(name))
+	}
+	if n > 0 && !c.deprecateEOF {
+		if _, err := c.w.readPacket(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Columns are the names of the statement's result columns
+// (engine.Described).
+func (s *stmt) Columns() []string { return s.names }

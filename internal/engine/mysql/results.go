@@ -18,20 +18,31 @@ type column struct {
 // readColumn parses a ColumnDefinition41 packet: six length-encoded names,
 // then the fixed fields (charset, length, type, flags, decimals).
 func readColumn(p []byte) (column, error) {
+	_, col, err := readColumnNamed(p)
+	return col, err
+}
+
+// readColumnNamed is readColumn with the column's name (the fifth of the
+// six), for a statement's description; results skip it.
+func readColumnNamed(p []byte) ([]byte, column, error) {
 	pos := 0
-	for range 6 {
-		_, n, ok := lenEncBytes(p[pos:])
+	var name []byte
+	for i := range 6 {
+		v, n, ok := lenEncBytes(p[pos:])
 		if !ok {
-			return column{}, errMalformed
+			return nil, column{}, errMalformed
+		}
+		if i == 4 {
+			name = v
 		}
 		pos += n
 	}
 	_, n, _ := lenEnc(p[pos:])
 	if n == 0 || len(p) < pos+n+10 {
-		return column{}, errMalformed
+		return nil, column{}, errMalformed
 	}
 	f := p[pos+n:]
-	return column{typ: f[6], unsigned: binary.LittleEndian.Uint16(f[7:])&0x20 != 0, decimals: f[9]}, nil
+	return name, column{typ: f[6], unsigned: binary.LittleEndian.Uint16(f[7:])&0x20 != 0, decimals: f[9]}, nil
 }
 
 // reply reads a command's whole reply: OK, ERR or result sets. Rows go to

@@ -131,27 +131,19 @@ func ended(ctx context.Context, err error) error {
 
 // Prepare rewrites '?' placeholders to $n and prepares a named statement.
 func (c *conn) Prepare(ctx context.Context, sql string) (engine.Stmt, error) {
-	var b strings.Builder
-	n := 0
-	for _, r := range sql {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(r)
-	}
+	text, n := numberPlaceholders(sql)
 	c.stmts++
 	name := "encbench_" + strconv.Itoa(c.stmts)
 	defer c.withDeadline(ctx)()
-	if err := c.send(&pgproto3.Parse{Name: name, Query: b.String()}, &pgproto3.Describe{ObjectType: 'S', Name: name}, &pgproto3.Sync{}); err != nil {
+	if err := c.send(&pgproto3.Parse{Name: name, Query: text}, &pgproto3.Describe{ObjectType: 'S', Name: name}, &pgproto3.Sync{}); err != nil {
 		return nil, ended(ctx, err)
 	}
 	s := &stmt{c: c, bind: pgproto3.Bind{PreparedStatement: name, Parameters: make([][]byte, n)}, bufs: make([][]byte, n)}
-	params, fields, err := c.describe()
+	params, fields, names, err := c.describe()
 	if err != nil {
 		return nil, ended(ctx, fmt.Errorf("preparing %q: %w", sql, err))
 	}
+	s.names = names
 	if err := c.learnRawTypes(ctx, append(params, fields...)); err != nil {
 		return nil, ended(ctx, fmt.Errorf("preparing %q: %w", sql, err))
 	}
@@ -172,12 +164,12 @@ const firstUserOID = 16384
 
 // describe reads Parse and Describe's replies: the parameter and result
 // column types.
-func (c *conn) describe() (params, fields []uint32, err error) {
+func (c *conn) describe() (params, fields []uint32, names []string, err error) {
 	var first error
 	for {
 		msg, err := c.fe.Receive()
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading from the server: %w", err)
+			return nil, nil, nil, fmt.Errorf("reading from the server: %w", err)
 		}
 		switch m := msg.(type) {
 		case *pgproto3.ParameterDescription:
@@ -185,13 +177,14 @@ func (c *conn) describe() (params, fields []uint32, err error) {
 		case *pgproto3.RowDescription:
 			for _, f := range m.Fields {
 				fields = append(fields, f.DataTypeOID)
+				names = append(names, string(f.Name))
 			}
 		case *pgproto3.ErrorResponse:
 			if first == nil {
 				first = pgconn.ErrorResponseToPgError(m)
 			}
 		case *pgproto3.ReadyForQuery:
-			return params, fields, first
+			return params, fields, names, first
 		}
 	}
 }
@@ -264,7 +257,12 @@ type stmt struct {
 	c    *conn
 	bind pgproto3.Bind
 	bufs [][]byte
+	// names are the result's column names, as Describe gave them.
+	names []string
 }
+
+// Columns are the statement's result column names (engine.Described).
+func (s *stmt) Columns() []string { return s.names }
 
 // Messages without fields, only ever read when encoded.
 var (
@@ -325,3 +323,81 @@ var _ engine.Trafficker = (*conn)(nil)
 
 // Traffic is what crossed the connection's socket (engine.Trafficker).
 func (c *conn) Traffic() (netconn.Traffic, bool) { return netconn.SocketTraffic(c.nc) }
+
+// numberPlaceholders rewrites each '?' outside quotes, quoted identifiers,
+// dollar quotes and comments to $1, $2, ... and counts them; a '?' inside
+// a string literal stays as written.
+func numberPlaceholders(sql string) (string, int) {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(sql); i++ {
+		c := sql[i]
+		switch {
+		case c == '?':
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < len(sql) && (sql[j] != c || j+1 < len(sql) && sql[j+1] == c) {
+				if sql[j] == c { // a doubled quote
+					j++
+				}
+				j++
+			}
+			end := min(j+1, len(sql))
+			b.WriteString(sql[i:end])
+			i = end - 1
+			continue
+		case c == '-' && strings.HasPrefix(sql[i:], "--"):
+			j := strings.IndexByte(sql[i:], '\n')
+			if j < 0 {
+				j = len(sql) - i
+			}
+			b.WriteString(sql[i : i+j])
+			i += j - 1
+			continue
+		case c == '/' && strings.HasPrefix(sql[i:], "/*"):
+			j := strings.Index(sql[i+2:], "*/")
+			end := len(sql)
+			if j >= 0 {
+				end = i + 2 + j + 2
+			}
+			b.WriteString(sql[i:end])
+			i = end - 1
+			continue
+		case c == '$' && (i == 0 || !isIdentByte(sql[i-1])):
+			if tag := dollarQuote(sql[i:]); tag != "" {
+				end := strings.Index(sql[i+len(tag):], tag)
+				stop := len(sql)
+				if end >= 0 {
+					stop = i + len(tag) + end + len(tag)
+				}
+				b.WriteString(sql[i:stop])
+				i = stop - 1
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String(), n
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// dollarQuote is the $tag$ that opens a dollar-quoted string, or "".
+func dollarQuote(s string) string {
+	j := 1
+	if j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		return ""
+	}
+	for j < len(s) && isIdentByte(s[j]) {
+		j++
+	}
+	if j < len(s) && s[j] == '$' {
+		return s[:j+1]
+	}
+	return ""
+}

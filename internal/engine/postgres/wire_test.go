@@ -227,3 +227,24 @@ func TestServerGoneIsConnLost(t *testing.T) {
 		t.Errorf("error %v, class %v", err, (Engine{}).ClassifyError(err))
 	}
 }
+
+// A ? inside a string, a quoted identifier, a comment or a dollar quote
+// is the statement's text, not a placeholder.
+func TestPlaceholdersOutsideQuotesOnly(t *testing.T) {
+	for in, want := range map[string]string{
+		"SELECT ?, ?":                    "SELECT $1, $2",
+		"SELECT 'a?b', ?":                "SELECT 'a?b', $1",
+		"SELECT 'it''s ?', ?":            "SELECT 'it''s ?', $1",
+		`SELECT "x?" FROM t WHERE a = ?`: `SELECT "x?" FROM t WHERE a = $1`,
+		"SELECT ? -- why?\n, ?":          "SELECT $1 -- why?\n, $2",
+		"SELECT /* ? */ ?":               "SELECT /* ? */ $1",
+		"SELECT $$?$$, $tag$ ? $tag$, ?": "SELECT $$?$$, $tag$ ? $tag$, $1",
+		"SELECT $1::int":                 "SELECT $1::int",
+		"SELECT 'unterminated ?":         "SELECT 'unterminated ?",
+	} {
+		got, _ := numberPlaceholders(in)
+		if got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
