@@ -82,7 +82,7 @@ test: test-deps vet ferretdb ore-ext
 # that failed are kept under each package's testdata/fuzz and rerun by
 # every plain `go test`.
 FUZZTIME ?= 10s
-FUZZ_TARGETS := internal/engine/mysql:FuzzRowDecode internal/engine:FuzzParseTarget internal/engine:FuzzPasswordNeverShown internal/suite:FuzzParse internal/suiterun:FuzzSuiteOptions internal/result:FuzzParse internal/encryption/colenc:FuzzOreDecode
+FUZZ_TARGETS := internal/engine/mysql:FuzzRowDecode internal/engine:FuzzParseTarget internal/engine:FuzzPasswordNeverShown internal/suite:FuzzParse internal/suiterun:FuzzSuiteOptions internal/result:FuzzParse internal/encryption/colenc:FuzzOreDecode internal/workload/script/lang:FuzzParse
 fuzz:
 	@log=$$(mktemp); trap 'rm -f $$log' EXIT; \
 	for t in $(FUZZ_TARGETS); do \

@@ -21,6 +21,7 @@ import (
 	_ "github.com/encbench/encbench/internal/engine/postgres"
 	_ "github.com/encbench/encbench/internal/workload/connect"
 	_ "github.com/encbench/encbench/internal/workload/oltp"
+	_ "github.com/encbench/encbench/internal/workload/script"
 	_ "github.com/encbench/encbench/internal/workload/tpcc"
 	_ "github.com/encbench/encbench/internal/workload/ycsb"
 )

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -127,11 +128,11 @@ func (x *Expr) Eval(e *Env) (Value, error) {
 	case opVar:
 		v := e.Vars[x.slot]
 		if v.Kind == Unset {
-			return v, fmt.Errorf("%s: undefined variable %q", x.at, e.Names.Name(x.slot))
+			return v, &EvalError{At: x.at, Err: fmt.Errorf("undefined variable :%s", e.Names.Name(x.slot))}
 		}
 		r, err := v.resolve()
 		if err != nil {
-			return r, fmt.Errorf("%s: variable %q: %w", x.at, e.Names.Name(x.slot), err)
+			return r, &EvalError{At: x.at, Err: fmt.Errorf("variable :%s: %w", e.Names.Name(x.slot), err)}
 		}
 		return r, nil
 	case opAnd, opOr:
@@ -184,11 +185,24 @@ func (x *Expr) Eval(e *Env) (Value, error) {
 	return v, x.fail(err)
 }
 
+// EvalError is an expression that failed at run time, with where.
+type EvalError struct {
+	At  Pos
+	Err error
+}
+
+func (e *EvalError) Error() string { return e.At.String() + ": " + e.Err.Error() }
+func (e *EvalError) Unwrap() error { return e.Err }
+
 func (x *Expr) fail(err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("%s: %w", x.at, err)
+	var already *EvalError
+	if errors.As(err, &already) {
+		return err
+	}
+	return &EvalError{At: x.at, Err: err}
 }
 
 func (x *Expr) apply(v []Value, e *Env) (Value, error) {

@@ -171,3 +171,15 @@ func toBool(v Value) (bool, error) {
 	}
 	return false, fmt.Errorf("cannot coerce %s to boolean", v.Kind)
 }
+
+// Truth is a value as \if reads it.
+func Truth(v Value) bool { return truth(v) }
+
+// AsInt is a value as an integer (a double rounded, as pgbench's int()).
+func AsInt(v Value) (int64, error) {
+	r, err := v.resolve()
+	if err != nil {
+		return 0, err
+	}
+	return toInt(r)
+}

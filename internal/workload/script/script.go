@@ -1,0 +1,215 @@
+// Package script runs a team's own transactions, written in pgbench's
+// script language (package lang), on PostgreSQL and MySQL/MariaDB:
+// `encbench run script --file tx.sql@WEIGHT`, pgbench's built-in scripts
+// by name, and `encbench prepare pgbench --scale N` for the tables
+// pgbench -i makes.
+package script
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/encbench/encbench/internal/errs"
+	"github.com/encbench/encbench/internal/workload"
+	"github.com/encbench/encbench/internal/workload/script/lang"
+)
+
+func init() { workload.Register(Family{}) }
+
+// Options are the family's flags.
+type Options struct {
+	Files    []string
+	Builtins []string
+	Defines  []string
+	Scale    int
+	Init     string
+	Seed     int64
+}
+
+// Family is pgbench's custom scripts (script) and its built-in TPC-B-like
+// benchmark with its tables (pgbench).
+type Family struct{}
+
+func (Family) Name() string { return "script" }
+
+func (Family) Workloads() map[string]string {
+	return map[string]string{
+		"script":  "your own transactions in pgbench's script language: --file tx.sql[@WEIGHT] (repeatable), --builtin NAME[@WEIGHT], --define NAME=VALUE",
+		"pgbench": "pgbench's built-in scripts (--builtin tpcb-like, the default; simple-update; select-only) on the tables pgbench -i makes (prepare --scale N)",
+	}
+}
+
+func (Family) NewOptions() workload.Options { return &Options{} }
+
+// Bind registers the options; --scale and --init say what prepare makes.
+func (o *Options) Bind(fs *pflag.FlagSet, name string) {
+	fs.StringArrayVar(&o.Files, "file", nil, "a script in pgbench's language, with an optional weight after @ (tx.sql@3); repeat for several, chosen at random by weight per transaction")
+	fs.StringArrayVar(&o.Builtins, "builtin", nil, "a pgbench built-in script by name ("+strings.Join(lang.Builtins(), ", ")+"), with an optional @weight")
+	fs.StringArrayVar(&o.Defines, "define", nil, "NAME=VALUE: a variable the scripts read, as pgbench's -D (repeatable)")
+	defScale, defInit := 1, "pgbench"
+	if name == "script" {
+		defInit = "none"
+	}
+	fs.IntVar(&o.Scale, "scale", defScale, "pgbench's scale factor: prepare makes 100,000 accounts, 10 tellers and 1 branch per unit; a run's :scale (a run of a built-in script reads it from pgbench_branches)")
+	fs.StringVar(&o.Init, "init", defInit, "what prepare makes: pgbench (pgbench -i's four tables at --scale) or none (the script runs on tables you made, or another workload's prepare made)")
+	fs.Int64Var(&o.Seed, "random-seed", 0, "the seed of the scripts' random functions, as pgbench's --random-seed (0: from the clock); :random_seed holds it")
+	workload.Mark(fs, workload.Setting, "file", "builtin", "define", "random-seed")
+	workload.Mark(fs, workload.Both, "scale")
+}
+
+// source is one script as given: its text, weight and hash.
+type source struct {
+	name   string
+	text   string
+	weight int
+	// builtin names a built-in script (its text depends on the engine).
+	builtin string
+	sha256  string
+}
+
+// Workload is a set of scripts with their options fixed.
+type Workload struct {
+	name    string
+	o       Options
+	sources []source
+	defines map[string]string
+	// seed is --random-seed, or the clock's when 0: every worker's
+	// generators derive from it.
+	seed int64
+}
+
+func (Family) New(name string, opts workload.Options) (workload.Workload, error) {
+	o := *opts.(*Options)
+	w := &Workload{name: name, o: o, defines: map[string]string{}, seed: o.Seed}
+	if w.seed == 0 {
+		w.seed = time.Now().UnixNano()
+	}
+	if o.Init != "pgbench" && o.Init != "none" {
+		return nil, errs.Usage("--init %q: give pgbench (pgbench -i's tables) or none", o.Init)
+	}
+	if o.Scale < 1 {
+		return nil, errs.Usage("--scale must be at least 1")
+	}
+	for _, f := range o.Files {
+		path, weight, err := splitWeight(f, "--file")
+		if err != nil {
+			return nil, err
+		}
+		text, err := os.ReadFile(path)
+		if err != nil {
+			return nil, errs.Usage("--file %s: %v", path, err)
+		}
+		sum := sha256.Sum256(text)
+		w.sources = append(w.sources, source{name: filepath.Base(path), text: string(text), weight: weight, sha256: hex.EncodeToString(sum[:])})
+	}
+	for _, b := range o.Builtins {
+		n, weight, err := splitWeight(b, "--builtin")
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := lang.Builtin(n, true); !ok {
+			return nil, errs.Usage("--builtin %q: pgbench's built-in scripts are %s", n, strings.Join(lang.Builtins(), ", "))
+		}
+		w.sources = append(w.sources, source{name: n, builtin: n, weight: weight})
+	}
+	if len(w.sources) == 0 {
+		if name == "script" {
+			return nil, errs.Usage("script needs --file tx.sql (a script in pgbench's language) or --builtin %s", strings.Join(lang.Builtins(), "|"))
+		}
+		w.sources = []source{{name: "tpcb-like", builtin: "tpcb-like", weight: 1}}
+	}
+	total := 0
+	for _, s := range w.sources {
+		total += s.weight
+	}
+	if total == 0 {
+		return nil, errs.Usage("every script has weight 0: give one a weight above 0")
+	}
+	for _, d := range o.Defines {
+		k, v, ok := strings.Cut(d, "=")
+		if !ok || k == "" {
+			return nil, errs.Usage("--define %q: give NAME=VALUE", d)
+		}
+		w.defines[k] = v
+	}
+	// Parsed here for the errors (file:line:column, before anything
+	// connects); each worker parses again for the engine's SQL.
+	if _, err := w.compile(true); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// splitWeight reads NAME[@WEIGHT]; an @ followed by anything but digits
+// is part of the name.
+func splitWeight(s, flag string) (string, int, error) {
+	i := strings.LastIndexByte(s, '@')
+	if i < 0 || strings.IndexFunc(s[i+1:], func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+		return s, 1, nil
+	}
+	weight, err := strconv.Atoi(s[i+1:])
+	if err != nil {
+		return "", 0, errs.Usage("%s %s: the weight after @ is a whole number, 0 or more", flag, s)
+	}
+	return s[:i], weight, nil
+}
+
+func (w *Workload) Name() string       { return w.name }
+func (w *Workload) Validate(int) error { return nil }
+
+// pgbenchTables are the tables pgbench -i makes.
+var pgbenchTables = []string{"pgbench_accounts", "pgbench_branches", "pgbench_history", "pgbench_tellers"}
+
+func (w *Workload) Tables() []string {
+	if w.o.Init == "pgbench" {
+		return pgbenchTables
+	}
+	return nil
+}
+
+// Params record what ran: each script's name, weight and SHA-256 (a
+// built-in script by name), the variables defined, the scale.
+func (w *Workload) Params() map[string]any {
+	var scripts []map[string]any
+	for _, s := range w.sources {
+		m := map[string]any{"name": s.name, "weight": s.weight}
+		if s.builtin != "" {
+			m["builtin"] = s.builtin
+		} else {
+			m["sha256"] = s.sha256
+		}
+		scripts = append(scripts, m)
+	}
+	return map[string]any{"scripts": scripts, "defines": w.defines, "scale": w.o.Scale, "init": w.o.Init, "random_seed": w.o.Seed}
+}
+
+func (w *Workload) Schema() string {
+	names := make([]string, len(w.sources))
+	for i, s := range w.sources {
+		names[i] = s.name + "@" + strconv.Itoa(s.weight)
+	}
+	tables := "tables the scripts name"
+	if w.o.Init == "pgbench" {
+		tables = fmt.Sprintf("pgbench -i's tables at scale %d: pgbench_accounts (%d rows), pgbench_tellers (%d), pgbench_branches (%d), pgbench_history", w.o.Scale, 100000*w.o.Scale, 10*w.o.Scale, w.o.Scale)
+	}
+	return "pgbench scripts " + strings.Join(names, ", ") + " on " + tables
+}
+
+// Capabilities: a part per statement (pgbench -r) and, with several
+// scripts, one per script; a run of statements that only read reads.
+func (w *Workload) Capabilities() workload.Capabilities {
+	set, _ := w.compile(true)
+	return workload.Capabilities{Parts: set.parts, ReadOnly: set.readOnly}
+}
+
+// DefaultMaxTries: pgbench's --max-tries default, one try.
+func (*Options) DefaultMaxTries() int { return 1 }
+
