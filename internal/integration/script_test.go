@@ -1,0 +1,77 @@
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestScriptWorkload runs pgbench's tpcb-like and a script of the user's
+// with \gset and \if on both engines, a sandbox and the same server named
+// by its DSN: pgbench_history gains exactly one row per transaction the
+// run reports, every statement is timed once per transaction that ran
+// it, and bad scripts stop before anything runs with file:line:column
+// and exit 2.
+func TestScriptWorkload(t *testing.T) {
+	dir := t.TempDir()
+	custom := filepath.Join(dir, "balance.sql")
+	writeFile(t, custom, `\set aid random(1, 100000 * :scale)
+SELECT abalance AS bal FROM pgbench_accounts WHERE aid = :aid \gset
+\if :bal > 0
+UPDATE pgbench_accounts SET abalance = abalance - 1 WHERE aid = :aid;
+\else
+UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;
+\endif
+`)
+	for _, s := range servers(t) {
+		t.Run(s.name, func(t *testing.T) {
+			data := []string{"--sandbox", s.info.Dir}
+			t.Cleanup(func() { encbench(t.Context(), append([]string{"cleanup", "pgbench"}, data...)...) })
+			mustRun(t, append([]string{"prepare", "pgbench", "--scale", "1"}, data...)...)
+			if n := s.scalar(t, "SELECT count(*) FROM pgbench_accounts"); n != 100000 {
+				t.Fatalf("pgbench_accounts has %d rows, want 100,000 (scale 1)", n)
+			}
+			for _, target := range [][]string{data, {"--dsn", s.info.DSN}} {
+				before := s.scalar(t, "SELECT count(*) FROM pgbench_history")
+				r := runJSON(t, append([]string{"pgbench", "--threads", "4", "--time", "2"}, target...)...)
+				after := s.scalar(t, "SELECT count(*) FROM pgbench_history")
+				if r.Totals.Transactions == 0 || after-before != r.Totals.Transactions {
+					t.Errorf("%s: pgbench_history gained %d rows; the run reported %d transactions", target[0], after-before, r.Totals.Transactions)
+				}
+				if len(r.Parts) != 7 {
+					t.Errorf("tpcb-like's seven statements are timed as %d parts", len(r.Parts))
+				}
+				for name, p := range r.Parts {
+					if p.N != r.Totals.Transactions {
+						t.Errorf("statement %s timed %d times in %d transactions", name, p.N, r.Totals.Transactions)
+					}
+				}
+			}
+			r := runJSON(t, append([]string{"script", "--file", custom, "--threads", "2", "--time", "1"}, data...)...)
+			sel, down, up := r.Parts["balance.sql:2"].N, r.Parts["balance.sql:4"].N, r.Parts["balance.sql:6"].N
+			if sel != r.Totals.Transactions || down+up != sel || down == 0 || up == 0 {
+				t.Errorf("\\gset and \\if: %d selects, %d and %d updates in %d transactions", sel, down, up, r.Totals.Transactions)
+			}
+			for text, want := range map[string]string{
+				"\\set x 1 +\n":                    "bad.sql:1:11: expected an expression",
+				"SELECT :nope;\n":                  "bad.sql:1:8: :nope is read before any",
+				"SELECT 1 AS a \\gset\nSELECT :b;\n": "bad.sql:2:8: :b is read before any",
+			} {
+				bad := filepath.Join(dir, "bad.sql")
+				writeFile(t, bad, text)
+				code, out, errOut := encbench(t.Context(), append([]string{"run", "script", "--file", bad, "--time", "1"}, data...)...)
+				if code != 2 || !strings.Contains(errOut, want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+					t.Errorf("%q: exit %d, want 2 and one line with %q\n%s%s", text, code, want, out, errOut)
+				}
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
