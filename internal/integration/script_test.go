@@ -54,8 +54,8 @@ UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;
 				t.Errorf("\\gset and \\if: %d selects, %d and %d updates in %d transactions", sel, down, up, r.Totals.Transactions)
 			}
 			for text, want := range map[string]string{
-				"\\set x 1 +\n":                    "bad.sql:1:11: expected an expression",
-				"SELECT :nope;\n":                  "bad.sql:1:8: :nope is read before any",
+				"\\set x 1 +\n":                      "bad.sql:1:11: expected an expression",
+				"SELECT :nope;\n":                    "bad.sql:1:8: :nope is read before any",
 				"SELECT 1 AS a \\gset\nSELECT :b;\n": "bad.sql:2:8: :b is read before any",
 			} {
 				bad := filepath.Join(dir, "bad.sql")

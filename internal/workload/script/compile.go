@@ -155,4 +155,3 @@ func label(sql string) string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
-

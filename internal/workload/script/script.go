@@ -212,4 +212,3 @@ func (w *Workload) Capabilities() workload.Capabilities {
 
 // DefaultMaxTries: pgbench's --max-tries default, one try.
 func (*Options) DefaultMaxTries() int { return 1 }
-
