@@ -21,6 +21,7 @@ import (
 //	sandboxes/ID/    each sandbox server's data directory
 //	generators/ID/   each load generator's own result of a cell
 //	keys/            the column-encryption master key and keyset
+//	scripts/         each script a workload ran, as it was, with SHA256SUMS
 //
 // suiterun writes it; report, merge and compare read it.
 type Dir string
@@ -34,6 +35,7 @@ const (
 	sandboxesDir  = "sandboxes"
 	generatorsDir = "generators"
 	keysDir       = "keys"
+	scriptsDir    = "scripts"
 )
 
 func (d Dir) join(parts ...string) string {
@@ -54,6 +56,9 @@ func (d Dir) Cells() string { return d.join(cellsDir) }
 
 // Cell is the result file of cell id.
 func (d Dir) Cell(id string) string { return d.join(cellsDir, id+".json") }
+
+// Scripts is the directory of the scripts' copies.
+func (d Dir) Scripts() string { return d.join(scriptsDir) }
 
 // Logs is the directory of logs.
 func (d Dir) Logs() string { return d.join(logsDir) }

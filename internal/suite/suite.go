@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"path"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -184,6 +185,10 @@ type Target struct {
 // Workload is one workload with its options (flag names without dashes).
 type Workload struct {
 	Name string `yaml:"name" json:"name"`
+	// Script is a script in pgbench's language (a path relative to the
+	// suite file): the workload script with it as its --file, labelled
+	// with the file's name unless a label is given.
+	Script string `yaml:"script" json:"script,omitempty"`
 	// Label tells two entries of one workload apart (for example pooled
 	// and reconnect-per-transaction); reports group by it.
 	Label   string         `yaml:"label" json:"label,omitempty"`
@@ -478,6 +483,11 @@ func (s *Suite) checkVariants() error {
 // variants, with its data options under data:.
 func (s *Suite) checkWorkloads() error {
 	ids := map[string]bool{}
+	for i := range s.Workloads {
+		if err := s.Workloads[i].scriptEntry(); err != nil {
+			return err
+		}
+	}
 	for _, w := range s.Workloads {
 		if w.Name == "" {
 			return fmt.Errorf("a workload has no name")
@@ -494,6 +504,33 @@ func (s *Suite) checkWorkloads() error {
 		if w.Label != "" && !variant.ValidName(w.Label) {
 			return fmt.Errorf("workload label %q: use letters, digits, - and _", w.Label)
 		}
+	}
+	return nil
+}
+
+// ScriptWorkload is the workload a script: entry names.
+const ScriptWorkload = "script"
+
+// scriptEntry turns {script: tx.sql} into the script workload with the
+// file as its --file option.
+func (w *Workload) scriptEntry() error {
+	if w.Script == "" {
+		return nil
+	}
+	if w.Name != "" && w.Name != ScriptWorkload {
+		return fmt.Errorf("workload %s gives a script too: an entry names a workload or a script", w.Name)
+	}
+	if _, given := w.Options["file"]; given {
+		return fmt.Errorf("workload script %s: give the file as script: or as options.file, not both", w.Script)
+	}
+	w.Name = ScriptWorkload
+	if w.Options == nil {
+		w.Options = map[string]any{}
+	}
+	w.Options["file"] = w.Script
+	if w.Label == "" {
+		base := filepath.Base(w.Script)
+		w.Label = strings.TrimSuffix(base, filepath.Ext(base))
 	}
 	return nil
 }

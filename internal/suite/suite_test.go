@@ -605,3 +605,27 @@ repetitions: 1
 		t.Errorf("servers %v: want the rsa-4096 certificate on a server of its own, the other TLS variants on plain's", owners)
 	}
 }
+
+// A script: entry is the script workload with the file as its --file,
+// labelled by the file's name; it cannot also name another workload or
+// give the file twice.
+func TestScriptEntries(t *testing.T) {
+	base := "name: s\ntargets:\n  - engine: postgres\nvariants: [plain, tls]\nthreads: [1]\n"
+	s, err := Parse([]byte(base + "workloads:\n  - script: scripts/transfer.sql\n  - script: b.sql\n    label: bee\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.Workloads[0]
+	if w.Name != ScriptWorkload || w.Label != "transfer" || w.Options["file"] != "scripts/transfer.sql" || s.Workloads[1].Label != "bee" {
+		t.Errorf("script entries: %+v %+v", w, s.Workloads[1])
+	}
+	for _, bad := range []string{
+		"workloads:\n  - name: oltp_read_only\n    script: a.sql\n",
+		"workloads:\n  - script: a.sql\n    options: {file: b.sql}\n",
+		"workloads:\n  - script: a.sql\n  - script: x/a.sql\n",
+	} {
+		if _, err := Parse([]byte(base + bad)); err == nil {
+			t.Errorf("accepted:\n%s", bad)
+		}
+	}
+}

@@ -61,6 +61,10 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return errs.Usage("%s: %w", o.NameOrFile, err)
 	}
+	scripts, err := resolveScripts(s, dir, o.NameOrFile, o.Resume)
+	if err != nil {
+		return err
+	}
 	if err := s.MarkReadOnly(Catalogue(o.Registry)); err != nil {
 		return errs.Usage("%s: %w", o.NameOrFile, err)
 	}
@@ -91,6 +95,9 @@ func Run(ctx context.Context, o Options) error {
 	// fixed file runs there again without --resume.
 	if !o.Resume {
 		if err := claimDir(dir, text, ov); err != nil {
+			return err
+		}
+		if err := scripts.keep(dir, plan); err != nil {
 			return err
 		}
 	}

@@ -22,7 +22,12 @@ import (
 	"github.com/encbench/encbench/internal/workload/script/lang"
 )
 
-func init() { workload.Register(Family{}) }
+// Two families, so that a suite prepares pgbench's tables for pgbench
+// and nothing for a script of its own (a suite prepares once per family).
+func init() {
+	workload.Register(Family{name: "script"})
+	workload.Register(Family{name: "pgbench"})
+}
 
 // Options are the family's flags.
 type Options struct {
@@ -34,20 +39,24 @@ type Options struct {
 	Seed     int64
 }
 
-// Family is pgbench's custom scripts (script) and its built-in TPC-B-like
-// benchmark with its tables (pgbench).
-type Family struct{}
+// Family is pgbench's custom scripts (script) or its built-in TPC-B-like
+// benchmark with its tables (pgbench), one workload each.
+type Family struct{ name string }
 
-func (Family) Name() string { return "script" }
+func (f Family) Name() string { return f.name }
 
-func (Family) Workloads() map[string]string {
-	return map[string]string{
-		"script":  "your own transactions in pgbench's script language: --file tx.sql[@WEIGHT] (repeatable), --builtin NAME[@WEIGHT], --define NAME=VALUE",
-		"pgbench": "pgbench's built-in scripts (--builtin tpcb-like, the default; simple-update; select-only) on the tables pgbench -i makes (prepare --scale N)",
-	}
+var descriptions = map[string]string{
+	"script":  "your own transactions in pgbench's script language: --file tx.sql[@WEIGHT] (repeatable), --builtin NAME[@WEIGHT], --define NAME=VALUE",
+	"pgbench": "pgbench's built-in scripts (--builtin tpcb-like, the default; simple-update; select-only) on the tables pgbench -i makes (prepare --scale N)",
 }
 
+func (f Family) Workloads() map[string]string { return map[string]string{f.name: descriptions[f.name]} }
+
 func (Family) NewOptions() workload.Options { return &Options{} }
+
+// errNoScript: a run of the script workload names what it runs (prepare
+// and cleanup need no script).
+var errNoScript = errs.Usage("script needs --file tx.sql (a script in pgbench's language) or --builtin %s", strings.Join(lang.Builtins(), "|"))
 
 // Bind registers the options; --scale and --init say what prepare makes.
 func (o *Options) Bind(fs *pflag.FlagSet, name string) {
@@ -86,7 +95,7 @@ type Workload struct {
 	seed int64
 }
 
-func (Family) New(name string, opts workload.Options) (workload.Workload, error) {
+func (f Family) New(name string, opts workload.Options) (workload.Workload, error) {
 	o := *opts.(*Options)
 	w := &Workload{name: name, o: o, defines: map[string]string{}, seed: o.Seed}
 	if w.seed == 0 {
@@ -120,17 +129,14 @@ func (Family) New(name string, opts workload.Options) (workload.Workload, error)
 		}
 		w.sources = append(w.sources, source{name: n, builtin: n, weight: weight})
 	}
-	if len(w.sources) == 0 {
-		if name == "script" {
-			return nil, errs.Usage("script needs --file tx.sql (a script in pgbench's language) or --builtin %s", strings.Join(lang.Builtins(), "|"))
-		}
+	if len(w.sources) == 0 && name == "pgbench" {
 		w.sources = []source{{name: "tpcb-like", builtin: "tpcb-like", weight: 1}}
 	}
 	total := 0
 	for _, s := range w.sources {
 		total += s.weight
 	}
-	if total == 0 {
+	if total == 0 && len(w.sources) > 0 {
 		return nil, errs.Usage("every script has weight 0: give one a weight above 0")
 	}
 	for _, d := range o.Defines {
@@ -195,6 +201,9 @@ func (w *Workload) Schema() string {
 	names := make([]string, len(w.sources))
 	for i, s := range w.sources {
 		names[i] = s.name + "@" + strconv.Itoa(s.weight)
+		if s.sha256 != "" {
+			names[i] += " (SHA-256 " + s.sha256[:16] + "...)"
+		}
 	}
 	tables := "tables the scripts name"
 	if w.o.Init == "pgbench" {

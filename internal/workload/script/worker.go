@@ -52,6 +52,9 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 	if _, ok := env.Conn.(engine.Documents); ok {
 		return nil, errs.Usage("%s runs SQL scripts on PostgreSQL, MySQL or MariaDB, not on a document store", w.name)
 	}
+	if len(w.sources) == 0 {
+		return nil, errNoScript
+	}
 	set, err := w.compile(env.Dialect.Name == "pgsql")
 	if err != nil {
 		return nil, err
