@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/encbench/encbench/internal/result"
 )
 
 // TestScriptWorkload runs pgbench's tpcb-like and a script of the user's
@@ -32,9 +34,10 @@ UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;
 			if n := s.scalar(t, "SELECT count(*) FROM pgbench_accounts"); n != 100000 {
 				t.Fatalf("pgbench_accounts has %d rows, want 100,000 (scale 1)", n)
 			}
+			var r *result.Result
 			for _, target := range [][]string{data, {"--dsn", s.info.DSN}} {
 				before := s.scalar(t, "SELECT count(*) FROM pgbench_history")
-				r := runJSON(t, append([]string{"pgbench", "--threads", "4", "--time", "2"}, target...)...)
+				r = runJSON(t, append([]string{"pgbench", "--threads", "4", "--time", "2"}, target...)...)
 				after := s.scalar(t, "SELECT count(*) FROM pgbench_history")
 				if r.Totals.Transactions == 0 || after-before != r.Totals.Transactions {
 					t.Errorf("%s: pgbench_history gained %d rows; the run reported %d transactions", target[0], after-before, r.Totals.Transactions)
@@ -48,10 +51,29 @@ UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;
 					}
 				}
 			}
-			r := runJSON(t, append([]string{"script", "--file", custom, "--threads", "2", "--time", "1"}, data...)...)
+			r = runJSON(t, append([]string{"script", "--file", custom, "--threads", "2", "--time", "1"}, data...)...)
 			sel, down, up := r.Parts["balance.sql:2"].N, r.Parts["balance.sql:4"].N, r.Parts["balance.sql:6"].N
 			if sel != r.Totals.Transactions || down+up != sel || down == 0 || up == 0 {
 				t.Errorf("\\gset and \\if: %d selects, %d and %d updates in %d transactions", sel, down, up, r.Totals.Transactions)
+			}
+			// Client-side columns on a script: prepare stores them encrypted,
+			// the run binds and proves them, and a use the scheme cannot
+			// serve stops at parse time with its line.
+			keys := []string{"--master-key-file", filepath.Join(t.TempDir(), "master.json")}
+			enc := append([]string{"--encrypt", "pgbench_accounts.aid=det,pgbench_history.delta=rnd"}, keys...)
+			mustRun(t, append(append([]string{"prepare", "pgbench", "--scale", "1", "--force"}, enc...), data...)...)
+			before := s.scalar(t, "SELECT count(*) FROM pgbench_history")
+			r = runJSON(t, append(append([]string{"pgbench", "--threads", "2", "--time", "1"}, enc...), data...)...)
+			p := r.Variant.Verified.Colenc
+			if p == nil || p.Checked == 0 || p.Ciphertext != p.Checked || len(p.Columns) != 2 || p.Columns[1].Scheme != "rnd_column" {
+				t.Errorf("column proof: %+v", p)
+			}
+			if got := s.scalar(t, "SELECT count(*) FROM pgbench_history") - before; got != r.Totals.Transactions {
+				t.Errorf("encrypted: pgbench_history gained %d rows for %d transactions", got, r.Totals.Transactions)
+			}
+			code, out, errOut := encbench(t.Context(), append(append([]string{"run", "pgbench", "--time", "1", "--encrypt", "pgbench_accounts.abalance=det"}, keys...), data...)...)
+			if code != 2 || !strings.Contains(errOut, "tpcb-like:6: arithmetic on pgbench_accounts.abalance") {
+				t.Errorf("arithmetic on ciphertext: exit %d\n%s%s", code, out, errOut)
 			}
 			for text, want := range map[string]string{
 				"\\set x 1 +\n":                      "bad.sql:1:11: expected an expression",

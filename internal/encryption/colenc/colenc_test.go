@@ -430,7 +430,31 @@ func TestLeakageStatementsAreExact(t *testing.T) {
 	if s := got[OreDet]; !strings.Contains(s, "bound to no row") || !strings.Contains(s, "on trust") {
 		t.Errorf("ore_det understates what an unbound copy allows: %s", s)
 	}
-	if len(got) != 5 {
+	if s := got[RndColumn]; !strings.Contains(s, "bound to no row") || !strings.Contains(s, "another row") {
+		t.Errorf("rnd_column understates what a value bound to no row allows: %s", s)
+	}
+	if len(got) != 6 {
 		t.Errorf("leakage covers %d schemes", len(got))
+	}
+}
+
+// A rnd_column value is bound to its column but to no row: it decrypts
+// whatever row asks (the leak its statement names), and not as a rnd
+// value of the same column, nor in another column.
+func TestRndColumnIsBoundToItsColumnOnly(t *testing.T) {
+	_, c := newKeys(t)
+	col := Column{Table: "t", Name: "c", Scheme: RndColumn}
+	ct, err := c.Encrypt(col, nil, Text("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := c.Decrypt(col, []byte("any row"), ct); err != nil || v.S != "x" {
+		t.Errorf("rnd_column in another row: %v %v", v, err)
+	}
+	if _, err := c.Decrypt(Column{Table: "t", Name: "c", Scheme: Rnd}, nil, ct); err == nil {
+		t.Error("a rnd_column ciphertext opened as rnd")
+	}
+	if _, err := c.Decrypt(Column{Table: "t", Name: "d", Scheme: RndColumn}, nil, ct); err == nil {
+		t.Error("a rnd_column ciphertext opened in another column")
 	}
 }

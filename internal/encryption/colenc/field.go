@@ -48,7 +48,7 @@ func (c *Cipher) Field(col Column) (*Field, error) {
 	f.fixed = len(f.ad)
 	var err error
 	switch col.Scheme {
-	case Rnd:
+	case Rnd, RndColumn:
 	case Det:
 		for _, k := range c.det {
 			f.detD = append(f.detD, k.siv.adState(f.ad, &f.s))
@@ -72,6 +72,9 @@ func (c *Cipher) Field(col Column) (*Field, error) {
 }
 
 func (f *Field) rowAD(row []byte) []byte {
+	if f.col.Scheme == RndColumn {
+		return f.ad[:f.fixed] // bound to no row, whatever the caller has
+	}
 	f.ad = append(f.ad[:f.fixed], row...)
 	return f.ad
 }
@@ -87,7 +90,7 @@ func (f *Field) Append(dst, row []byte, v Value) ([]byte, error) {
 		return nil, fmt.Errorf("encrypting %s.%s: %w", f.col.Table, f.col.Name, err)
 	}
 	switch f.col.Scheme {
-	case Rnd:
+	case Rnd, RndColumn:
 		k := f.c.rnd[0]
 		dst = slices.Grow(dst, len(k.prefix)+12+n+16)
 		dst = append(dst, k.prefix...)
@@ -145,7 +148,7 @@ func (f *Field) Open(row, ct []byte) (Kind, []byte, error) {
 // its kind byte.
 func (f *Field) open(row, ct []byte) ([]byte, error) {
 	switch f.col.Scheme {
-	case Rnd:
+	case Rnd, RndColumn:
 		a := f.rowAD(row)
 		for _, k := range f.c.rnd {
 			body, ok := bytes.CutPrefix(ct, k.prefix)

@@ -22,6 +22,11 @@ const (
 	// only (sbtest's k_value): equal values are equal bytes, so the
 	// server's index may keep one entry per value. Not a --encrypt choice.
 	OreDet Scheme = "ore_det"
+	// RndColumn is rnd bound to the table and column but to no row: a
+	// script's statements do not tell the client which row a value is
+	// for (encbench run script --encrypt c=rnd). Not a --encrypt choice
+	// of the built-in workloads.
+	RndColumn Scheme = "rnd_column"
 )
 
 // ParseScheme reads a scheme name.
@@ -39,4 +44,4 @@ func ParseScheme(s string) (Scheme, error) {
 // the message catalogue beside its translations, as leak.<scheme>.primitive,
 // .reveals and .enables (internal/locale/messages/en.json), and
 // TestLeakageStatementsAreExact holds it to the constructions here.
-var Schemes = []Scheme{Rnd, Det, Ore, OreDet, Ashe}
+var Schemes = []Scheme{Rnd, RndColumn, Det, Ore, OreDet, Ashe}

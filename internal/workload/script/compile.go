@@ -22,6 +22,9 @@ type scriptSet struct {
 	// scriptPart[s] the script's own (-1 with one script).
 	queryPart  [][][]int
 	scriptPart []int
+	// enc[s][c][q] is what the client encrypts and decrypts for script s's
+	// command c's query q (nil: nothing).
+	enc [][][]*statementEnc
 	readOnly   bool
 	// preset are the variables set before the first command: scale,
 	// client_id, default_seed, random_seed and --define's.
@@ -55,14 +58,24 @@ func (w *Workload) compile(endIsEnd bool) (*scriptSet, error) {
 		set.weights = append(set.weights, src.weight)
 		set.total += src.weight
 	}
-	for i, s := range set.scripts {
+	var err error
+	for _, s := range set.scripts {
 		if err := set.checkVariables(s, nil); err != nil {
 			return nil, err
 		}
 		var cmds [][]int
+		var encs [][]*statementEnc
 		for _, c := range s.Commands {
 			var qs []int
+			var es []*statementEnc
 			for k, q := range c.Queries {
+				var e *statementEnc
+				if w.enc != nil {
+					if e, err = analyzeStatement(q.SQL, w.enc); err != nil {
+						return nil, errs.Usage("%s:%d: %v", s.Name, q.At.Line, err)
+					}
+				}
+				es = append(es, e)
 				name := s.Name + ":" + itoa(q.At.Line)
 				if len(c.Queries) > 1 {
 					name += "." + itoa(k+1)
@@ -72,9 +85,10 @@ func (w *Workload) compile(endIsEnd bool) (*scriptSet, error) {
 				set.readOnly = set.readOnly && (q.Kind == lang.Read || isTxControl(q.Text))
 			}
 			cmds = append(cmds, qs)
+			encs = append(encs, es)
 		}
 		set.queryPart = append(set.queryPart, cmds)
-		_ = i
+		set.enc = append(set.enc, encs)
 	}
 	for _, s := range set.scripts {
 		part := -1

@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/encbench/encbench/internal/encryption/colenc"
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/workload"
 	"github.com/encbench/encbench/internal/workload/script/lang"
@@ -37,6 +38,9 @@ type Options struct {
 	Scale    int
 	Init     string
 	Seed     int64
+	// Encrypt is --encrypt: columns the client encrypts (det, rnd).
+	Encrypt []string
+	Keys    colenc.Paths
 }
 
 // Family is pgbench's custom scripts (script) or its built-in TPC-B-like
@@ -70,8 +74,10 @@ func (o *Options) Bind(fs *pflag.FlagSet, name string) {
 	fs.IntVar(&o.Scale, "scale", defScale, "pgbench's scale factor: prepare makes 100,000 accounts, 10 tellers and 1 branch per unit; a run's :scale (a run of a built-in script reads it from pgbench_branches)")
 	fs.StringVar(&o.Init, "init", defInit, "what prepare makes: pgbench (pgbench -i's four tables at --scale) or none (the script runs on tables you made, or another workload's prepare made)")
 	fs.Int64Var(&o.Seed, "random-seed", 0, "the seed of the scripts' random functions, as pgbench's --random-seed (0: from the clock); :random_seed holds it")
+	fs.StringArrayVar(&o.Encrypt, "encrypt", nil, "TABLE.COLUMN=det|rnd[,...]: columns the client encrypts (prepare pgbench stores them encrypted; a run encrypts the :variables bound to them and decrypts them in results, and a use the scheme cannot serve is refused with its line)")
+	colenc.BindFlags(fs, &o.Keys)
 	workload.Mark(fs, workload.Setting, "file", "builtin", "define", "random-seed")
-	workload.Mark(fs, workload.Both, "scale")
+	workload.Mark(fs, workload.Both, "scale", "encrypt")
 }
 
 // source is one script as given: its text, weight and hash.
@@ -93,6 +99,8 @@ type Workload struct {
 	// seed is --random-seed, or the clock's when 0: every worker's
 	// generators derive from it.
 	seed int64
+	// enc is --encrypt (nil: no column is encrypted).
+	enc encSpec
 }
 
 func (f Family) New(name string, opts workload.Options) (workload.Workload, error) {
@@ -146,6 +154,13 @@ func (f Family) New(name string, opts workload.Options) (workload.Workload, erro
 		}
 		w.defines[k] = v
 	}
+	if len(o.Encrypt) > 0 {
+		spec, err := parseEncrypt(o.Encrypt)
+		if err != nil {
+			return nil, errs.Usage("%v", err)
+		}
+		w.enc = spec
+	}
 	// Parsed here for the errors (file:line:column, before anything
 	// connects); each worker parses again for the engine's SQL.
 	if _, err := w.compile(true); err != nil {
@@ -194,7 +209,11 @@ func (w *Workload) Params() map[string]any {
 		}
 		scripts = append(scripts, m)
 	}
-	return map[string]any{"scripts": scripts, "defines": w.defines, "scale": w.o.Scale, "init": w.o.Init, "random_seed": w.o.Seed}
+	p := map[string]any{"scripts": scripts, "defines": w.defines, "scale": w.o.Scale, "init": w.o.Init, "random_seed": w.o.Seed}
+	if w.enc != nil {
+		p["encrypt"] = w.enc.String()
+	}
+	return p
 }
 
 func (w *Workload) Schema() string {
@@ -216,7 +235,11 @@ func (w *Workload) Schema() string {
 // scripts, one per script; a run of statements that only read reads.
 func (w *Workload) Capabilities() workload.Capabilities {
 	set, _ := w.compile(true)
-	return workload.Capabilities{Parts: set.parts, ReadOnly: set.readOnly}
+	c := workload.Capabilities{Parts: set.parts, ReadOnly: set.readOnly, EncryptOption: "encrypt"}
+	if w.enc != nil {
+		c.ProveColumns = w.proveColumns
+	}
+	return c
 }
 
 // DefaultMaxTries: pgbench's --max-tries default, one try.

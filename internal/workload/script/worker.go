@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/encbench/encbench/internal/encryption/colenc"
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/errs"
 	"github.com/encbench/encbench/internal/workload"
@@ -41,6 +42,15 @@ type worker struct {
 	rowSlots []int
 	rows     int
 	onRow    func([][]byte) error
+	// enc is the column layer's Fields (nil: no column is encrypted);
+	// paramFields and resultFields hold them per statement, and
+	// rowFields is the statement in progress's.
+	enc          *fields
+	paramFields  [][][][]*colenc.Field
+	resultFields [][][][]*colenc.Field
+	rowFields    []*colenc.Field
+	onDecrypt    func([][]byte) error
+	keys         colenc.Paths
 }
 
 var emptyBytes = []byte{}
@@ -61,26 +71,41 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 	}
 	k := &worker{set: set, conn: env.Conn, vars: make([]lang.Value, set.syms.Len()), texts: make([][]byte, set.syms.Len()),
 		parts: make([]time.Duration, len(set.parts))}
-	k.onRow = k.storeRow
+	k.onRow, k.onDecrypt = k.storeRow, k.decryptRow
+	if w.enc != nil {
+		if k.enc, err = w.openFields(); err != nil {
+			return nil, err
+		}
+		k.keys = w.o.Keys
+	}
 	k.env = lang.Env{Vars: k.vars, Rand: &k.rng, Debug: os.Stderr, Names: &set.syms}
 	maxParams := 0
 	for si, s := range set.scripts {
 		var cmds [][]engine.Stmt
 		var slots [][]int
-		for _, c := range s.Commands {
+		var pfs, rfs [][][]*colenc.Field
+		for ci, c := range s.Commands {
 			var qs []engine.Stmt
-			for _, q := range c.Queries {
+			var pf, rf [][]*colenc.Field
+			for qi, q := range c.Queries {
 				st, err := env.Conn.Prepare(ctx, q.SQL)
 				if err != nil {
 					return nil, errs.Usage("%s:%d: the server refused the statement (are its tables there? encbench prepare pgbench --scale N makes pgbench's): %v", s.Name, q.At.Line, err)
 				}
 				qs = append(qs, st)
 				maxParams = max(maxParams, len(q.Params))
+				var p, r []*colenc.Field
+				if k.enc != nil {
+					p, r = k.enc.queryFields(set.enc[si][ci][qi], st)
+				}
+				pf, rf = append(pf, p), append(rf, r)
 			}
+			pfs, rfs = append(pfs, pf), append(rfs, rf)
 			cmds = append(cmds, qs)
 			slots = append(slots, k.columnSlots(c, qs))
 		}
 		k.stmts = append(k.stmts, cmds)
+		k.paramFields, k.resultFields = append(k.paramFields, pfs), append(k.resultFields, rfs)
 		k.gsetSlots = append(k.gsetSlots, slots)
 		if err := set.checkVariables(s, func(cmd int) []string { return k.gsetNames(si, cmd) }); err != nil {
 			return nil, err
@@ -277,7 +302,11 @@ func (k *worker) sql(c *workload.Counters, si, ci int, cmd *lang.Command) error 
 	slots := k.gsetSlots[si][ci]
 	for qi := range cmd.Queries {
 		q := &cmd.Queries[qi]
-		args, err := k.bind(q)
+		var pf []*colenc.Field
+		if k.enc != nil {
+			pf, k.rowFields = k.paramFields[si][ci][qi], k.resultFields[si][ci][qi]
+		}
+		args, err := k.bind(q, pf)
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", s.Name, q.At.Line, err)
 		}
@@ -294,6 +323,8 @@ func (k *worker) sql(c *workload.Counters, si, ci int, cmd *lang.Command) error 
 			if err == nil && k.rows != 1 {
 				err = fmt.Errorf("\\gset expects one row, got %d", k.rows)
 			}
+		case k.rowFields != nil:
+			err = st.Query(args, k.onDecrypt)
 		default:
 			err = st.Exec(args)
 		}
@@ -326,10 +357,19 @@ func nextSlots(slots []int) (this, rest []int) {
 // bind turns the statement's variables into parameters: integers as
 // integers, text as it came, doubles and booleans in pgbench's text
 // form, NULL as NULL.
-func (k *worker) bind(q *lang.Query) ([]engine.Arg, error) {
+func (k *worker) bind(q *lang.Query, pf []*colenc.Field) ([]engine.Arg, error) {
 	args := k.args[:len(q.Params)]
 	for i, p := range q.Params {
 		v := k.vars[p.Slot]
+		if pf != nil && pf[i] != nil && v.Kind != lang.Null && v.Kind != lang.Unset {
+			ct, err := pf[i].Append(k.argBufs[i][:0], nil, plaintext(v))
+			if err != nil {
+				return nil, fmt.Errorf("encrypting :%s: %w", k.set.syms.Name(p.Slot), err)
+			}
+			k.argBufs[i] = ct
+			args[i] = engine.Arg{Str: ct}
+			continue
+		}
 		switch v.Kind {
 		case lang.Unset:
 			return nil, fmt.Errorf("undefined variable :%s", k.set.syms.Name(p.Slot))
@@ -362,8 +402,29 @@ func (k *worker) storeRow(values [][]byte) error {
 			k.vars[slot] = lang.NullValue()
 			continue
 		}
+		if i < len(k.rowFields) && k.rowFields[i] != nil {
+			v, err := k.rowFields[i].Decrypt(nil, values[i])
+			if err != nil {
+				return err
+			}
+			k.vars[slot] = decrypted(v)
+			continue
+		}
 		k.texts[slot] = append(k.texts[slot][:0], values[i]...)
 		k.vars[slot] = lang.Value{Kind: lang.Text, S: k.texts[slot]}
+	}
+	return nil
+}
+
+// decryptRow decrypts a row's encrypted values, as a client that reads
+// them must (the plaintexts are then dropped, as the row is).
+func (k *worker) decryptRow(values [][]byte) error {
+	for i, f := range k.rowFields {
+		if f != nil && i < len(values) && values[i] != nil {
+			if _, err := f.Decrypt(nil, values[i]); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -375,4 +436,14 @@ func (k *worker) Abort(retry bool) error {
 	return k.rollback.Exec(nil)
 }
 
-func (k *worker) Close() error { return k.conn.Close() }
+// Close counts the rnd key's nonces this worker drew (a keyset warns as
+// it nears its bound) and closes the connection.
+func (k *worker) Close() error {
+	if k.enc != nil {
+		if err := k.enc.cipher.RecordRndUsesAndWarn(k.keys, nil); err != nil {
+			_ = k.conn.Close()
+			return err
+		}
+	}
+	return k.conn.Close()
+}
