@@ -24,8 +24,8 @@ type scriptSet struct {
 	scriptPart []int
 	// enc[s][c][q] is what the client encrypts and decrypts for script s's
 	// command c's query q (nil: nothing).
-	enc [][][]*statementEnc
-	readOnly   bool
+	enc      [][][]*statementEnc
+	readOnly bool
 	// preset are the variables set before the first command: scale,
 	// client_id, default_seed, random_seed and --define's.
 	preset map[int]bool
