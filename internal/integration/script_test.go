@@ -97,3 +97,36 @@ func writeFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestR4ScriptsSendTheBuiltInMix runs each of examples/r4's scripts and
+// the built-in R4 workload it stands for on the same plaintext tables:
+// both send the same statements per transaction, by kind, as the run
+// counts them (reads for the four queries; writes, a quarter each of
+// four kinds, for the write mix), within 0.1 a transaction: the built-in
+// write mix sends nothing in an event whose delete picks an id it has
+// deleted already (a few in a hundred), where the script deletes another.
+func TestR4ScriptsSendTheBuiltInMix(t *testing.T) {
+	examples := filepath.Join("..", "..", "examples", "r4")
+	pairs := map[string]string{"point-id": "enc_point_select", "range-id": "enc_range_sum", "point-k": "enc_point_select_k",
+		"range-k": "enc_range_sum_k", "write-mix": "enc_write_mix"}
+	for _, s := range servers(t) {
+		t.Run(s.name, func(t *testing.T) {
+			data := []string{"--sandbox", s.info.Dir, "--tables", "1", "--table-size", "2000"}
+			t.Cleanup(func() { encbench(t.Context(), append([]string{"cleanup", "enc_point_select"}, data...)...) })
+			mustRun(t, append([]string{"prepare", "enc_point_select", "--force"}, data...)...)
+			for script, builtin := range pairs {
+				b := runJSON(t, append([]string{builtin, "--threads", "2", "--time", "1"}, data...)...)
+				r := runJSON(t, "script", "--sandbox", s.info.Dir, "--file", filepath.Join(examples, script+".sql"), "--threads", "2", "--time", "1",
+					"--define", "table_size=2000", "--define", "range_size=100", "--define", "clients=2", "--define", "deleted=0")
+				per := func(x *result.Result) [2]float64 {
+					n := float64(x.Totals.Transactions)
+					return [2]float64{float64(x.Totals.Queries.Read) / n, float64(x.Totals.Queries.Write) / n}
+				}
+				got, want := per(r), per(b)
+				if d0, d1 := got[0]-want[0], got[1]-want[1]; d0*d0 > 0.01 || d1*d1 > 0.01 {
+					t.Errorf("%s sends %.2f reads and %.2f writes per transaction; %s %.2f and %.2f", script, got[0], got[1], builtin, want[0], want[1])
+				}
+			}
+		})
+	}
+}
