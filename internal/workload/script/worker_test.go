@@ -28,8 +28,8 @@ func (c *recConn) Prepare(_ context.Context, sql string) (engine.Stmt, error) {
 	return &recStmt{c: c, sql: sql, cols: []string{"v"}}, nil
 }
 func (c *recConn) Query(context.Context, string) ([][]string, error) { return [][]string{{"1"}}, nil }
-func (c *recConn) Close() error                                     { return nil }
-func (s *recStmt) Columns() []string                                { return s.cols }
+func (c *recConn) Close() error                                      { return nil }
+func (s *recStmt) Columns() []string                                 { return s.cols }
 func (s *recStmt) Exec(args []engine.Arg) error {
 	var row []int64
 	for _, a := range args {
