@@ -57,19 +57,26 @@ func (Engine) Validate(u *url.URL, _ engine.TLSOptions) error {
 func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error) {
 	u := *t.URL
 	q := u.Query()
-	// TLS is configured below from t.TLS; pgx's own fallbacks stay off.
+	// TLS is configured below from t.TLS, so sslmode's fallbacks (TLS,
+	// then plaintext) never arise: what remains in cfg.Fallbacks are the
+	// DSN's other hosts (host=a,b,c or postgres://a:1,b:2/db), tried as
+	// libpq tries them, target_session_attrs included (pgconn implements
+	// any, read-write, read-only, primary, standby and prefer-standby).
 	q.Set("sslmode", "disable")
 	u.RawQuery = q.Encode()
 	cfg, err := pgconn.ParseConfig(u.String())
 	if err != nil {
 		return nil, errs.Usage("invalid PostgreSQL DSN %s: %w", t.Redacted(), engine.Scrub(err, t.URL))
 	}
-	tc, err := tlsconf.Client(t.TLS, cfg.Host, t.Probe)
-	if err != nil {
+	if cfg.TLSConfig, err = tlsconf.Client(t.TLS, cfg.Host, t.Probe); err != nil {
 		return nil, err
 	}
-	cfg.TLSConfig = tc
-	cfg.Fallbacks = nil
+	for _, fb := range cfg.Fallbacks {
+		// Each host is verified under its own name.
+		if fb.TLSConfig, err = tlsconf.Client(t.TLS, fb.Host, t.Probe); err != nil {
+			return nil, err
+		}
+	}
 	cfg.DialFunc = pgconn.DialFunc(t.Dial(dialFor(t)))
 	ctx, cancel := engine.BoundConnect(ctx)
 	defer cancel()
