@@ -31,10 +31,18 @@ func newSandbox() *cobra.Command {
 			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetEscapeHTML(false)
-			return enc.Encode(map[string]any{
+			out := map[string]any{
 				"engine": info.Engine, "version": info.Version, "dsn": info.DSN,
 				"pid": info.PID, "port": info.Port, "dir": info.Dir, "variant": info.Variant,
-			})
+			}
+			if len(info.Members) > 0 {
+				var members []map[string]any
+				for _, m := range info.Members {
+					members = append(members, map[string]any{"name": m.Name, "dsn": m.DSN, "pid": m.PID, "port": m.Port, "dir": m.Dir})
+				}
+				out["replicas"], out["cluster_dsn"], out["sync"] = members, info.ClusterDSN, info.Sync
+			}
+			return enc.Encode(out)
 		},
 	}
 	up.Flags().StringVar(&o.Engine, "engine", "", "server to start: "+strings.Join(sandbox.Engines(), " or "))
@@ -52,6 +60,8 @@ func newSandbox() *cobra.Command {
 	up.Flags().BoolVar(&o.TLSOptional, "tls-optional", false, "with a TLS variant: offer TLS without requiring it, so clients choose per connection")
 	up.Flags().StringArrayVar(&o.Settings, "set", nil, "a server setting name=value, after encbench's own (my.cnf for MariaDB, postgresql.conf for PostgreSQL); repeat for more")
 	up.Flags().BoolVar(&o.StatStatements, "stat-statements", false, "load pg_stat_statements so the server counts statements (PostgreSQL)")
+	up.Flags().IntVar(&o.Replicas, "replicas", 0, "start N replicas of the server, each streaming from it (PostgreSQL: a base backup and a replication slot each); the output names each and a multi-host cluster_dsn")
+	up.Flags().BoolVar(&o.Sync, "sync", false, "with --replicas: one replica is synchronous, so every commit waits for it (synchronous_standby_names = '*')")
 	up.Flags().BoolVar(&autovacuum, "autovacuum", true, "run autovacuum (PostgreSQL); suites turn it off and vacuum and analyze between runs themselves")
 	var downDir string
 	down := &cobra.Command{
@@ -77,6 +87,9 @@ func newSandbox() *cobra.Command {
 			for _, s := range all {
 				i := s.Info
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", i.Dir, i.Engine, i.Variant, i.PID, i.Port, s.Server, s.OwnerText())
+				for _, m := range i.Members {
+					fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%s\t%s\n", m.Dir, i.Engine, "replica of the above", m.PID, m.Port, sandbox.MemberState(m), s.OwnerText())
+				}
 			}
 			return tw.Flush()
 		},
@@ -135,6 +148,7 @@ func newSandbox() *cobra.Command {
 	restart.Flags().StringVar(&restartDir, "dir", "", "the sandbox's directory")
 	restart.Flags().BoolVar(&ro.Immediate, "immediate", false, "stop without a clean shutdown (PostgreSQL's immediate mode, MariaDB killed): the server recovers from its log, as after a crash")
 	restart.Flags().DurationVar(&ro.Down, "down", 0, "how long the server stays down before it starts again")
+	restart.Flags().StringVar(&ro.Member, "member", "", "restart this replica of a replicated sandbox (replica1, ...) instead of its primary")
 	cmd.AddCommand(up, down, ls, prune, restart)
 	return cmd
 }

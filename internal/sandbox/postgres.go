@@ -88,12 +88,13 @@ func (p postgresProvider) Up(ctx context.Context, o Options, port int, u *user.U
 		_ = stop(pid, 10e9)
 		return nil, err
 	}
-	version, err := pgSetUp(ctx, admin, pw, o.StatStatements)
+	version, err := pgSetUp(ctx, admin, pw, o.StatStatements, o.Replicas > 0)
 	if err != nil {
 		_ = stop(pid, 10e9)
 		return nil, err
 	}
 	return &Info{
+		ReplPassword:  pw.repl,
 		Start:         argv,
 		RunAs:         userName(u),
 		StartLog:      logPath,
@@ -149,6 +150,13 @@ func pgConfigure(o Options, data, run string, port int, u *user.User, tls certs.
 		"deadlock_timeout = 100ms",
 	}
 	conf = append(conf, pgTLSConf(o, tls)...)
+	if o.Replicas > 0 {
+		// Each replica streams from a slot of its own, so the primary
+		// keeps the WAL it has not received.
+		// With --sync, commits wait for a replica only once one streams
+		// (addReplicas): the set-up's own commits come before any.
+		conf = append(conf, "max_wal_senders = 16", "max_replication_slots = 16", "hot_standby = on")
+	}
 	if o.NoAutovacuum {
 		conf = append(conf, "autovacuum = off")
 	}
@@ -176,6 +184,7 @@ func pgConfigure(o Options, data, run string, port int, u *user.User, tls certs.
 		hba = "local all all scram-sha-256\nhostssl all all 127.0.0.1/32 " + method + "\nhostssl all all ::1/128 " + method + "\n" +
 			"hostnossl all all 0.0.0.0/0 reject\nhostnossl all all ::/0 reject\n"
 	}
+	hba = pgReplicationHBA(o) + hba
 	if err := os.WriteFile(filepath.Join(data, "pg_hba.conf"), []byte(hba), 0o600); err != nil {
 		return fmt.Errorf("writing pg_hba.conf: %w", err)
 	}
@@ -186,7 +195,7 @@ func pgConfigure(o Options, data, run string, port int, u *user.User, tls certs.
 // when asked) and returns the server's version. The benchmark user is no
 // superuser: it owns its database and reads the statistics views
 // (pg_stat_ssl of every backend), nothing more.
-func pgSetUp(ctx context.Context, admin string, pw passwords, statStatements bool) (string, error) {
+func pgSetUp(ctx context.Context, admin string, pw passwords, statStatements, replicas bool) (string, error) {
 	conn, err := pgconn.Connect(ctx, admin)
 	if err != nil {
 		return "", fmt.Errorf("connecting to the new server: %w", err)
@@ -196,6 +205,10 @@ func pgSetUp(ctx context.Context, admin string, pw passwords, statStatements boo
 		"CREATE ROLE sbtest LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '" + pw.bench + "'",
 		"GRANT pg_read_all_stats TO sbtest",
 		"CREATE DATABASE " + benchDatabase + " OWNER sbtest",
+	}
+	if replicas {
+		// The replicas' account: replication only, no database.
+		setup = append(setup, "CREATE ROLE replicator REPLICATION LOGIN NOSUPERUSER PASSWORD '"+pw.repl+"'")
 	}
 	for _, q := range setup {
 		if _, err := conn.Exec(ctx, q).ReadAll(); err != nil {
@@ -242,8 +255,14 @@ func (postgresProvider) ready(ctx context.Context, info *Info) error {
 
 // pgTLSConf turns TLS on (or explicitly off) in postgresql.conf.
 func pgTLSConf(o Options, f certs.Files) []string {
-	if !o.tls() {
+	if !o.tls() && !o.replTLS() {
 		return []string{"ssl = off"}
+	}
+	if !o.tls() {
+		// TLS for the replicas' connections only: clients connect with
+		// sslmode=disable, and pg_hba lets them.
+		return []string{"ssl = on", fmt.Sprintf("ssl_cert_file = '%s'", f.ServerCert),
+			fmt.Sprintf("ssl_key_file = '%s'", f.ServerKey), fmt.Sprintf("ssl_ca_file = '%s'", f.CA)}
 	}
 	conf := []string{
 		"ssl = on",

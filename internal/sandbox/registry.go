@@ -199,6 +199,9 @@ func serverState(info *Info) string {
 	return "running"
 }
 
+// MemberState is a replica's server state, as serverState's.
+func MemberState(m Member) string { return serverState(&Info{PID: m.PID, Dir: m.Dir}) }
+
 // Prune stops every sandbox whose owner is gone and clears the state of
 // those whose server has died; it returns what it stopped. Sandboxes
 // started by hand, or owned by a live encbench, are left alone.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os/user"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -26,6 +28,8 @@ type restarter interface {
 type RestartOptions struct {
 	Immediate bool
 	Down      time.Duration
+	// Member names a replica to restart instead of the primary.
+	Member string
 }
 
 // Restart stops the sandbox's server, waits o.Down, and starts it again
@@ -48,6 +52,9 @@ func Restart(ctx context.Context, dir string, o RestartOptions) (*Info, error) {
 		if u, err = user.Lookup(info.RunAs); err != nil {
 			return nil, fmt.Errorf("restarting %s: %w", info.Dir, err)
 		}
+	}
+	if o.Member != "" {
+		return restartMember(ctx, info, u, r, o)
 	}
 	_ = quiet.Thaw(info.PID)
 	if err := halt(info.PID, r.haltSignal(o.Immediate), 60*time.Second); err != nil {
@@ -83,4 +90,41 @@ func userName(u *user.User) string {
 		return ""
 	}
 	return u.Username
+}
+
+// restartMember restarts one replica on its own data, port and settings;
+// it catches up from the primary once it is back.
+func restartMember(ctx context.Context, info *Info, u *user.User, r restarter, o RestartOptions) (*Info, error) {
+	i := slices.IndexFunc(info.Members, func(m Member) bool { return m.Name == o.Member })
+	if i < 0 {
+		var names []string
+		for _, m := range info.Members {
+			names = append(names, m.Name)
+		}
+		return nil, errs.Usage("the sandbox in %s has no replica %q (it has %s)", info.Dir, o.Member, strings.Join(append(names, "none")[:max(1, len(names))], ", "))
+	}
+	m := &info.Members[i]
+	_ = quiet.Thaw(m.PID)
+	if err := halt(m.PID, r.haltSignal(o.Immediate), 60*time.Second); err != nil {
+		return nil, err
+	}
+	select {
+	case <-time.After(o.Down):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	cmd, logf, err := command(u, m.StartLog, m.Start...)
+	if err != nil {
+		return nil, err
+	}
+	pid, exited, err := startServer(cmd, logf)
+	if err != nil {
+		return nil, err
+	}
+	m.PID = pid
+	if err := waitReady(ctx, exited, m.StartLog, func(c context.Context) error { return r.ready(c, &Info{AdminDSN: m.AdminDSN}) }); err != nil {
+		_ = stop(pid, 10*time.Second)
+		return nil, fmt.Errorf("restarting %s of the sandbox in %s: %w", m.Name, info.Dir, err)
+	}
+	return info, save(info)
 }

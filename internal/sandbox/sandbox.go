@@ -85,7 +85,15 @@ type Options struct {
 	// Owner is the process that will stop the sandbox (a suite); nil for
 	// one started by hand, which runs until `sandbox down`.
 	Owner *Owner
+	// Replicas is the number of replicas the primary streams to (0: a
+	// single server); Sync makes one of them synchronous, so each commit
+	// waits for it (PostgreSQL's synchronous_standby_names).
+	Replicas int
+	Sync     bool
 }
+
+// replTLS says the replication links are to be encrypted (tls-repl).
+func (o Options) replTLS() bool { v, _ := variant.Parse(o.Variant); return v.Has("tls-repl") }
 
 // pinned returns the server command line, wrapped in taskset when the
 // server is to run on chosen CPUs.
@@ -198,6 +206,14 @@ func (o *Options) validate() error {
 			return err
 		}
 	}
+	switch {
+	case o.Replicas < 0 || o.Replicas > 8:
+		return errs.Usage("--replicas %d: give 0 (a single server) to 8", o.Replicas)
+	case o.Sync && o.Replicas == 0:
+		return errs.Usage("--sync makes a replica synchronous: give --replicas N too")
+	case o.replTLS() && o.Replicas == 0:
+		return errs.Usage("--variant tls-repl encrypts the replication links: give --replicas N too")
+	}
 	if o.ServerCPUs != "" {
 		if _, err := exec.LookPath("taskset"); err != nil {
 			return errs.Usage("--server-cpus needs taskset (apt-get install util-linux)")
@@ -259,6 +275,34 @@ type Info struct {
 	Start    []string `json:"start,omitempty"`
 	RunAs    string   `json:"run_as,omitempty"`
 	StartLog string   `json:"start_log,omitempty"`
+	// Members are a replicated sandbox's replicas (the sandbox's own
+	// server is the primary); ClusterDSN names the primary, then each
+	// replica, as a multi-host DSN; Sync says one replica is synchronous;
+	// ReplPassword is the replication account's.
+	Members      []Member `json:"members,omitempty"`
+	ClusterDSN   string   `json:"cluster_dsn,omitempty"`
+	Sync         bool     `json:"sync,omitempty"`
+	ReplPassword string   `json:"repl_password,omitempty"`
+}
+
+// Member is one replica of a replicated sandbox: a server of its own in a
+// directory under the sandbox's, fed by the primary.
+type Member struct {
+	Name     string   `json:"name"`
+	Dir      string   `json:"dir"`
+	DataDir  string   `json:"data_dir"`
+	Socket   string   `json:"socket"`
+	Port     int      `json:"port"`
+	PID      int      `json:"pid"`
+	DSN      string   `json:"dsn"`
+	AdminDSN string   `json:"admin_dsn"`
+	Start    []string `json:"start"`
+	StartLog string   `json:"start_log"`
+}
+
+// replicator is a provider that can start replicas of its primary.
+type replicator interface {
+	addReplicas(ctx context.Context, o Options, primary *Info, u *user.User, tls certs.Files) ([]Member, error)
 }
 
 const stateFile = "sandbox.json"
@@ -315,6 +359,9 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 	if err := p.Check(o); err != nil {
 		return nil, err
 	}
+	if _, ok := p.(replicator); o.Replicas > 0 && !ok {
+		return nil, errs.Usage("--replicas: encbench does not start %s replicas yet", o.Engine)
+	}
 	abs, err := filepath.Abs(o.Dir)
 	if err != nil {
 		return nil, errs.Usage("bad --dir %q: %w", o.Dir, err)
@@ -338,7 +385,7 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 		return nil, err
 	}
 	var files certs.Files
-	if o.tls() {
+	if o.tls() || o.replTLS() {
 		if files, err = writeCerts(o, osUser); err != nil {
 			return nil, err
 		}
@@ -361,6 +408,17 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 	info.Variant = o.Variant
 	info.ServerCPUs = o.ServerCPUs
 	info.Owner = o.Owner
+	info.Sync = o.Sync && o.Replicas > 0
+	if o.Replicas > 0 {
+		members, err := p.(replicator).addReplicas(ctx, o, info, osUser, files)
+		if err != nil {
+			_ = stopAll(info)
+			_ = tearDownLayers(o.Engine, o.Variant, layers)
+			return nil, err
+		}
+		info.Members = members
+		info.ClusterDSN = clusterDSN(info)
+	}
 	if o.tls() {
 		info.CA, info.ClientCert, info.ClientKey = files.CA, files.ClientCert, files.ClientKey
 		q := url.Values{"sslmode": {"verify-full"}, "sslrootcert": {files.CA}}
@@ -368,18 +426,20 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 			q.Set("sslcert", files.ClientCert)
 			q.Set("sslkey", files.ClientKey)
 		}
-		sep := "?"
-		if strings.Contains(info.DSN, "?") {
-			sep = "&"
+		info.DSN = withQuery(info.DSN, q)
+		for i := range info.Members {
+			info.Members[i].DSN = withQuery(info.Members[i].DSN, q)
 		}
-		info.DSN += sep + q.Encode()
+		if info.ClusterDSN != "" {
+			info.ClusterDSN = withQuery(info.ClusterDSN, q)
+		}
 	}
 	if err := save(info); err != nil {
-		_ = stop(info.PID, 30*time.Second)
+		_ = stopAll(info)
 		return nil, err
 	}
 	if err := enrol(info.Dir, info.Engine); err != nil {
-		_ = stop(info.PID, 30*time.Second)
+		_ = stopAll(info)
 		_ = os.Remove(filepath.Join(info.Dir, stateFile))
 		return nil, err
 	}
@@ -392,9 +452,7 @@ func Down(dir string) error {
 	if err != nil {
 		return err
 	}
-	// A suite freezes idle sandboxes; one it left frozen must wake to stop.
-	_ = quiet.Thaw(info.PID)
-	if err := stop(info.PID, 60*time.Second); err != nil {
+	if err := stopAll(info); err != nil {
 		return err
 	}
 	unenrol(info.Dir)
@@ -402,6 +460,49 @@ func Down(dir string) error {
 		return err
 	}
 	return os.Remove(filepath.Join(info.Dir, stateFile))
+}
+
+// stopAll stops the replicas, then the primary, and waits until each has
+// exited. A suite freezes idle sandboxes; one it left frozen must wake
+// to stop.
+func stopAll(info *Info) error {
+	var errs []error
+	for _, m := range info.Members {
+		_ = quiet.Thaw(m.PID)
+		if err := stop(m.PID, 60*time.Second); err != nil {
+			errs = append(errs, fmt.Errorf("stopping %s: %w", m.Name, err))
+		}
+	}
+	_ = quiet.Thaw(info.PID)
+	if err := stop(info.PID, 60*time.Second); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// withQuery adds a DSN's query parameters.
+func withQuery(dsn string, q url.Values) string {
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + q.Encode()
+}
+
+// clusterDSN is the primary's DSN with every replica's address after its
+// own: a multi-host DSN, tried in order (PostgreSQL's
+// target_session_attrs chooses among them).
+func clusterDSN(info *Info) string {
+	u, err := url.Parse(info.DSN)
+	if err != nil {
+		return ""
+	}
+	hosts := []string{u.Host}
+	for _, m := range info.Members {
+		hosts = append(hosts, fmt.Sprintf("127.0.0.1:%d", m.Port))
+	}
+	u.Host = strings.Join(hosts, ",")
+	return u.String()
 }
 
 // Load reads the state of the sandbox in dir.
@@ -436,7 +537,7 @@ func save(info *Info) error {
 const benchUser = "sbtest"
 
 // passwords are a new sandbox's: the superuser's and the benchmark user's.
-type passwords struct{ admin, bench string }
+type passwords struct{ admin, bench, repl string }
 
 // newPasswords draws 128 random bits per account, in hex so that they
 // need no quoting in a URL, a libpq string, SQL or a shell.
@@ -453,7 +554,11 @@ func newPasswords() (passwords, error) {
 		return passwords{}, err
 	}
 	b, err := draw()
-	return passwords{admin: a, bench: b}, err
+	if err != nil {
+		return passwords{}, err
+	}
+	r, err := draw()
+	return passwords{admin: a, bench: b, repl: r}, err
 }
 
 // writeSecret writes a file that holds a password, mode 0600 from its

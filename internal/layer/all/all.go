@@ -8,4 +8,5 @@ import (
 	_ "github.com/encbench/encbench/internal/layer/srvenc"
 	_ "github.com/encbench/encbench/internal/layer/tde"
 	_ "github.com/encbench/encbench/internal/layer/tls"
+	_ "github.com/encbench/encbench/internal/layer/tlsrepl"
 )
