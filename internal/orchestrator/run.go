@@ -141,6 +141,8 @@ type Live struct {
 	// proof is the server's view of the workers' sessions, set when they
 	// connect.
 	proof result.TLSProof
+	// repl samples the primary's view of its replicas (nil: none).
+	repl *replSampler
 }
 
 // spec is the run's spec as resolved (a sandbox's server pid filled in).
@@ -243,6 +245,7 @@ func Open(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (l
 			lr.lockSource = lc.LockWaitSource()
 		}
 	}
+	lr.repl = startReplication(ctx, t, lr.admin)
 	lr.cfg.CheckSessions = func(sessions []engine.SessionTLS) error {
 		lr.proof = tlsProof(t, sessions)
 		lr.proof.ServerKey = serverKey
@@ -267,6 +270,10 @@ func Open(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (l
 
 // Close ends the run's admin connection and emulated network.
 func (lr *Live) Close() {
+	if lr.repl != nil {
+		lr.repl.halt()
+		<-lr.repl.done
+	}
 	if lr.admin != nil {
 		lr.admin.Close()
 	}
@@ -281,6 +288,9 @@ func (lr *Live) Result(out *runner.Outcome, verified bool, started time.Time) *r
 	t, wl, caps, s := lr.rs.Target, lr.rs.Workload, lr.caps, lr.spec()
 	res := assemble(out, lr.cfg, started)
 	res.LockWaits = lockWaitsOf(out, lr.lockSource)
+	if lr.repl != nil {
+		res.Replication = lr.repl.result()
+	}
 	res.Target = t.Redacted()
 	res.Command = lr.command
 	res.Engine = result.Engine{Kind: t.Engine.Kind(), Version: lr.info.Version, Settings: lr.info.Settings}

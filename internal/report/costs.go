@@ -73,6 +73,28 @@ var costMeasures = []costMeasure{
 	// MongoDB keep no such count, so theirs are not measured.
 	{"lock_waits", 3, lockWaitsPer(func(w *result.LockWaits) float64 { return w.WaitsPerTxn })},
 	{"lock_wait_ms", 3, lockWaitsPer(func(w *result.LockWaits) float64 { return w.WaitMsPerTxn })},
+	// A replicated server's: how long the primary's WAL took to reach the
+	// slowest replica's disk (what a synchronous commit waits for) and to
+	// be applied there, means while the primary wrote, and how far its
+	// replay fell behind.
+	{"flush_lag_ms", 3, replicasMax(func(x result.ReplicaLag) float64 { return x.MeanFlushLagMs })},
+	{"replay_lag_ms", 3, replicasMax(func(x result.ReplicaLag) float64 { return x.MeanReplayLagMs })},
+	{"wal_behind_kb", 1, replicasMax(func(x result.ReplicaLag) float64 { return float64(x.MaxLagBytes) / 1024 })},
+}
+
+// replicasMax is a replication figure of the replica where it is
+// largest; not measured on a server without replicas.
+func replicasMax(f func(result.ReplicaLag) float64) func(*result.Result) (float64, bool) {
+	return func(r *result.Result) (float64, bool) {
+		if r.Replication == nil || len(r.Replication.Replicas) == 0 {
+			return 0, false
+		}
+		v := f(r.Replication.Replicas[0])
+		for _, x := range r.Replication.Replicas[1:] {
+			v = max(v, f(x))
+		}
+		return v, true
+	}
 }
 
 // lockWaitsPer reads a lock wait figure, not measured without the count.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,7 +147,8 @@ func TestCostsShowLockWaitsWhereCounted(t *testing.T) {
 			t.Errorf("lock wait ms added %+v, want +0.010", ms.Added)
 		}
 		row := costTable(english(t), []*Row{c}).Rows[0]
-		if got := row[3+len(costMeasures)-2].S; !strings.HasPrefix(got, "0.175; +0.050") {
+		at := slices.IndexFunc(costMeasures, func(m costMeasure) bool { return m.Name == "lock_waits" })
+		if got := row[3+at].S; !strings.HasPrefix(got, "0.175; +0.050") {
 			t.Errorf("lock waits shown as %q", got)
 		}
 		return
@@ -170,5 +172,29 @@ func TestLockWaitsNameContention(t *testing.T) {
 	}
 	if s := limitSentence(english(t), c); !strings.Contains(s, "75% of a transaction's time waiting for locks") {
 		t.Errorf("sentence %q does not name the lock waits", s)
+	}
+}
+
+// Replication figures are a replicated server's: the slowest replica's,
+// and not measured where a result has no replica.
+func TestCostsShowReplicationWhereThereIsOne(t *testing.T) {
+	var rs []*result.Result
+	for rep := 1; rep <= 3; rep++ {
+		p, v := costly("plain", rep, 50, 900, 20, 40, 50), costly("tls-repl", rep, 52, 950, 20, 40, 50)
+		v.Replication = &result.Replication{Replicas: []result.ReplicaLag{{Name: "a", MeanFlushLagMs: 0.5}, {Name: "b", MeanFlushLagMs: 0.8, MaxLagBytes: 2048}}}
+		rs = append(rs, p, v)
+	}
+	for _, c := range Aggregate(rs, "plain", &Order{}) {
+		f := c.cost("flush_lag_ms")
+		switch c.Variant {
+		case "tls-repl":
+			if f.Value == nil || math.Abs(f.Value.Mean-0.8) > 1e-9 || c.cost("wal_behind_kb").Value.Mean != 2 {
+				t.Errorf("flush lag %+v, want the slower replica's 0.8 ms", f.Value)
+			}
+		case "plain":
+			if f.Value != nil {
+				t.Errorf("a server without replicas shows a flush lag: %+v", f.Value)
+			}
+		}
 	}
 }

@@ -80,6 +80,13 @@ func Summary(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, "Regime: data set %.1f MiB, buffer pool %.1f MiB, ratio %.2f (%s)\n",
 			float64(g.DataBytes)/(1<<20), float64(g.BufferPoolBytes)/(1<<20), g.Ratio, kind)
 	}
+	if rp := r.Replication; rp != nil {
+		fmt.Fprintf(w, "Replication (%s; %d samples, %d while the primary wrote):\n", rp.Source, rp.Samples, rp.Writing)
+		for _, x := range rp.Replicas {
+			fmt.Fprintf(w, "    %s (%s): flush lag mean %.2f ms (max %.2f), replay lag mean %.2f ms (max %.2f), up to %d bytes of WAL behind\n",
+				x.Name, x.Sync, x.MeanFlushLagMs, x.MaxFlushLagMs, x.MeanReplayLagMs, x.MaxReplayLagMs, x.MaxLagBytes)
+		}
+	}
 	items(w, r)
 	if r.Partial {
 		fmt.Fprintln(w, "\nPARTIAL RESULT: the run was interrupted before its time or event limit.")

@@ -59,6 +59,9 @@ type Result struct {
 	// LockWaits are the server's lock waits over the measured window,
 	// where its engine counts them; nil: not counted.
 	LockWaits *LockWaits `json:"lock_waits,omitempty"`
+	// Replication is the primary's view of its replicas over the run,
+	// sampled; nil: no replica (or a server that does not report them).
+	Replication *Replication `json:"replication,omitempty"`
 	Intervals []Interval `json:"intervals"`
 	// Parts time the parts of an event (connect workload: connect, first
 	// query, ...) in milliseconds.
@@ -384,6 +387,30 @@ type LockWaits struct {
 	WaitsPerTxn  float64 `json:"waits_per_txn"`
 	WaitMsPerTxn float64 `json:"wait_ms_per_txn"`
 	Source       string  `json:"source"`
+}
+
+// Replication is what the primary reported of its replicas, sampled on a
+// connection of its own while the run ran.
+type Replication struct {
+	Source string `json:"source"`
+	// Samples were taken; Writing is how many of them saw the primary's
+	// WAL advance since the one before (the means are over those).
+	Samples  int          `json:"samples"`
+	Writing  int          `json:"writing"`
+	Replicas []ReplicaLag `json:"replicas"`
+}
+
+// ReplicaLag is one replica's lag over a run: how far its replay fell
+// behind (bytes of WAL) and how long the primary's WAL took to be flushed
+// there (what a synchronous commit waits for) and applied.
+type ReplicaLag struct {
+	Name            string  `json:"name"`
+	Sync            string  `json:"sync"`
+	MaxLagBytes     int64   `json:"max_lag_bytes"`
+	MeanFlushLagMs  float64 `json:"mean_flush_lag_ms"`
+	MaxFlushLagMs   float64 `json:"max_flush_lag_ms"`
+	MeanReplayLagMs float64 `json:"mean_replay_lag_ms"`
+	MaxReplayLagMs  float64 `json:"max_replay_lag_ms"`
 }
 
 // ServerIO is the server's I/O over the measured window: its processes'

@@ -180,6 +180,10 @@ type Target struct {
 	// processes sharing the threads, with a common start, merged exactly
 	// (encbench run --generator I/N, encbench merge); 0 or 1: one process.
 	Generators int `yaml:"generators" json:"generators,omitempty"`
+	// Replicas gives a sandbox target replicas of its server, streaming
+	// from it (one synchronous with Sync): the topology its cells run on.
+	Replicas int  `yaml:"replicas" json:"replicas,omitempty"`
+	Sync     bool `yaml:"sync" json:"sync,omitempty"`
 }
 
 // Workload is one workload with its options (flag names without dashes).
@@ -452,6 +456,12 @@ func (s *Suite) checkTargets() error {
 		}
 		if t.TDEDSN != "" && t.TDEDatabase != "" {
 			return fmt.Errorf("%starget %s: give tde_dsn (where tde variants run) or tde_database (encrypted copies on this server), not both", s.at(fmt.Sprintf("$.targets[%d]", i)), t.Name)
+		}
+		if t.DSN != "" && (t.Replicas != 0 || t.Sync) {
+			return fmt.Errorf("%starget %s: replicas and sync shape a sandbox; a DSN names your cluster's hosts itself (host=a,b,c)", s.at(fmt.Sprintf("$.targets[%d]", i)), t.Name)
+		}
+		if t.Replicas < 0 || t.Replicas > 8 || t.Sync && t.Replicas == 0 {
+			return fmt.Errorf("%starget %s: replicas %d, sync %v: give 1 to 8 replicas (sync: one of them synchronous)", s.at(fmt.Sprintf("$.targets[%d]", i)), t.Name, t.Replicas, t.Sync)
 		}
 		if t.Generators < 0 || t.Generators > 64 {
 			return fmt.Errorf("target %s: generators %d: give 1 to 64 processes", t.Name, t.Generators)

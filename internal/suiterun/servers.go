@@ -258,6 +258,7 @@ func (x *servers) sandboxOptions(ls *liveSetup) sandbox.Options {
 	}
 	o := sandbox.Options{Engine: ls.Engine, Dir: ls.sandboxDir, BufferPool: st.BufferPool, Variant: v.String(),
 		TDECipher: tdeCipher, ServerCPUs: x.serverCPUs, TLSOptional: ls.shared && v.Has("tls"), Settings: st.SettingsFor(ls.Engine),
+		Replicas: ls.target.Replicas, Sync: ls.target.Sync,
 		// Quiesce vacuums and analyzes between runs, so no maintenance
 		// starts inside one.
 		NoAutovacuum: sandbox.HasAutovacuum(ls.Engine)}
@@ -416,6 +417,12 @@ func (x *servers) sandboxLine(ls *liveSetup) string {
 	}
 	if o.NoAutovacuum {
 		args = append(args, "--autovacuum=false")
+	}
+	if o.Replicas > 0 {
+		args = append(args, "--replicas", strconv.Itoa(o.Replicas))
+	}
+	if o.Sync {
+		args = append(args, "--sync")
 	}
 	for _, kv := range o.Settings {
 		args = append(args, "--set", kv)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -183,4 +184,36 @@ func dialFor(t engine.Target) engine.DialFunc {
 		return netconn.DialRaw
 	}
 	return netconn.Dial
+}
+
+// Replicas reads pg_stat_replication (engine.ReplicationReader): each WAL
+// sender's replica, how far its replay is behind, its last lags.
+func (Engine) Replicas(ctx context.Context, c engine.Conn) ([]engine.ReplicaState, int64, error) {
+	rows, err := c.Query(ctx, `SELECT application_name, sync_state,
+		coalesce(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn), 0)::bigint,
+		coalesce(extract(epoch FROM write_lag) * 1e6, 0)::bigint, coalesce(extract(epoch FROM flush_lag) * 1e6, 0)::bigint,
+		coalesce(extract(epoch FROM replay_lag) * 1e6, 0)::bigint
+		FROM pg_stat_replication ORDER BY application_name`)
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading pg_stat_replication: %w", err)
+	}
+	lsn, err := c.Query(ctx, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint")
+	if err != nil || len(lsn) != 1 {
+		return nil, 0, fmt.Errorf("reading the WAL position: %v", err)
+	}
+	pos, _ := strconv.ParseInt(lsn[0][0], 10, 64)
+	var out []engine.ReplicaState
+	for _, r := range rows {
+		var n [4]int64
+		for i := range n {
+			n[i], _ = strconv.ParseInt(r[2+i], 10, 64)
+		}
+		out = append(out, engine.ReplicaState{Name: r[0], SyncState: r[1], LagBytes: n[0],
+			WriteLag: time.Duration(n[1]) * time.Microsecond, FlushLag: time.Duration(n[2]) * time.Microsecond, ReplayLag: time.Duration(n[3]) * time.Microsecond})
+	}
+	return out, pos, nil
+}
+
+func (Engine) ReplicationSource() string {
+	return "pg_stat_replication on the primary (replay LSN behind pg_current_wal_lsn(); write, flush and replay lag)"
 }
