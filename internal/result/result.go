@@ -62,7 +62,7 @@ type Result struct {
 	// Replication is the primary's view of its replicas over the run,
 	// sampled; nil: no replica (or a server that does not report them).
 	Replication *Replication `json:"replication,omitempty"`
-	Intervals []Interval `json:"intervals"`
+	Intervals   []Interval   `json:"intervals"`
 	// Parts time the parts of an event (connect workload: connect, first
 	// query, ...) in milliseconds.
 	Parts map[string]PartLatency `json:"parts,omitempty"`
