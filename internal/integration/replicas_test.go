@@ -103,3 +103,53 @@ func TestReplicatedPostgresSandbox(t *testing.T) {
 		t.Errorf("after sandbox down, servers still run under %s: %+v %v", dir, procs, err)
 	}
 }
+
+// TestReplicatedMariaDBSandbox starts a two-node MariaDB sandbox (GTID
+// replication, semi-synchronous): the data prepare writes on the primary
+// is read on the replica, which refuses the benchmark account's writes;
+// sandbox down leaves no server process behind.
+func TestReplicatedMariaDBSandbox(t *testing.T) {
+	if len(servers(t)) == 0 {
+		return
+	}
+	dir := filepath.Join(fx.dir, "replicated-mariadb")
+	info, err := sandbox.Up(t.Context(), sandbox.Options{Engine: "mariadb", Dir: dir, Replicas: 1, Sync: true, BufferPool: "64M"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := false
+	t.Cleanup(func() {
+		if !down {
+			_ = sandbox.Down(dir)
+		}
+	})
+	mustRun(t, "prepare", "oltp_write_only", "--sandbox", dir, "--tables", "1", "--table-size", "500")
+	tg, err := engine.ParseTarget(info.Members[0].DSN, engine.TLSOptions{Mode: engine.TLSDisable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tg.Engine.Connect(t.Context(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var rows [][]string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if rows, err = c.Query(t.Context(), "SELECT count(*) FROM sbtest1"); err == nil && rows[0][0] == "500" {
+			break
+		}
+	}
+	if err != nil || rows[0][0] != "500" {
+		t.Fatalf("the replica holds %v rows of sbtest1 (%v), want 500", rows, err)
+	}
+	if err := c.Exec(t.Context(), "DELETE FROM sbtest1 WHERE id = 1"); err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("the replica took the benchmark account's write: %v", err)
+	}
+	if err := sandbox.Down(dir); err != nil {
+		t.Fatal(err)
+	}
+	down = true
+	if procs, err := sandbox.ServersUnder(dir); err != nil || len(procs) != 0 {
+		t.Errorf("after sandbox down, servers still run under %s: %+v %v", dir, procs, err)
+	}
+}

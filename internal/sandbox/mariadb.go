@@ -83,7 +83,7 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 	// without a password; the file (it holds both passwords) is removed
 	// once the server is up, and restarts run without it.
 	initFile := filepath.Join(run, "init.sql")
-	if err := writeSecret(initFile, mariadbAccounts(pw, o.ClientCert), u); err != nil {
+	if err := writeSecret(initFile, mariadbAccounts(pw, o.ClientCert, o.Replicas > 0), u); err != nil {
 		return nil, err
 	}
 	defer os.Remove(initFile)
@@ -103,6 +103,7 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 		return nil, err
 	}
 	return &Info{
+		ReplPassword:  pw.repl,
 		Start:         argv,
 		StartLog:      startLog,
 		DataDir:       data,
@@ -168,13 +169,13 @@ func mariadbConfigure(o Options, data, sock, logPath string, port int, u *user.U
 		"max_connections=500",
 		"skip-name-resolve",
 		"performance_schema=OFF",
-		"skip-log-bin",
 		"max_prepared_stmt_count=100000",
 		"secure_file_priv=" + files,
 	}
 	if u != nil {
 		cnf = append(cnf, "user="+u.Username)
 	}
+	cnf = append(cnf, mariadbReplicationConf(o)...)
 	cnf = append(cnf, mariadbTLSConf(o, tls)...)
 	if o.tde() {
 		tde, err := mariadbTDE(o, u)
@@ -196,7 +197,7 @@ func mariadbConfigure(o Options, data, sock, logPath string, port int, u *user.U
 // PROCESS (to read every session's TLS state and InnoDB's encryption
 // tables), never FILE or SUPER. One statement per line, as the server
 // reads an init file.
-func mariadbAccounts(pw passwords, clientCert bool) string {
+func mariadbAccounts(pw passwords, clientCert, replicas bool) string {
 	require := ""
 	if clientCert {
 		// Mutual TLS: no benchmark session without a client certificate
@@ -214,6 +215,11 @@ func mariadbAccounts(pw passwords, clientCert bool) string {
 			fmt.Sprintf("CREATE USER 'sbtest'@'%s' IDENTIFIED BY '%s'%s;", host, pw.bench, require),
 			fmt.Sprintf("GRANT ALL ON sbtest.* TO 'sbtest'@'%s';", host),
 			fmt.Sprintf("GRANT PROCESS ON *.* TO 'sbtest'@'%s';", host))
+	}
+	if replicas {
+		// The replicas' account: replication only, from loopback.
+		sql = append(sql, "CREATE USER 'replicator'@'127.0.0.1' IDENTIFIED BY '"+pw.repl+"';",
+			"GRANT REPLICATION SLAVE ON *.* TO 'replicator'@'127.0.0.1';")
 	}
 	return strings.Join(sql, "\n") + "\n"
 }

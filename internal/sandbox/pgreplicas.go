@@ -27,6 +27,8 @@ func pgReplicationHBA(o Options) string {
 	return "host replication replicator 127.0.0.1/32 scram-sha-256\n"
 }
 
+func (postgresProvider) clusterDSN(info *Info) string { return multiHostDSN(info) }
+
 // addReplicas makes each replica a streaming standby of the primary: a
 // base backup through a replication slot of its own (pg_basebackup -C
 // -S), its own port and socket, primary_conninfo over TCP (verify-full

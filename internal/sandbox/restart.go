@@ -122,7 +122,8 @@ func restartMember(ctx context.Context, info *Info, u *user.User, r restarter, o
 		return nil, err
 	}
 	m.PID = pid
-	if err := waitReady(ctx, exited, m.StartLog, func(c context.Context) error { return r.ready(c, &Info{AdminDSN: m.AdminDSN}) }); err != nil {
+	admin := &Info{AdminDSN: m.AdminDSN, Socket: m.Socket, AdminPassword: info.AdminPassword}
+	if err := waitReady(ctx, exited, m.StartLog, func(c context.Context) error { return r.ready(c, admin) }); err != nil {
 		_ = stop(pid, 10*time.Second)
 		return nil, fmt.Errorf("restarting %s of the sandbox in %s: %w", m.Name, info.Dir, err)
 	}

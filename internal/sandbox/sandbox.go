@@ -211,8 +211,6 @@ func (o *Options) validate() error {
 		return errs.Usage("--replicas %d: give 0 (a single server) to 8", o.Replicas)
 	case o.Sync && o.Replicas == 0:
 		return errs.Usage("--sync makes a replica synchronous: give --replicas N too")
-	case o.replTLS() && o.Replicas == 0:
-		return errs.Usage("--variant tls-repl encrypts the replication links: give --replicas N too")
 	}
 	if o.ServerCPUs != "" {
 		if _, err := exec.LookPath("taskset"); err != nil {
@@ -303,6 +301,9 @@ type Member struct {
 // replicator is a provider that can start replicas of its primary.
 type replicator interface {
 	addReplicas(ctx context.Context, o Options, primary *Info, u *user.User, tls certs.Files) ([]Member, error)
+	// clusterDSN names the primary and its replicas in one DSN, where the
+	// engine's client takes several hosts ("" where it does not).
+	clusterDSN(info *Info) string
 }
 
 const stateFile = "sandbox.json"
@@ -362,6 +363,11 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 	if _, ok := p.(replicator); o.Replicas > 0 && !ok {
 		return nil, errs.Usage("--replicas: encbench does not start %s replicas yet", o.Engine)
 	}
+	if o.replTLS() && o.Replicas == 0 {
+		// Checked here, not in Check: a suite asks Check about a variant
+		// before it knows the target's topology.
+		return nil, errs.Usage("--variant tls-repl encrypts the replication links: give --replicas N too (a suite target: replicas: N)")
+	}
 	abs, err := filepath.Abs(o.Dir)
 	if err != nil {
 		return nil, errs.Usage("bad --dir %q: %w", o.Dir, err)
@@ -417,7 +423,7 @@ func Up(ctx context.Context, o Options) (*Info, error) {
 			return nil, err
 		}
 		info.Members = members
-		info.ClusterDSN = clusterDSN(info)
+		info.ClusterDSN = p.(replicator).clusterDSN(info)
 	}
 	if o.tls() {
 		info.CA, info.ClientCert, info.ClientKey = files.CA, files.ClientCert, files.ClientKey
@@ -489,10 +495,10 @@ func withQuery(dsn string, q url.Values) string {
 	return dsn + sep + q.Encode()
 }
 
-// clusterDSN is the primary's DSN with every replica's address after its
-// own: a multi-host DSN, tried in order (PostgreSQL's
+// multiHostDSN is the primary's DSN with every replica's address after
+// its own: a multi-host DSN, tried in order (PostgreSQL's
 // target_session_attrs chooses among them).
-func clusterDSN(info *Info) string {
+func multiHostDSN(info *Info) string {
 	u, err := url.Parse(info.DSN)
 	if err != nil {
 		return ""
