@@ -60,11 +60,14 @@ func (s *replSampler) run(rr engine.ReplicationReader, c engine.Conn) {
 			return
 		case <-tick.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), replicationEvery)
+		// A read cut short would leave its reply on the connection, out of
+		// step with the next: the bound is generous, and the first error
+		// ends the sampling (the result keeps what was read).
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		states, pos, err := rr.Replicas(ctx, c)
 		cancel()
 		if err != nil {
-			continue
+			return
 		}
 		s.add(states, pos)
 	}

@@ -198,12 +198,15 @@ func (Engine) Replicas(ctx context.Context, c engine.Conn) ([]engine.ReplicaStat
 		return nil, 0, fmt.Errorf("reading pg_stat_replication: %w", err)
 	}
 	lsn, err := c.Query(ctx, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint")
-	if err != nil || len(lsn) != 1 {
+	if err != nil || len(lsn) != 1 || len(lsn[0]) != 1 {
 		return nil, 0, fmt.Errorf("reading the WAL position: %v", err)
 	}
 	pos, _ := strconv.ParseInt(lsn[0][0], 10, 64)
 	var out []engine.ReplicaState
 	for _, r := range rows {
+		if len(r) != 6 {
+			return nil, 0, fmt.Errorf("pg_stat_replication gave a row of %d columns, not 6", len(r))
+		}
 		var n [4]int64
 		for i := range n {
 			n[i], _ = strconv.ParseInt(r[2+i], 10, 64)
