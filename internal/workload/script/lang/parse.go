@@ -455,7 +455,7 @@ func classify(sql string) QueryKind {
 
 // resolveIfs matches \if, \elif, \else and \endif and sets their jumps.
 func (s *scanner) resolveIfs() error {
-	type frame struct{ last, branches []int }
+	type frame struct{ last []int }
 	var stack []*frame
 	for k := range s.cmds {
 		c := &s.cmds[k]
