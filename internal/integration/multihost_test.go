@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"net/url"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ func TestMultiHostPostgresDSN(t *testing.T) {
 			continue
 		}
 		data := []string{"--sandbox", s.info.Dir, "--tables", "1", "--table-size", "100"}
-		t.Cleanup(func() { encbench(t.Context(), append([]string{"cleanup", "oltp_point_select"}, data...)...) })
+		t.Cleanup(func() { encbench(context.Background(), append([]string{"cleanup", "oltp_point_select"}, data...)...) })
 		mustRun(t, append([]string{"prepare", "oltp_point_select", "--force"}, data...)...)
 		u, err := url.Parse(s.info.DSN)
 		if err != nil {

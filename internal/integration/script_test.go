@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +30,7 @@ UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;
 	for _, s := range servers(t) {
 		t.Run(s.name, func(t *testing.T) {
 			data := []string{"--sandbox", s.info.Dir}
-			t.Cleanup(func() { encbench(t.Context(), append([]string{"cleanup", "pgbench"}, data...)...) })
+			t.Cleanup(func() { encbench(context.Background(), append([]string{"cleanup", "pgbench"}, data...)...) })
 			mustRun(t, append([]string{"prepare", "pgbench", "--scale", "1"}, data...)...)
 			if n := s.scalar(t, "SELECT count(*) FROM pgbench_accounts"); n != 100000 {
 				t.Fatalf("pgbench_accounts has %d rows, want 100,000 (scale 1)", n)
@@ -112,7 +113,7 @@ func TestR4ScriptsSendTheBuiltInMix(t *testing.T) {
 	for _, s := range servers(t) {
 		t.Run(s.name, func(t *testing.T) {
 			data := []string{"--sandbox", s.info.Dir, "--tables", "1", "--table-size", "2000"}
-			t.Cleanup(func() { encbench(t.Context(), append([]string{"cleanup", "enc_point_select"}, data...)...) })
+			t.Cleanup(func() { encbench(context.Background(), append([]string{"cleanup", "enc_point_select"}, data...)...) })
 			mustRun(t, append([]string{"prepare", "enc_point_select", "--force"}, data...)...)
 			for script, builtin := range pairs {
 				b := runJSON(t, append([]string{builtin, "--threads", "2", "--time", "1"}, data...)...)

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +20,7 @@ func TestServerSideColumnEncryption(t *testing.T) {
 			keyFile := filepath.Join(t.TempDir(), "srvenc.key")
 			layer := "srvenc:key-file=" + keyFile
 			data := []string{"--sandbox", s.info.Dir, "--tables", "1", "--table-size", "300"}
-			t.Cleanup(func() { encbench(t.Context(), append([]string{"cleanup", "oltp_read_write"}, data...)...) })
+			t.Cleanup(func() { encbench(context.Background(), append([]string{"cleanup", "oltp_read_write"}, data...)...) })
 			mustRun(t, append([]string{"prepare", "oltp_read_write", "--variant", layer}, data...)...)
 			key, err := os.ReadFile(keyFile)
 			if err != nil {
