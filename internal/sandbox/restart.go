@@ -56,32 +56,67 @@ func Restart(ctx context.Context, dir string, o RestartOptions) (*Info, error) {
 	if o.Member != "" {
 		return restartMember(ctx, info, u, r, o)
 	}
-	_ = quiet.Thaw(info.PID)
-	if err := halt(info.PID, r.haltSignal(o.Immediate), 60*time.Second); err != nil {
-		return nil, err
-	}
-	select {
-	case <-time.After(o.Down):
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	cmd, logf, err := command(u, info.StartLog, info.Start...)
+	pid, err := restartProcess(ctx, u, r, o, info.PID, info.Start, info.StartLog, info)
 	if err != nil {
-		return nil, err
-	}
-	pid, exited, err := startServer(cmd, logf)
-	if err != nil {
-		return nil, err
-	}
-	info.PID = pid
-	if err := waitReady(ctx, exited, info.StartLog, func(c context.Context) error { return r.ready(c, info) }); err != nil {
-		_ = stop(pid, 10*time.Second)
 		return nil, fmt.Errorf("restarting the %s sandbox in %s: %w", info.Engine, info.Dir, err)
 	}
+	info.PID = pid
 	if err := save(info); err != nil {
 		return nil, err
 	}
 	return info, nil
+}
+
+// restartProcess stops a server, waits o.Down, starts it again with its
+// command line and waits until it accepts its admin connection (admin);
+// it returns the new process's pid.
+func restartProcess(ctx context.Context, u *user.User, r restarter, o RestartOptions, pid int, start []string, log string, admin *Info) (int, error) {
+	_ = quiet.Thaw(pid)
+	if err := halt(pid, r.haltSignal(o.Immediate), 60*time.Second); err != nil {
+		return 0, err
+	}
+	select {
+	case <-time.After(o.Down):
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	cmd, logf, err := command(u, log, start...)
+	if err != nil {
+		return 0, err
+	}
+	pid, exited, err := startServer(cmd, logf)
+	if err != nil {
+		return 0, err
+	}
+	if err := waitReady(ctx, exited, log, func(c context.Context) error { return r.ready(c, admin) }); err != nil {
+		_ = stop(pid, 10*time.Second)
+		return 0, err
+	}
+	return pid, nil
+}
+
+// restartMember restarts one replica on its own data, port and settings;
+// it catches up from the primary once it is back.
+func restartMember(ctx context.Context, info *Info, u *user.User, r restarter, o RestartOptions) (*Info, error) {
+	i := slices.IndexFunc(info.Members, func(m Member) bool { return m.Name == o.Member })
+	if i < 0 {
+		names := []string{"none"}
+		for k, m := range info.Members {
+			if k == 0 {
+				names = names[:0]
+			}
+			names = append(names, m.Name)
+		}
+		return nil, errs.Usage("the sandbox in %s has no replica %q (it has %s)", info.Dir, o.Member, strings.Join(names, ", "))
+	}
+	m := &info.Members[i]
+	admin := &Info{AdminDSN: m.AdminDSN, Socket: m.Socket, AdminPassword: info.AdminPassword}
+	pid, err := restartProcess(ctx, u, r, o, m.PID, m.Start, m.StartLog, admin)
+	if err != nil {
+		return nil, fmt.Errorf("restarting %s of the sandbox in %s: %w", m.Name, info.Dir, err)
+	}
+	m.PID = pid
+	return info, save(info)
 }
 
 // userName is the account a server runs as, "" for the invoking user.
@@ -90,42 +125,4 @@ func userName(u *user.User) string {
 		return ""
 	}
 	return u.Username
-}
-
-// restartMember restarts one replica on its own data, port and settings;
-// it catches up from the primary once it is back.
-func restartMember(ctx context.Context, info *Info, u *user.User, r restarter, o RestartOptions) (*Info, error) {
-	i := slices.IndexFunc(info.Members, func(m Member) bool { return m.Name == o.Member })
-	if i < 0 {
-		var names []string
-		for _, m := range info.Members {
-			names = append(names, m.Name)
-		}
-		return nil, errs.Usage("the sandbox in %s has no replica %q (it has %s)", info.Dir, o.Member, strings.Join(append(names, "none")[:max(1, len(names))], ", "))
-	}
-	m := &info.Members[i]
-	_ = quiet.Thaw(m.PID)
-	if err := halt(m.PID, r.haltSignal(o.Immediate), 60*time.Second); err != nil {
-		return nil, err
-	}
-	select {
-	case <-time.After(o.Down):
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	cmd, logf, err := command(u, m.StartLog, m.Start...)
-	if err != nil {
-		return nil, err
-	}
-	pid, exited, err := startServer(cmd, logf)
-	if err != nil {
-		return nil, err
-	}
-	m.PID = pid
-	admin := &Info{AdminDSN: m.AdminDSN, Socket: m.Socket, AdminPassword: info.AdminPassword}
-	if err := waitReady(ctx, exited, m.StartLog, func(c context.Context) error { return r.ready(c, admin) }); err != nil {
-		_ = stop(pid, 10*time.Second)
-		return nil, fmt.Errorf("restarting %s of the sandbox in %s: %w", m.Name, info.Dir, err)
-	}
-	return info, save(info)
 }

@@ -214,21 +214,13 @@ func (x *Expr) apply(v []Value, e *Env) (Value, error) {
 		return BoolValue(v[0].Kind == v[1].Kind && (v[0].Kind != Bool || v[0].B == v[1].B)), nil
 	case opArith, opCmp:
 		if (v[0].Kind == Double || v[1].Kind == Double) && x.sub != '%' {
-			a, err := toDouble(v[0])
-			if err != nil {
-				return a2(err)
-			}
-			b, err := toDouble(v[1])
+			a, b, err := two(v, toDouble)
 			if err != nil {
 				return a2(err)
 			}
 			return doubleOp(x.sub, a, b), nil
 		}
-		a, err := toInt(v[0])
-		if err != nil {
-			return a2(err)
-		}
-		b, err := toInt(v[1])
+		a, b, err := two(v, toInt)
 		if err != nil {
 			return a2(err)
 		}
@@ -238,11 +230,7 @@ func (x *Expr) apply(v []Value, e *Env) (Value, error) {
 		r, err := checkedArith(x.sub, a, b)
 		return IntValue(r), err
 	case opBit:
-		a, err := toInt(v[0])
-		if err != nil {
-			return a2(err)
-		}
-		b, err := toInt(v[1])
+		a, b, err := two(v, toInt)
 		if err != nil {
 			return a2(err)
 		}
@@ -333,18 +321,10 @@ func callFunc(f byte, v []Value, e *Env) (Value, error) {
 		i, err := toInt(v[0])
 		return IntValue(i), err
 	case fPow:
-		a, err := toDouble(v[0])
-		if err != nil {
-			return a2(err)
-		}
-		b, err := toDouble(v[1])
+		a, b, err := two(v, toDouble)
 		return DoubleValue(math.Pow(a, b)), err
 	case fMod:
-		a, err := toInt(v[0])
-		if err != nil {
-			return a2(err)
-		}
-		b, err := toInt(v[1])
+		a, b, err := two(v, toInt)
 		if err != nil {
 			return a2(err)
 		}
@@ -353,11 +333,7 @@ func callFunc(f byte, v []Value, e *Env) (Value, error) {
 	case fLeast, fGreatest:
 		return extremum(f == fLeast, v)
 	case fHashMurmur2, fHashFNV1a:
-		a, err := toInt(v[0])
-		if err != nil {
-			return a2(err)
-		}
-		s, err := toInt(v[1])
+		a, s, err := two(v, toInt)
 		if err != nil {
 			return a2(err)
 		}
@@ -382,48 +358,41 @@ func callFunc(f byte, v []Value, e *Env) (Value, error) {
 }
 
 func extremum(least bool, v []Value) (Value, error) {
-	double := false
 	for _, x := range v {
-		double = double || x.Kind == Double
-	}
-	if double {
-		best, err := toDouble(v[0])
-		if err != nil {
-			return a2(err)
+		if x.Kind == Double {
+			best, err := pick(least, v, toDouble)
+			return DoubleValue(best), err
 		}
-		for _, x := range v[1:] {
-			d, err := toDouble(x)
-			if err != nil {
-				return a2(err)
-			}
-			if least == (d < best) && d != best {
-				best = d
-			}
-		}
-		return DoubleValue(best), nil
 	}
-	best, err := toInt(v[0])
-	if err != nil {
-		return a2(err)
-	}
+	best, err := pick(least, v, toInt)
+	return IntValue(best), err
+}
+
+// pick is the least or greatest of v, each converted by conv.
+func pick[T int64 | float64](least bool, v []Value, conv func(Value) (T, error)) (T, error) {
+	best, err := conv(v[0])
 	for _, x := range v[1:] {
-		i, err := toInt(x)
 		if err != nil {
-			return a2(err)
+			return best, err
 		}
-		if least == (i < best) && i != best {
-			best = i
+		var n T
+		if n, err = conv(x); err == nil && (least && n < best || !least && n > best) {
+			best = n
 		}
 	}
-	return IntValue(best), nil
+	return best, err
+}
+
+// two converts a binary operator's or function's two arguments.
+func two[T int64 | float64](v []Value, conv func(Value) (T, error)) (a, b T, err error) {
+	if a, err = conv(v[0]); err == nil {
+		b, err = conv(v[1])
+	}
+	return a, b, err
 }
 
 func randomFunc(f byte, v []Value, e *Env) (Value, error) {
-	lb, err := toInt(v[0])
-	if err != nil {
-		return a2(err)
-	}
-	ub, err := toInt(v[1])
+	lb, ub, err := two(v, toInt)
 	if err != nil {
 		return a2(err)
 	}
