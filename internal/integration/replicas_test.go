@@ -77,6 +77,15 @@ func TestReplicatedPostgresSandbox(t *testing.T) {
 	if p := r.Variant.Verified.Layers; len(p) != 1 || p[0].Checked != 2 || p[0].Proven != 2 {
 		t.Errorf("tls-repl proof: %+v", p)
 	}
+	// The same primary named by its DSN, as a user's cluster is: the layer
+	// proves itself and the run samples its replicas all the same.
+	d := runJSON(t, "pgbench", "--dsn", info.DSN, "--layer", "tls-repl", "--time", "1", "--threads", "2")
+	if p := d.Variant.Verified.Layers; len(p) != 1 || p[0].Proven != 2 {
+		t.Errorf("tls-repl proof through the DSN: %+v", p)
+	}
+	if d.Replication == nil || len(d.Replication.Replicas) != 2 || d.Replication.Samples == 0 {
+		t.Errorf("replication through the DSN: %+v", d.Replication)
+	}
 	standby := filepath.Join(t.TempDir(), "standby.sql")
 	if err := os.WriteFile(standby, []byte("SELECT 1 AS r WHERE pg_is_in_recovery() \\gset\n"), 0o644); err != nil {
 		t.Fatal(err)

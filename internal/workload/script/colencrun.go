@@ -89,7 +89,7 @@ func (w *Workload) proveColumns(ctx context.Context, c engine.Conn, t engine.Tar
 		p.Columns = append(p.Columns, workload.ColencColumn{Table: col.table, Column: col.name, Scheme: string(col.ref().Scheme)})
 		if !tables[col.table] {
 			tables[col.table] = true
-			n, err := columnCount(ctx, c, t, col.table)
+			n, err := columnCount(ctx, c, col.table)
 			if err != nil {
 				return nil, err
 			}
@@ -124,20 +124,16 @@ func (w *Workload) proveColumns(ctx context.Context, c engine.Conn, t engine.Tar
 	return p, err
 }
 
-// columnCount is the table's number of columns, from the server's
-// catalogue.
-func columnCount(ctx context.Context, c engine.Conn, t engine.Target, table string) (int, error) {
-	schema := "current_schema()"
-	if t.Engine.Dialect().Name != "pgsql" {
-		schema = "DATABASE()"
+// columnCount is the table's number of columns, as the server describes
+// a statement that reads them all.
+func columnCount(ctx context.Context, c engine.Conn, table string) (int, error) {
+	st, err := c.Prepare(ctx, "SELECT * FROM "+table+" WHERE 1 = 0")
+	if err != nil {
+		return 0, fmt.Errorf("table %s is not there (prepare it first): --encrypt names its columns: %w", table, err)
 	}
-	rows, err := c.Query(ctx, fmt.Sprintf("SELECT count(*) FROM information_schema.columns WHERE table_schema = %s AND lower(table_name) = '%s'", schema, strings.ReplaceAll(table, "'", "''")))
-	if err != nil || len(rows) != 1 {
-		return 0, fmt.Errorf("counting the columns of %s: %v", table, err)
+	d, ok := st.(engine.Described)
+	if !ok || len(d.Columns()) == 0 {
+		return 0, fmt.Errorf("the server did not describe the columns of %s", table)
 	}
-	var n int
-	if _, err := fmt.Sscan(rows[0][0], &n); err != nil || n == 0 {
-		return 0, fmt.Errorf("table %s is not there (prepare it first): --encrypt names its columns", table)
-	}
-	return n, nil
+	return len(d.Columns()), nil
 }

@@ -76,9 +76,9 @@ func (w *Workload) compile(endIsEnd bool) (*scriptSet, error) {
 					}
 				}
 				es = append(es, e)
-				name := s.Name + ":" + itoa(q.At.Line)
+				name := s.Name + ":" + strconv.Itoa(q.At.Line)
 				if len(c.Queries) > 1 {
-					name += "." + itoa(k+1)
+					name += "." + strconv.Itoa(k+1)
 				}
 				qs = append(qs, len(set.parts))
 				set.parts = append(set.parts, workload.Part{Name: name, Label: label(q.Text)})
@@ -167,5 +167,3 @@ func label(sql string) string {
 	}
 	return s
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }

@@ -206,15 +206,15 @@ func loadRange(ctx context.Context, c engine.Conn, newLoader func(string) (*load
 	if err != nil {
 		return err
 	}
+	names := make([]string, len(row(lo)))
+	for k := range names {
+		names[k] = l.cols[k].name
+	}
+	into := "INSERT INTO " + table + " (" + strings.Join(names, ", ") + ") VALUES "
 	var b strings.Builder
 	for start := lo; start <= hi; start += loadBatch {
 		b.Reset()
-		vals := row(start)
-		names := make([]string, len(vals))
-		for k := range vals {
-			names[k] = l.cols[k].name
-		}
-		b.WriteString("INSERT INTO " + table + " (" + strings.Join(names, ", ") + ") VALUES ")
+		b.WriteString(into)
 		for i := start; i <= min(hi, start+loadBatch-1); i++ {
 			if i > start {
 				b.WriteString(", ")

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -101,6 +102,27 @@ type Workload struct {
 	seed int64
 	// enc is --encrypt (nil: no column is encrypted).
 	enc encSpec
+	// compiled are the scripts compiled for PostgreSQL ([1]: END ends a
+	// transaction) and for MySQL/MariaDB ([0]), once each: the workers
+	// share them, read only.
+	compiled [2]compiledSet
+}
+
+type compiledSet struct {
+	once sync.Once
+	set  *scriptSet
+	err  error
+}
+
+// scripts is the script set for a server whose SQL takes END or not,
+// compiled on first use.
+func (w *Workload) scripts(endIsEnd bool) (*scriptSet, error) {
+	c := &w.compiled[0]
+	if endIsEnd {
+		c = &w.compiled[1]
+	}
+	c.once.Do(func() { c.set, c.err = w.compile(endIsEnd) })
+	return c.set, c.err
 }
 
 func (f Family) New(name string, opts workload.Options) (workload.Workload, error) {
@@ -162,8 +184,8 @@ func (f Family) New(name string, opts workload.Options) (workload.Workload, erro
 		w.enc = spec
 	}
 	// Parsed here for the errors (file:line:column, before anything
-	// connects); each worker parses again for the engine's SQL.
-	if _, err := w.compile(true); err != nil {
+	// connects); MySQL's set is compiled when a worker first needs it.
+	if _, err := w.scripts(true); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -234,7 +256,7 @@ func (w *Workload) Schema() string {
 // Capabilities: a part per statement (pgbench -r) and, with several
 // scripts, one per script; a run of statements that only read reads.
 func (w *Workload) Capabilities() workload.Capabilities {
-	set, _ := w.compile(true)
+	set, _ := w.scripts(true)
 	c := workload.Capabilities{Parts: set.parts, ReadOnly: set.readOnly, EncryptOption: "encrypt"}
 	if w.enc != nil {
 		c.ProveColumns = w.proveColumns

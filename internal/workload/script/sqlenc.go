@@ -261,12 +261,9 @@ func analyzeStatement(sql string, spec encSpec) (*statementEnc, error) {
 			case ')':
 				inInsertList = false
 			case 'i':
-				c, ok, err := resolve(t.text)
+				c, _, err := resolve(t.text) // a plaintext column is column{}
 				if err != nil {
 					return nil, err
-				}
-				if !ok {
-					c = column{}
 				}
 				insertCols = append(insertCols, c)
 				insertNames = append(insertNames, t.text)

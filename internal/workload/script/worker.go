@@ -65,7 +65,7 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 	if len(w.sources) == 0 {
 		return nil, errNoScript
 	}
-	set, err := w.compile(env.Dialect.Name == "pgsql")
+	set, err := w.scripts(env.Dialect.Name == "pgsql")
 	if err != nil {
 		return nil, err
 	}
