@@ -61,7 +61,8 @@ func newSandbox() *cobra.Command {
 	up.Flags().StringArrayVar(&o.Settings, "set", nil, "a server setting name=value, after encbench's own (my.cnf for MariaDB, postgresql.conf for PostgreSQL); repeat for more")
 	up.Flags().BoolVar(&o.StatStatements, "stat-statements", false, "load pg_stat_statements so the server counts statements (PostgreSQL)")
 	up.Flags().IntVar(&o.Replicas, "replicas", 0, "start N replicas of the server, each streaming from it (PostgreSQL: a base backup and a replication slot each); the output names each and a multi-host cluster_dsn")
-	up.Flags().BoolVar(&o.Sync, "sync", false, "with --replicas: one replica is synchronous, so every commit waits for it (synchronous_standby_names = '*')")
+	up.Flags().BoolVar(&o.Sync, "sync", false, "with --replicas: every commit waits for a replica (PostgreSQL: synchronous_standby_names = '*', a flush on one replica; MariaDB: semi-synchronous, one replica's receipt)")
+	up.Flags().BoolVar(&o.Sync, "semi-sync", false, "MariaDB's name for --sync: semi-synchronous replication (rpl_semi_sync_master_enabled), each commit waits until a replica has received it (10 s at most, then asynchronous, as the server does)")
 	up.Flags().BoolVar(&autovacuum, "autovacuum", true, "run autovacuum (PostgreSQL); suites turn it off and vacuum and analyze between runs themselves")
 	var downDir string
 	down := &cobra.Command{

@@ -114,15 +114,19 @@ func TestReplicatedPostgresSandbox(t *testing.T) {
 }
 
 // TestReplicatedMariaDBSandbox starts a two-node MariaDB sandbox (GTID
-// replication, semi-synchronous): the data prepare writes on the primary
-// is read on the replica, which refuses the benchmark account's writes;
-// sandbox down leaves no server process behind.
+// replication, semi-synchronous, the replication link under TLS): the
+// data prepare writes on the primary is read on the replica, which
+// refuses the benchmark account's writes; a run through the cluster's
+// host list as a DSN proves tls-repl from the primary's binlog dump
+// session and samples the replica (GTID lag, the semi-synchronous wait);
+// target_session_attrs=standby reaches the replica; sandbox down leaves
+// no server process behind.
 func TestReplicatedMariaDBSandbox(t *testing.T) {
 	if len(servers(t)) == 0 {
 		return
 	}
 	dir := filepath.Join(fx.dir, "replicated-mariadb")
-	info, err := sandbox.Up(t.Context(), sandbox.Options{Engine: "mariadb", Dir: dir, Replicas: 1, Sync: true, BufferPool: "64M"})
+	info, err := sandbox.Up(t.Context(), sandbox.Options{Engine: "mariadb", Dir: dir, Replicas: 1, Sync: true, Variant: "tls-repl", BufferPool: "64M"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,6 +157,30 @@ func TestReplicatedMariaDBSandbox(t *testing.T) {
 	}
 	if err := c.Exec(t.Context(), "DELETE FROM sbtest1 WHERE id = 1"); err == nil || !strings.Contains(err.Error(), "read-only") {
 		t.Errorf("the replica took the benchmark account's write: %v", err)
+	}
+	if strings.Count(info.ClusterDSN, ",") != 1 {
+		t.Fatalf("cluster DSN %s does not name both members", info.ClusterDSN)
+	}
+	d := runJSON(t, "oltp_write_only", "--dsn", info.ClusterDSN, "--layer", "tls-repl", "--time", "2", "--threads", "2", "--tables", "1", "--table-size", "500")
+	if p := d.Variant.Verified.Layers; len(p) != 1 || p[0].Checked != 1 || p[0].Proven != 1 {
+		t.Errorf("tls-repl proof through the DSN: %+v", p)
+	}
+	if rp := d.Replication; rp == nil || !rp.GTID || len(rp.Replicas) != 1 || rp.Replicas[0].Name != "replica1" ||
+		rp.Replicas[0].Sync != "semi-sync" || rp.Writing == 0 || rp.Replicas[0].MeanFlushLagMs <= 0 {
+		t.Errorf("replication through the DSN: %+v", rp)
+	}
+	tg, err = engine.ParseTarget(info.ClusterDSN+"?target_session_attrs=standby", engine.TLSOptions{Mode: engine.TLSDisable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := tg.Engine.Connect(t.Context(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err := sc.Query(t.Context(), "SELECT @@global.read_only, @@global.report_host")
+	sc.Close()
+	if err != nil || ro[0][0] != "1" || ro[0][1] != "replica1" {
+		t.Errorf("target_session_attrs=standby reached %v (%v), want the replica", ro, err)
 	}
 	if err := sandbox.Down(dir); err != nil {
 		t.Fatal(err)

@@ -58,6 +58,12 @@ func Resolve(s spec.Spec, reg *workload.Registry, warn io.Writer) (*Resolved, er
 			return nil, err
 		}
 		dsn, r.Sandbox = info.DSN, info
+		if info.ClusterDSN != "" {
+			// The primary first, then its replicas: sessions reach the
+			// primary while it is up, and the replicas are named for
+			// the engines that read replication state on them.
+			dsn = info.ClusterDSN
+		}
 		// A TDE sandbox's tables are stored encrypted without being asked.
 		r.TDE = r.TDE || info.TDE()
 		if r.Spec.Server.ServerPID == 0 {

@@ -29,29 +29,30 @@ type replSampler struct {
 }
 
 // startReplication starts the sampler when the engine reports replicas
-// and the server has any; nil otherwise (a single server, or a server of
-// the user's whose statistics the benchmark account cannot read).
-func startReplication(ctx context.Context, t engine.Target, admin engine.Conn) *replSampler {
+// and the target has any; nil otherwise (a single server, or a server of
+// the user's whose replication state the benchmark account cannot read).
+func startReplication(ctx context.Context, t engine.Target) *replSampler {
 	rr, ok := t.Engine.(engine.ReplicationReader)
 	if !ok {
 		return nil
 	}
-	if states, _, err := rr.Replicas(ctx, admin); err != nil || len(states) == 0 {
+	w, err := rr.WatchReplicas(ctx, t)
+	if err != nil || w == nil {
 		return nil
 	}
-	c, err := t.Engine.Connect(ctx, t)
-	if err != nil {
+	if states, _, err := w.Read(ctx); err != nil || len(states) == 0 {
+		w.Close()
 		return nil
 	}
 	s := &replSampler{stop: make(chan struct{}), done: make(chan struct{}), flush: map[string]time.Duration{}, replay: map[string]time.Duration{}}
-	s.sum.Source = rr.ReplicationSource()
-	go s.run(rr, c)
+	s.sum.Source, s.sum.GTID = w.Source(), w.GTID()
+	go s.run(w)
 	return s
 }
 
-func (s *replSampler) run(rr engine.ReplicationReader, c engine.Conn) {
+func (s *replSampler) run(w engine.ReplicaWatch) {
 	defer close(s.done)
-	defer c.Close()
+	defer w.Close()
 	tick := time.NewTicker(replicationEvery)
 	defer tick.Stop()
 	for {
@@ -64,7 +65,7 @@ func (s *replSampler) run(rr engine.ReplicationReader, c engine.Conn) {
 		// step with the next: the bound is generous, and the first error
 		// ends the sampling (the result keeps what was read).
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		states, pos, err := rr.Replicas(ctx, c)
+		states, pos, err := w.Read(ctx)
 		cancel()
 		if err != nil {
 			return
@@ -96,6 +97,7 @@ func (s *replSampler) add(states []engine.ReplicaState, pos int64) {
 		r := &s.sum.Replicas[i]
 		r.Sync = st.SyncState
 		r.MaxLagBytes = max(r.MaxLagBytes, st.LagBytes)
+		r.MaxLagTransactions = max(r.MaxLagTransactions, st.LagTransactions)
 		r.MaxFlushLagMs = max(r.MaxFlushLagMs, ms(st.FlushLag))
 		r.MaxReplayLagMs = max(r.MaxReplayLagMs, ms(st.ReplayLag))
 		if writing {

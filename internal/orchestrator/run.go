@@ -245,7 +245,7 @@ func Open(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (l
 			lr.lockSource = lc.LockWaitSource()
 		}
 	}
-	lr.repl = startReplication(ctx, t, lr.admin)
+	lr.repl = startReplication(ctx, t)
 	lr.cfg.CheckSessions = func(sessions []engine.SessionTLS) error {
 		lr.proof = tlsProof(t, sessions)
 		lr.proof.ServerKey = serverKey

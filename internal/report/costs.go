@@ -77,16 +77,23 @@ var costMeasures = []costMeasure{
 	// slowest replica's disk (what a synchronous commit waits for) and to
 	// be applied there, means while the primary wrote, and how far its
 	// replay fell behind.
-	{"flush_lag_ms", 3, replicasMax(func(x result.ReplicaLag) float64 { return x.MeanFlushLagMs })},
-	{"replay_lag_ms", 3, replicasMax(func(x result.ReplicaLag) float64 { return x.MeanReplayLagMs })},
-	{"wal_behind_kb", 1, replicasMax(func(x result.ReplicaLag) float64 { return float64(x.MaxLagBytes) / 1024 })},
+	// MySQL/MariaDB positions are GTIDs: lag in transactions, and the
+	// semi-synchronous commits' wait as the flush lag; no replay time.
+	{"flush_lag_ms", 3, replicasMax(anyPositions, func(x result.ReplicaLag) float64 { return x.MeanFlushLagMs })},
+	{"replay_lag_ms", 3, replicasMax(walPositions, func(x result.ReplicaLag) float64 { return x.MeanReplayLagMs })},
+	{"wal_behind_kb", 1, replicasMax(walPositions, func(x result.ReplicaLag) float64 { return float64(x.MaxLagBytes) / 1024 })},
+	{"txns_behind", 0, replicasMax(gtidPositions, func(x result.ReplicaLag) float64 { return float64(x.MaxLagTransactions) })},
 }
+
+func anyPositions(*result.Replication) bool    { return true }
+func walPositions(r *result.Replication) bool  { return !r.GTID }
+func gtidPositions(r *result.Replication) bool { return r.GTID }
 
 // replicasMax is a replication figure of the replica where it is
 // largest; not measured on a server without replicas.
-func replicasMax(f func(result.ReplicaLag) float64) func(*result.Result) (float64, bool) {
+func replicasMax(read func(*result.Replication) bool, f func(result.ReplicaLag) float64) func(*result.Result) (float64, bool) {
 	return func(r *result.Result) (float64, bool) {
-		if r.Replication == nil || len(r.Replication.Replicas) == 0 {
+		if r.Replication == nil || len(r.Replication.Replicas) == 0 || !read(r.Replication) {
 			return 0, false
 		}
 		v := f(r.Replication.Replicas[0])

@@ -83,6 +83,13 @@ func Summary(w io.Writer, r *result.Result) {
 	if rp := r.Replication; rp != nil {
 		fmt.Fprintf(w, "Replication (%s; %d samples, %d while the primary wrote):\n", rp.Source, rp.Samples, rp.Writing)
 		for _, x := range rp.Replicas {
+			if rp.GTID {
+				// No replay time is read on MySQL/MariaDB; the flush lag is
+				// the semi-synchronous commits' wait for an acknowledgement.
+				fmt.Fprintf(w, "    %s (%s): commit wait for the replica mean %.2f ms (max %.2f), up to %d transactions behind\n",
+					x.Name, x.Sync, x.MeanFlushLagMs, x.MaxFlushLagMs, x.MaxLagTransactions)
+				continue
+			}
 			fmt.Fprintf(w, "    %s (%s): flush lag mean %.2f ms (max %.2f), replay lag mean %.2f ms (max %.2f), up to %d bytes of WAL behind\n",
 				x.Name, x.Sync, x.MeanFlushLagMs, x.MaxFlushLagMs, x.MeanReplayLagMs, x.MaxReplayLagMs, x.MaxLagBytes)
 		}

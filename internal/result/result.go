@@ -395,8 +395,11 @@ type Replication struct {
 	Source string `json:"source"`
 	// Samples were taken; Writing is how many of them saw the primary's
 	// WAL advance since the one before (the means are over those).
-	Samples  int          `json:"samples"`
-	Writing  int          `json:"writing"`
+	Samples int `json:"samples"`
+	Writing int `json:"writing"`
+	// GTID says positions are GTID sequence numbers (MySQL/MariaDB), not
+	// WAL bytes: lag is counted in transactions.
+	GTID     bool         `json:"gtid,omitempty"`
 	Replicas []ReplicaLag `json:"replicas"`
 }
 
@@ -404,13 +407,15 @@ type Replication struct {
 // behind (bytes of WAL) and how long the primary's WAL took to be flushed
 // there (what a synchronous commit waits for) and applied.
 type ReplicaLag struct {
-	Name            string  `json:"name"`
-	Sync            string  `json:"sync"`
-	MaxLagBytes     int64   `json:"max_lag_bytes"`
-	MeanFlushLagMs  float64 `json:"mean_flush_lag_ms"`
-	MaxFlushLagMs   float64 `json:"max_flush_lag_ms"`
-	MeanReplayLagMs float64 `json:"mean_replay_lag_ms"`
-	MaxReplayLagMs  float64 `json:"max_replay_lag_ms"`
+	Name        string `json:"name"`
+	Sync        string `json:"sync"`
+	MaxLagBytes int64  `json:"max_lag_bytes"`
+	// MaxLagTransactions: MySQL/MariaDB, from the GTID positions.
+	MaxLagTransactions int64   `json:"max_lag_transactions,omitempty"`
+	MeanFlushLagMs     float64 `json:"mean_flush_lag_ms"`
+	MaxFlushLagMs      float64 `json:"max_flush_lag_ms"`
+	MeanReplayLagMs    float64 `json:"mean_replay_lag_ms"`
+	MaxReplayLagMs     float64 `json:"max_replay_lag_ms"`
 }
 
 // ServerIO is the server's I/O over the measured window: its processes'

@@ -83,7 +83,7 @@ func (p mariadbProvider) Up(ctx context.Context, o Options, port int, u *user.Us
 	// without a password; the file (it holds both passwords) is removed
 	// once the server is up, and restarts run without it.
 	initFile := filepath.Join(run, "init.sql")
-	if err := writeSecret(initFile, mariadbAccounts(pw, o.ClientCert, o.Replicas > 0), u); err != nil {
+	if err := writeSecret(initFile, mariadbAccounts(pw, o.ClientCert, o.Replicas > 0, o.replTLS()), u); err != nil {
 		return nil, err
 	}
 	defer os.Remove(initFile)
@@ -168,12 +168,14 @@ func mariadbConfigure(o Options, data, sock, logPath string, port int, u *user.U
 		"innodb_log_file_size=256M",
 		"max_connections=500",
 		"skip-name-resolve",
-		"performance_schema=OFF",
 		"max_prepared_stmt_count=100000",
 		"secure_file_priv=" + files,
 	}
 	if u != nil {
 		cnf = append(cnf, "user="+u.Username)
+	}
+	if o.Replicas == 0 {
+		cnf = append(cnf, "performance_schema=OFF")
 	}
 	cnf = append(cnf, mariadbReplicationConf(o)...)
 	cnf = append(cnf, mariadbTLSConf(o, tls)...)
@@ -197,7 +199,7 @@ func mariadbConfigure(o Options, data, sock, logPath string, port int, u *user.U
 // PROCESS (to read every session's TLS state and InnoDB's encryption
 // tables), never FILE or SUPER. One statement per line, as the server
 // reads an init file.
-func mariadbAccounts(pw passwords, clientCert, replicas bool) string {
+func mariadbAccounts(pw passwords, clientCert, replicas, replTLS bool) string {
 	require := ""
 	if clientCert {
 		// Mutual TLS: no benchmark session without a client certificate
@@ -215,10 +217,20 @@ func mariadbAccounts(pw passwords, clientCert, replicas bool) string {
 			fmt.Sprintf("CREATE USER 'sbtest'@'%s' IDENTIFIED BY '%s'%s;", host, pw.bench, require),
 			fmt.Sprintf("GRANT ALL ON sbtest.* TO 'sbtest'@'%s';", host),
 			fmt.Sprintf("GRANT PROCESS ON *.* TO 'sbtest'@'%s';", host))
+		if replicas {
+			// tls-repl's proof reads the replication sessions' TLS there.
+			sql = append(sql, fmt.Sprintf("GRANT SELECT ON performance_schema.* TO 'sbtest'@'%s';", host))
+		}
 	}
 	if replicas {
 		// The replicas' account: replication only, from loopback.
-		sql = append(sql, "CREATE USER 'replicator'@'127.0.0.1' IDENTIFIED BY '"+pw.repl+"';",
+		requireTLS := ""
+		if replTLS {
+			// No replication session without TLS: the primary refuses the
+			// replicas' account in plaintext.
+			requireTLS = " REQUIRE SSL"
+		}
+		sql = append(sql, "CREATE USER 'replicator'@'127.0.0.1' IDENTIFIED BY '"+pw.repl+"'"+requireTLS+";",
 			"GRANT REPLICATION SLAVE ON *.* TO 'replicator'@'127.0.0.1';")
 	}
 	return strings.Join(sql, "\n") + "\n"
@@ -257,8 +269,13 @@ func (mariadbProvider) ready(ctx context.Context, info *Info) error {
 
 // mariadbTLSConf turns TLS on and requires it of every TCP client.
 func mariadbTLSConf(o Options, f certs.Files) []string {
-	if !o.tls() {
+	if !o.tls() && !o.replTLS() {
 		return nil
+	}
+	if !o.tls() {
+		// TLS for the replicas' connections only (their account requires
+		// it); clients may still connect without.
+		return []string{"ssl_cert=" + f.ServerCert, "ssl_key=" + f.ServerKey, "ssl_ca=" + f.CA}
 	}
 	conf := []string{"ssl_cert=" + f.ServerCert, "ssl_key=" + f.ServerKey, "ssl_ca=" + f.CA}
 	if !o.TLSOptional {

@@ -24,14 +24,23 @@ func mariadbReplicationConf(o Options) []string {
 	}
 	conf := []string{"log-bin=mariadb-bin", "server_id=1", "binlog_format=ROW", "gtid_strict_mode=ON"}
 	if o.Sync {
-		conf = append(conf, "rpl_semi_sync_master_enabled=ON", "rpl_semi_sync_master_timeout=10000")
+		// Enabled once the replicas have attached (semiSyncOn): the
+		// sandbox's own set-up would otherwise wait out the timeout and
+		// leave the primary asynchronous until a replica caught up.
+		conf = append(conf, "rpl_semi_sync_master_timeout=10000")
 	}
+	// The replication sessions' TLS is read from
+	// performance_schema.status_by_thread (tls-repl's proof), so a
+	// replicated primary has the performance schema on, with tls-repl or
+	// without it (both sides of the comparison pay the same), and every
+	// instrument off: only the threads' status is kept.
+	conf = append(conf, "performance_schema=ON", "performance_schema_instrument='%=OFF'")
 	return conf
 }
 
-// clusterDSN: go-sql-driver takes one host, and encbench does not yet
-// choose among a MariaDB cluster's members; each replica has its DSN.
-func (mariadbProvider) clusterDSN(*Info) string { return "" }
+// clusterDSN: the primary's address, then each replica's, tried in order
+// (the MySQL engine's host lists, with target_session_attrs).
+func (mariadbProvider) clusterDSN(info *Info) string { return multiHostDSN(info) }
 
 // addReplicas starts each replica as a server of its own (its data
 // directory initialised, the same accounts), then has it replicate from
@@ -56,7 +65,29 @@ func (p mariadbProvider) addReplicas(ctx context.Context, o Options, primary *In
 		}
 		members = append(members, m)
 	}
+	if o.Sync {
+		if err := semiSyncOn(ctx, o, primary); err != nil {
+			stopStarted()
+			return nil, err
+		}
+	}
 	return members, nil
+}
+
+// semiSyncOn makes the primary semi-synchronous now and at every restart,
+// and checks that it is (Rpl_semi_sync_master_status).
+func semiSyncOn(ctx context.Context, o Options, primary *Info) error {
+	if _, err := mariadbQuery(ctx, primary, "SET GLOBAL rpl_semi_sync_master_enabled = ON"); err != nil {
+		return fmt.Errorf("turning semi-synchronous replication on: %w", err)
+	}
+	if err := appendFile(filepath.Join(o.Dir, "my.cnf"), "\n# encbench: semi-synchronous once the replicas attached\n[mysqld]\nrpl_semi_sync_master_enabled=ON\n"); err != nil {
+		return err
+	}
+	v, err := mariadbQuery(ctx, primary, "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'RPL_SEMI_SYNC_MASTER_STATUS'")
+	if err != nil || v != "ON" {
+		return fmt.Errorf("the primary is not semi-synchronous after enabling it (Rpl_semi_sync_master_status %q, %v)", v, err)
+	}
+	return nil
 }
 
 func (p mariadbProvider) startReplica(ctx context.Context, o Options, primary *Info, i int, pos string, u *user.User, tls certs.Files) (Member, error) {
@@ -84,7 +115,8 @@ func (p mariadbProvider) startReplica(ctx context.Context, o Options, primary *I
 	if err != nil {
 		return Member{}, err
 	}
-	extra := []string{fmt.Sprintf("server_id=%d", 1+i), "read_only=ON", "relay_log=" + filepath.Join(data, "relay-bin")}
+	// report_host names the replica where encbench reports its lag.
+	extra := []string{fmt.Sprintf("server_id=%d", 1+i), "read_only=ON", "relay_log=" + filepath.Join(data, "relay-bin"), "report_host=" + name}
 	if o.Sync {
 		extra = append(extra, "rpl_semi_sync_slave_enabled=ON")
 	}
@@ -100,7 +132,7 @@ func (p mariadbProvider) startReplica(ctx context.Context, o Options, primary *I
 	}
 	initFile := filepath.Join(run, "init.sql")
 	pw := passwords{admin: primary.AdminPassword, bench: primary.Password}
-	if err := writeSecret(initFile, mariadbAccounts(pw, o.ClientCert, false), u); err != nil {
+	if err := writeSecret(initFile, mariadbAccounts(pw, o.ClientCert, false, false), u); err != nil {
 		return Member{}, err
 	}
 	defer os.Remove(initFile)
@@ -124,6 +156,13 @@ func (p mariadbProvider) startReplica(ctx context.Context, o Options, primary *I
 	}
 	change := fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='replicator', MASTER_PASSWORD='%s', MASTER_USE_GTID=slave_pos",
 		primary.Port, primary.ReplPassword)
+	if o.replTLS() {
+		// The replica verifies the primary's certificate against the
+		// sandbox's CA and its name (the certificate holds 127.0.0.1).
+		change += fmt.Sprintf(", MASTER_SSL=1, MASTER_SSL_CA='%s', MASTER_SSL_VERIFY_SERVER_CERT=1", tls.CA)
+	} else {
+		change += ", MASTER_SSL=0"
+	}
 	for _, q := range []string{"SET GLOBAL gtid_slave_pos = '" + pos + "'", change, "START SLAVE"} {
 		if _, err := mariadbQuery(ctx, admin, q); err != nil {
 			return fail(fmt.Errorf("%s: %w", strings.SplitN(q, " MASTER_PASSWORD", 2)[0], err))
@@ -131,6 +170,11 @@ func (p mariadbProvider) startReplica(ctx context.Context, o Options, primary *I
 	}
 	if err := waitReplicating(ctx, admin); err != nil {
 		return fail(err)
+	}
+	if o.replTLS() {
+		if err := checkReplicaTLS(ctx, admin); err != nil {
+			return fail(err)
+		}
 	}
 	return Member{Name: name, Dir: ro.Dir, DataDir: data, Socket: sock, Port: port, PID: pid, Start: argv, StartLog: startLog,
 		AdminDSN: fmt.Sprintf("mysql://root:%s@localhost/?socket=%s", primary.AdminPassword, sock),
@@ -150,6 +194,53 @@ func waitReplicating(ctx context.Context, admin *Info) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return fmt.Errorf("the replica did not start replicating within 30 s (Slave_running %q; see its log)", last)
+}
+
+// checkReplicaTLS reads the replica's own status: its link to the primary
+// must be TLS with the primary's certificate verified.
+func checkReplicaTLS(ctx context.Context, admin *Info) error {
+	for _, f := range []string{"Master_SSL_Allowed", "Master_SSL_Verify_Server_Cert"} {
+		v, err := mariadbStatusField(ctx, admin, "SHOW SLAVE STATUS", f)
+		if err != nil {
+			return err
+		}
+		if v != "Yes" {
+			return fmt.Errorf("the replica's %s is %q, not Yes", f, v)
+		}
+	}
+	return nil
+}
+
+// mariadbStatusField reads one column of a SHOW statement's first row.
+func mariadbStatusField(ctx context.Context, admin *Info, show, field string) (string, error) {
+	connector, err := adminConnector(admin)
+	if err != nil {
+		return "", err
+	}
+	dc, err := connector.Connect(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer dc.Close()
+	rows, err := dc.(driver.QueryerContext).QueryContext(ctx, show, nil)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", show, err)
+	}
+	defer rows.Close()
+	cols := rows.Columns()
+	dest := make([]driver.Value, len(cols))
+	if rows.Next(dest) != nil {
+		return "", fmt.Errorf("%s gave no row", show)
+	}
+	for i, c := range cols {
+		if c == field {
+			if b, ok := dest[i].([]byte); ok {
+				return string(b), nil
+			}
+			return fmt.Sprint(dest[i]), nil
+		}
+	}
+	return "", fmt.Errorf("%s has no column %s", show, field)
 }
 
 // mariadbQuery runs one statement as the server's root and returns the

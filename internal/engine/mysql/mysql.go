@@ -65,7 +65,7 @@ func (Engine) Validate(u *url.URL, tls engine.TLSOptions) error {
 	if v := u.Query().Get("tls"); v != "" {
 		return errs.Usage("DSN sets tls=%s: drop it from the DSN and use --tls", v)
 	}
-	return nil
+	return checkHosts(u)
 }
 
 func config(t engine.Target) (*gomysql.Config, error) {
@@ -103,26 +103,17 @@ func config(t engine.Target) (*gomysql.Config, error) {
 }
 
 func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error) {
-	cfg, err := config(t)
-	if err != nil {
-		return nil, err
-	}
-	connector, err := gomysql.NewConnector(cfg)
-	if err != nil {
-		return nil, errs.Usage("invalid MySQL DSN %s: %w", t.Redacted(), engine.Scrub(err, t.URL))
-	}
 	ctx, cancel := engine.BoundConnect(ctx)
 	defer cancel()
-	dc, err := connector.Connect(ctx)
+	c, _, err := connectAny(ctx, t)
 	if err != nil {
+		var usage *errs.UsageError
+		if errors.As(err, &usage) {
+			return nil, err
+		}
 		return nil, engine.ConnectFailed(ctx, t, err)
 	}
-	s, err := takeOver(dc)
-	if err != nil {
-		dc.Close()
-		return nil, err
-	}
-	return newConn(dc, s), nil
+	return c, nil
 }
 
 func (Engine) ServerInfo(ctx context.Context, c engine.Conn) (engine.ServerInfo, error) {

@@ -186,9 +186,27 @@ func dialFor(t engine.Target) engine.DialFunc {
 	return netconn.Dial
 }
 
-// Replicas reads pg_stat_replication (engine.ReplicationReader): each WAL
-// sender's replica, how far its replay is behind, its last lags.
-func (Engine) Replicas(ctx context.Context, c engine.Conn) ([]engine.ReplicaState, int64, error) {
+// WatchReplicas (engine.ReplicationReader): the primary reports every
+// replica in pg_stat_replication, so one session of its own reads them.
+func (e Engine) WatchReplicas(ctx context.Context, t engine.Target) (engine.ReplicaWatch, error) {
+	c, err := e.Connect(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return replicaWatch{c}, nil
+}
+
+var _ engine.ReplicationReader = Engine{}
+
+type replicaWatch struct{ c engine.Conn }
+
+func (w replicaWatch) Close() error { return w.c.Close() }
+func (replicaWatch) GTID() bool     { return false }
+
+// Read reads pg_stat_replication: each WAL sender's replica, how far its
+// replay is behind, its last lags.
+func (w replicaWatch) Read(ctx context.Context) ([]engine.ReplicaState, int64, error) {
+	c := w.c
 	rows, err := c.Query(ctx, `SELECT application_name, sync_state,
 		coalesce(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn), 0)::bigint,
 		coalesce(extract(epoch FROM write_lag) * 1e6, 0)::bigint, coalesce(extract(epoch FROM flush_lag) * 1e6, 0)::bigint,
@@ -217,6 +235,6 @@ func (Engine) Replicas(ctx context.Context, c engine.Conn) ([]engine.ReplicaStat
 	return out, pos, nil
 }
 
-func (Engine) ReplicationSource() string {
+func (replicaWatch) Source() string {
 	return "pg_stat_replication on the primary (replay LSN behind pg_current_wal_lsn(); write, flush and replay lag)"
 }

@@ -3,8 +3,12 @@
 // from the clients' connections (layer tls). A replicated sandbox started
 // with it has each replica verify the primary's certificate
 // (primary_conninfo with sslmode=verify-full), and a run proves it from
-// the primary's view of every replication connection. MariaDB's binlog
-// replication is not set up by encbench yet.
+// the primary's view of every replication connection: PostgreSQL's
+// pg_stat_replication joined with pg_stat_ssl, MariaDB's (and MySQL's)
+// performance_schema status of each binlog dump thread. A MariaDB
+// replicated sandbox also checks each replica's own status when it
+// starts (Master_SSL_Allowed, Master_SSL_Verify_Server_Cert) and gives
+// the replicas' account REQUIRE SSL.
 package tlsrepl
 
 import (
@@ -29,7 +33,7 @@ func (Layer) Summary() string {
 func (Layer) Where() layer.Where                 { return layer.InTransit }
 func (Layer) Options() []layer.Option            { return nil }
 func (Layer) Aliases() []layer.Alias             { return nil }
-func (Layer) Engines() []string                  { return []string{"postgres"} }
+func (Layer) Engines() []string                  { return []string{"postgres", "mariadb"} }
 func (Layer) Check(map[string]string) error      { return nil }
 func (Layer) OnServer() bool                     { return true }
 func (Layer) ServerSpec(s layer.Spec) layer.Spec { return s }
@@ -38,9 +42,13 @@ func (Layer) ServerSpec(s layer.Spec) layer.Spec { return s }
 func (Layer) Open(s layer.Spec, engineKind string) (layer.Active, error) {
 	switch engineKind {
 	case "postgres":
-		return active{spec: s, query: pgQuery, source: "pg_stat_replication joined with pg_stat_ssl on the primary"}, nil
+		return active{spec: s, query: pgQuery, source: "pg_stat_replication joined with pg_stat_ssl on the primary",
+			unreadable: "the benchmark account needs pg_read_all_stats"}, nil
+	case "mysql", "mariadb":
+		return active{spec: s, query: mysqlQuery, source: "performance_schema.threads and status_by_thread (Ssl_version, Ssl_cipher) of each binlog dump thread on the primary",
+			unreadable: "the primary needs performance_schema=ON and the benchmark account SELECT on performance_schema and PROCESS"}, nil
 	}
-	return nil, errs.Usage("tls-repl runs on PostgreSQL's streaming replication so far; a %s server's replication links are not set up or proved by encbench yet", engineKind)
+	return nil, errs.Usage("tls-repl runs on PostgreSQL's and MySQL/MariaDB's replication; a %s server's replication links are not set up or proved by encbench", engineKind)
 }
 
 // pgQuery lists each WAL sender's replica and how its connection is
@@ -48,10 +56,23 @@ func (Layer) Open(s layer.Spec, engineKind string) (layer.Active, error) {
 const pgQuery = "SELECT r.application_name, coalesce(s.ssl, false)::text, coalesce(s.version, ''), coalesce(s.cipher, '') " +
 	"FROM pg_stat_replication r LEFT JOIN pg_stat_ssl s ON s.pid = r.pid ORDER BY r.application_name"
 
+// mysqlQuery lists each binlog dump thread (a replica's session on the
+// primary: MariaDB's "Binlog Dump", MySQL's "Binlog Dump GTID") with the
+// TLS version and cipher of its session (” for plaintext).
+const mysqlQuery = "SELECT concat(t.PROCESSLIST_USER, '@', coalesce(t.PROCESSLIST_HOST, ''), '#', t.PROCESSLIST_ID), " +
+	"if(coalesce(c.VARIABLE_VALUE, '') <> '', 'true', 'false'), coalesce(v.VARIABLE_VALUE, ''), coalesce(c.VARIABLE_VALUE, '') " +
+	"FROM performance_schema.threads t " +
+	"LEFT JOIN performance_schema.status_by_thread v ON v.THREAD_ID = t.THREAD_ID AND v.VARIABLE_NAME = 'Ssl_version' " +
+	"LEFT JOIN performance_schema.status_by_thread c ON c.THREAD_ID = t.THREAD_ID AND c.VARIABLE_NAME = 'Ssl_cipher' " +
+	"WHERE t.PROCESSLIST_COMMAND LIKE 'Binlog Dump%' ORDER BY t.PROCESSLIST_ID"
+
 type active struct {
 	spec   layer.Spec
 	query  string
 	source string
+	// unreadable says what reading the proof needs, for a server whose
+	// view the benchmark account cannot read.
+	unreadable string
 }
 
 func (a active) Spec() layer.Spec { return a.spec }
@@ -61,10 +82,10 @@ func (a active) Leakage() string  { return "tls_repl" }
 func (a active) Require(ctx context.Context, env layer.Env) error {
 	rows, err := env.Session.Query(ctx, a.query)
 	if err != nil {
-		return errs.Usage("tls-repl: reading the primary's replication connections: %v (the benchmark account needs pg_read_all_stats)", err)
+		return errs.Usage("tls-repl: reading the primary's replication connections: %v (%s)", oneLine(err), a.unreadable)
 	}
 	if len(rows) == 0 {
-		return errs.Usage("tls-repl: the server has no replica attached (pg_stat_replication is empty): give a primary with replicas (sandbox up --replicas N)")
+		return errs.Usage("tls-repl: the server has no replica attached (%s list none): give a primary with replicas (sandbox up --replicas N)", a.source)
 	}
 	return nil
 }
@@ -95,3 +116,5 @@ func (a active) Prove(ctx context.Context, env layer.Env) (proof.LayerProof, err
 	}
 	return p, nil
 }
+
+func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
