@@ -36,6 +36,14 @@ type TLSProbe struct {
 	// ServerKey is the key of the certificate the server presented
 	// (CertKey's names).
 	ServerKey string
+	// Dials and Handshakes count since Reset, HandshakeTime adds each
+	// handshake's time (from its socket's dial): a host list's connect
+	// may reach several servers before it keeps one.
+	Dials, Handshakes int
+	HandshakeTime     time.Duration
+	// ResumedN and RetriedN count the handshakes since Reset that were
+	// resumed or took a HelloRetryRequest.
+	ResumedN, RetriedN int
 }
 
 // Reset forgets the previous connection's handshake.
@@ -44,6 +52,7 @@ func (p *TLSProbe) Reset() {
 	defer p.mu.Unlock()
 	p.Dialed, p.Handshook, p.Version, p.Cipher, p.Resumed = time.Time{}, time.Time{}, 0, 0, false
 	p.Group, p.Retried, p.ServerKey = 0, false, ""
+	p.Dials, p.Handshakes, p.HandshakeTime, p.ResumedN, p.RetriedN = 0, 0, 0, 0, 0
 }
 
 // Wrap records when dial's connection is up.
@@ -52,6 +61,7 @@ func (p *TLSProbe) Wrap(dial DialFunc) DialFunc {
 		c, err := dial(ctx, network, address)
 		p.mu.Lock()
 		p.Dialed = time.Now()
+		p.Dials++
 		p.mu.Unlock()
 		return c, err
 	}
@@ -63,8 +73,18 @@ func (p *TLSProbe) Observe(cs tls.ConnectionState) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.Handshook = time.Now()
+	if !p.Dialed.IsZero() {
+		p.Handshakes++
+		p.HandshakeTime += p.Handshook.Sub(p.Dialed)
+	}
 	p.Version, p.Cipher, p.Resumed = cs.Version, cs.CipherSuite, cs.DidResume
 	p.Group, p.Retried = cs.CurveID, cs.HelloRetryRequest
+	if cs.DidResume {
+		p.ResumedN++
+	}
+	if cs.HelloRetryRequest {
+		p.RetriedN++
+	}
 	if len(cs.PeerCertificates) > 0 {
 		p.ServerKey = CertKey(cs.PeerCertificates[0])
 	}
@@ -120,6 +140,11 @@ type Handshake struct {
 	Retried bool
 	// ServerKey is the key of the server's certificate (CertKey).
 	ServerKey string
+	// Dials, Handshakes, HandshakeTime, ResumedN and RetriedN are the
+	// totals since Reset.
+	Dials, Handshakes  int
+	HandshakeTime      time.Duration
+	ResumedN, RetriedN int
 }
 
 // Last returns the latest handshake the probe saw.
@@ -127,5 +152,6 @@ func (p *TLSProbe) Last() Handshake {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return Handshake{Dialed: p.Dialed, Handshook: p.Handshook, Version: p.Version, Cipher: p.Cipher, Resumed: p.Resumed,
-		Group: p.Group, Retried: p.Retried, ServerKey: p.ServerKey}
+		Group: p.Group, Retried: p.Retried, ServerKey: p.ServerKey, Dials: p.Dials, Handshakes: p.Handshakes, HandshakeTime: p.HandshakeTime,
+		ResumedN: p.ResumedN, RetriedN: p.RetriedN}
 }

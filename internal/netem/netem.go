@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"runtime"
+	"strings"
 	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
@@ -58,11 +59,13 @@ func (o Options) Check() error {
 // Via names the proxy in results; it follows go.mod's version.
 const Via = "toxiproxy v2.5.0 (github.com/Shopify/toxiproxy/v2, embedded)"
 
-// Link is a running proxy: connect to Addr instead of the server.
+// Link is a running proxy: connect to Addr instead of the server. A host
+// list (a replicated server's members) gets a proxy for each host, with
+// the same toxics, and Addr lists their addresses in the same order.
 type Link struct {
 	Addr    string
 	Options Options
-	proxy   *toxiproxy.Proxy
+	proxies []*toxiproxy.Proxy
 	// procsPrev and procsSet: GOMAXPROCS before and after KeepProcs.
 	procsPrev, procsSet int
 }
@@ -175,18 +178,26 @@ func init() {
 	toxics.Register(cutToxicName, new(cutToxic))
 }
 
-// Start listens on a free loopback port and forwards to upstream
-// (host:port) through the toxics the options ask for.
+// Start listens on a free loopback port for each host of upstream
+// (host:port, or a comma-separated list of them) and forwards to it
+// through the toxics the options ask for.
 func Start(upstream string, o Options) (*Link, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
 	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.New(io.Discard))
-	p := toxiproxy.NewProxy(server, "encbench", "127.0.0.1:0", upstream)
-	if err := p.Start(); err != nil {
-		return nil, fmt.Errorf("starting the network emulation proxy to %s: %w", upstream, err)
+	l := &Link{Options: o}
+	var addrs []string
+	for i, host := range strings.Split(upstream, ",") {
+		p := toxiproxy.NewProxy(server, fmt.Sprintf("encbench%d", i), "127.0.0.1:0", host)
+		if err := p.Start(); err != nil {
+			l.Close()
+			return nil, fmt.Errorf("starting the network emulation proxy to %s: %w", host, err)
+		}
+		l.proxies = append(l.proxies, p)
+		addrs = append(addrs, p.Listen)
 	}
-	l := &Link{Addr: p.Listen, Options: o, proxy: p}
+	l.Addr = strings.Join(addrs, ",")
 	if o.CutAfter > 0 {
 		if err := l.add(cutToxicName, "upstream", cutToxic{AfterMs: o.CutAfter.Milliseconds()}); err != nil {
 			return nil, err
@@ -213,9 +224,11 @@ func (l *Link) add(kind, stream string, attributes any) error {
 	if err != nil {
 		return err
 	}
-	if _, err := l.proxy.Toxics.AddToxicJson(bytes.NewReader(body)); err != nil {
-		l.Close()
-		return fmt.Errorf("adding the %s toxic: %w", kind, err)
+	for _, p := range l.proxies {
+		if _, err := p.Toxics.AddToxicJson(bytes.NewReader(body)); err != nil {
+			l.Close()
+			return fmt.Errorf("adding the %s toxic: %w", kind, err)
+		}
 	}
 	return nil
 }
@@ -252,15 +265,17 @@ func (l *Link) DelayHandshake(d DialFunc) DialFunc {
 
 // Close stops the proxy and every connection through it.
 func (l *Link) Close() {
-	l.proxy.Stop()
+	for _, p := range l.proxies {
+		p.Stop()
+	}
 	if l.procsSet != 0 && runtime.GOMAXPROCS(0) == l.procsSet {
 		runtime.GOMAXPROCS(l.procsPrev)
 	}
 	l.procsSet = 0
 }
 
-// Port is the proxy's port.
+// Port is the (first) proxy's port.
 func (l *Link) Port() string {
-	_, port, _ := net.SplitHostPort(l.Addr)
+	_, port, _ := net.SplitHostPort(l.proxies[0].Listen)
 	return port
 }

@@ -68,6 +68,9 @@ func Resolve(s spec.Spec, reg *workload.Registry, warn io.Writer) (*Resolved, er
 		r.TDE = r.TDE || info.TDE()
 		if r.Spec.Server.ServerPID == 0 {
 			r.Spec.Server.ServerPID = info.PID
+			for _, m := range info.Members {
+				r.Spec.Server.MemberPIDs = append(r.Spec.Server.MemberPIDs, m.PID)
+			}
 		}
 	}
 	if dsn == "" {
@@ -78,6 +81,16 @@ func Resolve(s spec.Spec, reg *workload.Registry, warn io.Writer) (*Resolved, er
 	r.Target, err = engine.ParseTarget(dsn, s.Server.TLS)
 	if err != nil {
 		return nil, err
+	}
+	if a := s.Server.SessionAttrs; a != "" {
+		u := *r.Target.URL
+		q := u.Query()
+		q.Set("target_session_attrs", a)
+		u.RawQuery = q.Encode()
+		if err := r.Target.Engine.Validate(&u, r.Target.TLS); err != nil {
+			return nil, err
+		}
+		r.Target.URL = &u
 	}
 	if err := openLayers(r); err != nil {
 		return nil, err

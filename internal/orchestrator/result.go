@@ -127,7 +127,7 @@ func serverIOOf(o *runner.Outcome) *result.ServerIO {
 // in seconds, per transaction and as shares of the machine.
 func cpuOf(o *runner.Outcome, cfg runner.Config, secs float64) result.CPU {
 	cores := runtime.NumCPU()
-	c := result.CPU{ClientS: round(o.ClientCPU.Seconds(), 3), MachineCores: cores, ServerPID: cfg.ServerPID, ClientCPUs: cfg.CPUs}
+	c := result.CPU{ClientS: round(o.ClientCPU.Seconds(), 3), MachineCores: cores, ServerPID: cfg.ServerPID, MemberPIDs: cfg.MemberPIDs, ClientCPUs: cfg.CPUs}
 	if secs > 0 {
 		c.ClientUtilPct = round(100*o.ClientCPU.Seconds()/secs/float64(cores), 2)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"runtime"
 	"sort"
 	"strconv"
@@ -72,7 +73,7 @@ func runnerConfig(s spec.Spec, t engine.Target, out io.Writer) (runner.Config, e
 			return runner.Config{}, errs.Usage("--server-process: %w", err)
 		}
 	}
-	return runner.Config{Settings: r, Threads: s.Threads, Ignore: ignore, Out: out, ServerPID: pid, CPUs: cpus}, nil
+	return runner.Config{Settings: r, Threads: s.Threads, Ignore: ignore, Out: out, ServerPID: pid, MemberPIDs: s.Server.MemberPIDs, CPUs: cpus}, nil
 }
 
 // Run proves the spec's encryption layers from the server, measures the
@@ -443,7 +444,7 @@ func throughNetwork(t engine.Target, r runset.Settings) (engine.Target, *netem.L
 	if err := o.Check(); err != nil {
 		return t, nil, errs.Usage("%w", err)
 	}
-	if t.URL.Port() == "" || strings.HasPrefix(t.URL.Hostname(), "/") {
+	if !everyHostHasPort(t.URL.Host) {
 		return t, nil, errs.Usage("--net-delay (and every --net-* option) needs a server reached over TCP with its port in the DSN (host:port), not %s", t.Redacted())
 	}
 	link, err := netem.Start(t.URL.Host, o)
@@ -454,11 +455,22 @@ func throughNetwork(t engine.Target, r runset.Settings) (engine.Target, *netem.L
 	u.Host = link.Addr
 	w := t
 	w.URL = &u
-	if w.TLS.ServerName == "" {
+	if w.TLS.ServerName == "" && !strings.Contains(t.URL.Host, ",") {
 		w.TLS.ServerName = t.URL.Hostname()
 	}
 	w.AddDialWrap(func(d engine.DialFunc) engine.DialFunc { return link.DelayHandshake(d) })
 	return w, link, nil
+}
+
+// everyHostHasPort: a proxy needs each host's TCP port (a host list
+// gets a proxy per host).
+func everyHostHasPort(hosts string) bool {
+	for _, h := range strings.Split(hosts, ",") {
+		if _, port, err := net.SplitHostPort(h); err != nil || port == "" || strings.HasPrefix(h, "/") {
+			return false
+		}
+	}
+	return true
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

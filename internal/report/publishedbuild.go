@@ -204,8 +204,10 @@ func (e *explainer) publishedBounds(ref *suite.Reference, target string, order O
 
 // publishedParts judges R2's four pairs of times on the stand-in and its
 // variant, as ratios on / off: measured on loopback, and at the report's
-// round trip through the emulated network where the suite ran one.
-func publishedParts(l *locale.Lang, ref *suite.Reference, a *anatomy, rows []*Row, target string) []Published {
+// round trip through the emulated network where the suite ran one. A
+// part the reference's topology times as the report did is judged on
+// that target instead, when it ran there.
+func publishedParts(l *locale.Lang, ref *suite.Reference, a *anatomy, rows []*Row, standIn string) []Published {
 	var out []Published
 	var reportRTT *float64
 	if env := ref.Environment; env != nil {
@@ -217,12 +219,21 @@ func publishedParts(l *locale.Lang, ref *suite.Reference, a *anatomy, rows []*Ro
 			continue
 		}
 		v := ref.StandIn.Variant
+		target, engine, different := standIn, ref.StandIn.Engine, ref.Different[part]
+		if tp := ref.Topology; tp != nil && topologyRan(a, tp, v) {
+			if why, ok := tp.StillDifferent[part]; ok {
+				different = why
+			}
+			if slices.Contains(tp.Parts, part) {
+				target, engine, different = tp.Target, tp.Target, ""
+			}
+		}
 		off, on := pub["off"], pub["on"]
 		added := on - off
 		p := Published{Report: ref.Report, Figure: l.T("published.figure.part", part, l.F("%.2f", off), l.F("%.2f", on)), Unit: "ratio",
-			Published: on / off, Engine: ref.StandIn.Engine, Variant: v, Threads: 1}
+			Published: on / off, Engine: engine, Variant: v, Threads: 1}
 		p.BaseMs.Report, p.AddedMs.Report = &off, &added
-		ev := Evidence{Published: p.Published, Different: ref.Different[part]}
+		ev := Evidence{Published: p.Published, Different: different}
 		if here := a.at(target, v, part, 0); here != nil {
 			m := here.ratioSpan()
 			p.Measured, ev.Measured = &m, m
@@ -245,6 +256,16 @@ func publishedParts(l *locale.Lang, ref *suite.Reference, a *anatomy, rows []*Ro
 		out = append(out, p)
 	}
 	return out
+}
+
+// topologyRan: every part the topology is to judge was measured there.
+func topologyRan(a *anatomy, tp *suite.Topology, variant string) bool {
+	for _, part := range tp.Parts {
+		if a.at(tp.Target, variant, part, 0) == nil {
+			return false
+		}
+	}
+	return len(tp.Parts) > 0
 }
 
 func diffSpan(c *partCell) *Span {

@@ -158,6 +158,9 @@ func seedSection(dir, name string, l *locale.Lang) SeedSection {
 		if target == "" {
 			sec.StandIn += " " + l.T("published.standin.missing", ref.StandIn.Engine)
 		}
+		if tp := ref.Topology; tp != nil && slices.ContainsFunc(sec.Published, func(p Published) bool { return p.Engine == tp.Target }) {
+			sec.StandIn += " " + l.T("published.topology", strings.Join(tp.Parts, ", "), tp.Target, tp.Why)
+		}
 	}
 	sec.Counts = countPublished(sec.Published)
 	sec.Count = countText(l, sec.Counts)
@@ -213,6 +216,9 @@ func recordedReference(builtin *suite.Reference, d *Data) *suite.Reference {
 			}
 			if r.Different == nil {
 				r.Different = builtin.Different
+			}
+			if r.Topology == nil {
+				r.Topology = builtin.Topology
 			}
 		}
 		ref = &r

@@ -351,7 +351,9 @@ type CPU struct {
 	ServerSPerTxn *float64 `json:"server_s_per_txn"`
 	ClientUtilPct float64  `json:"client_util_pct"`
 	ServerPID     int      `json:"server_pid,omitempty"`
-	MachineCores  int      `json:"machine_cores"`
+	// MemberPIDs are a replicated server's replicas, counted in ServerS.
+	MemberPIDs   []int `json:"member_pids,omitempty"`
+	MachineCores int   `json:"machine_cores"`
 	// MachineUtilPct is the whole machine's busy share over the window.
 	MachineUtilPct *float64 `json:"machine_util_pct"`
 	// ForeignUtilPct is the machine's busy share that was neither encbench

@@ -23,6 +23,11 @@ type resourceMeter struct {
 	// tree reads only the server's processes, found once; nil: the tree
 	// is found on every read.
 	tree *measure.ProcTree
+	// members are a replicated server's other servers (its replicas),
+	// whose processes' CPU and I/O count as the server's: the work the
+	// primary's writes cause there, and a standby's queries.
+	members     []int
+	memberTrees []*measure.ProcTree
 	// disk is the device under the server's data directory (nil: none
 	// found, or no server).
 	disk    *measure.BlockDevice
@@ -75,11 +80,16 @@ type resourceMark struct {
 // sockets traffic counts (nil: none); with findTree it finds the tree's
 // processes once, now (their connections' backends must exist by then),
 // and reads only those.
-func newResourceMeter(pid int, findTree bool, traffic *netconn.Meter, locks func(context.Context) (engine.LockWaits, error)) *resourceMeter {
-	m := &resourceMeter{pid: pid, traffic: traffic, locks: locks}
+func newResourceMeter(pid int, members []int, findTree bool, traffic *netconn.Meter, locks func(context.Context) (engine.LockWaits, error)) *resourceMeter {
+	m := &resourceMeter{pid: pid, members: members, traffic: traffic, locks: locks}
 	if pid > 0 {
 		if findTree {
 			m.tree, _ = measure.NewProcTree(pid)
+			for _, p := range members {
+				if t, err := measure.NewProcTree(p); err == nil {
+					m.memberTrees = append(m.memberTrees, t)
+				}
+			}
 		}
 		m.disk, _ = measure.DiskOf(pid)
 	}
@@ -94,8 +104,18 @@ func (m *resourceMeter) serverCPU() (time.Duration, bool) {
 	var err error
 	if m.tree != nil {
 		v, err = m.tree.CPU()
+		for _, t := range m.memberTrees {
+			if x, e := t.CPU(); e == nil {
+				v += x
+			}
+		}
 	} else {
 		v, err = measure.TreeCPU(m.pid)
+		for _, p := range m.members {
+			if x, e := measure.TreeCPU(p); e == nil {
+				v += x
+			}
+		}
 	}
 	return v, err == nil
 }
@@ -241,5 +261,5 @@ func (m *resourceMeter) fill(o *Outcome) {
 		w := m.lockSum
 		o.LockWaits = &w
 	}
-	*m = resourceMeter{pid: m.pid, tree: m.tree, disk: m.disk, traffic: m.traffic, locks: m.locks}
+	*m = resourceMeter{pid: m.pid, tree: m.tree, members: m.members, memberTrees: m.memberTrees, disk: m.disk, traffic: m.traffic, locks: m.locks}
 }

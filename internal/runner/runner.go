@@ -39,6 +39,9 @@ type Config struct {
 	Out    io.Writer
 	// ServerPID, when > 0, is the server process whose tree's CPU is measured.
 	ServerPID int
+	// MemberPIDs are a replicated server's replicas, whose trees' CPU is
+	// the server's too.
+	MemberPIDs []int
 	// CPUs is Settings.ClientCPUs parsed: worker i's thread is pinned to
 	// CPUs[i % n]; on a small machine where client and server threads land
 	// changes results more than most settings do.
@@ -436,7 +439,7 @@ func (r *run) execute(ctx context.Context) (*Outcome, error) {
 	tick := cmp.Or(max(cfg.ReportInterval, 0), time.Second)
 	measuring := cfg.Warmup <= 0
 	var start time.Time
-	cpu := newResourceMeter(cfg.ServerPID, false, r.traffic, cfg.LockWaits)
+	cpu := newResourceMeter(cfg.ServerPID, cfg.MemberPIDs, false, r.traffic, cfg.LockWaits)
 	var mark resourceMark
 	var procs0 []int
 	startMeasuring := func() {

@@ -160,7 +160,7 @@ func (s *Session) StartTurns() *Turns {
 	r := s.newRun()
 	r.gate = newGate()
 	r.measuring.Store(true)
-	x := &Turns{r: r, g: r.gate, acc: &Outcome{Hist: measure.NewHistogram()}, cpu: newResourceMeter(r.cfg.ServerPID, true, r.traffic, r.cfg.LockWaits)}
+	x := &Turns{r: r, g: r.gate, acc: &Outcome{Hist: measure.NewHistogram()}, cpu: newResourceMeter(r.cfg.ServerPID, r.cfg.MemberPIDs, true, r.traffic, r.cfg.LockWaits)}
 	x.workersDone = r.startWorkers()
 	return x
 }

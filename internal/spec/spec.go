@@ -73,6 +73,12 @@ type Server struct {
 	// (sandboxes: automatic).
 	ServerPID     int
 	ServerProcess string
+	// MemberPIDs are a replicated sandbox's replicas (their CPU is the
+	// server's).
+	MemberPIDs []int
+	// SessionAttrs chooses among a host list's servers (libpq's
+	// target_session_attrs), set on the DSN or the sandbox's cluster DSN.
+	SessionAttrs string
 }
 
 // New returns the spec of a phase of a workload with every default set.
@@ -88,6 +94,7 @@ func Bind(fs *pflag.FlagSet, s *Spec) {
 	fs.SortFlags = false
 	fs.StringVar(&s.Server.DSN, "dsn", "", "server to test: postgres://user:pass@host:port/db, a libpq 'host=... dbname=...' string, mysql://user:pass@host:port/db, user:pass@tcp(host:port)/db, or mongodb://...")
 	fs.StringVar(&s.Server.Sandbox, "sandbox", "", "use the sandbox running in this directory instead of --dsn")
+	fs.StringVar(&s.Server.SessionAttrs, "target-session-attrs", "", "with a host list (a DSN's, or a replicated sandbox's primary and replicas): which server to use, as libpq's target_session_attrs: any, read-write, primary, read-only, standby or prefer-standby (MySQL/MariaDB judge by read_only)")
 	// --variant is expanded into the flags below before they are parsed
 	// (expandVariant); it is bound for help and for scan's check.
 	var variantName string

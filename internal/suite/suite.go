@@ -184,6 +184,15 @@ type Target struct {
 	// from it (one synchronous with Sync): the topology its cells run on.
 	Replicas int  `yaml:"replicas" json:"replicas,omitempty"`
 	Sync     bool `yaml:"sync" json:"sync,omitempty"`
+	// SessionAttrs chooses which member of the target's host list a run
+	// uses (libpq's target_session_attrs: prefer-standby reaches a
+	// replica, as R2's readPreference=secondary did); prepare and the
+	// other phases still go to the first host that answers.
+	SessionAttrs string `yaml:"session_attrs" json:"session_attrs,omitempty"`
+	// Workloads, when set, limits the target to these workload entries
+	// (labels, or names for entries without one): a topology measured
+	// for part of a suite.
+	Workloads []string `yaml:"workloads" json:"workloads,omitempty"`
 }
 
 // Workload is one workload with its options (flag names without dashes).
@@ -225,6 +234,9 @@ func (w Workload) ID() string {
 
 // RunsOn says whether the workload applies to a target.
 func (w Workload) RunsOn(t Target) bool {
+	if len(t.Workloads) > 0 && !slices.Contains(t.Workloads, w.ID()) {
+		return false
+	}
 	if len(w.Engines) == 0 {
 		return true
 	}
@@ -463,6 +475,19 @@ func (s *Suite) checkTargets() error {
 		if t.Replicas < 0 || t.Replicas > 8 || t.Sync && t.Replicas == 0 {
 			return fmt.Errorf("%starget %s: replicas %d, sync %v: give 1 to 8 replicas (sync: one of them synchronous)", s.at(fmt.Sprintf("$.targets[%d]", i)), t.Name, t.Replicas, t.Sync)
 		}
+		switch t.SessionAttrs {
+		case "", "any", "read-write", "primary", "read-only", "standby", "prefer-standby":
+		default:
+			return fmt.Errorf("%starget %s: session_attrs %q: give any, read-write, primary, read-only, standby or prefer-standby", s.at(fmt.Sprintf("$.targets[%d]", i)), t.Name, t.SessionAttrs)
+		}
+		if t.SessionAttrs != "" && t.DSN == "" && t.Replicas == 0 {
+			return fmt.Errorf("%starget %s: session_attrs chooses among a host list's servers: give replicas (a sandbox) or a dsn with several hosts", s.at(fmt.Sprintf("$.targets[%d]", i)), t.Name)
+		}
+		for _, id := range t.Workloads {
+			if !slices.ContainsFunc(s.Workloads, func(w Workload) bool { return w.ID() == id }) {
+				return fmt.Errorf("%starget %s: workloads names %q, which is no workload entry's label or name", s.at(fmt.Sprintf("$.targets[%d]", i)), t.Name, id)
+			}
+		}
 		if t.Generators < 0 || t.Generators > 64 {
 			return fmt.Errorf("target %s: generators %d: give 1 to 64 processes", t.Name, t.Generators)
 		}
@@ -580,6 +605,21 @@ type Reference struct {
 	// Different names the published parts encbench does not time as the
 	// report did, with the reason: part -> why.
 	Different map[string]string `yaml:"different_measurement" json:"different_measurement,omitempty"`
+	// Topology is a target of the suite shaped as the report's system
+	// was (R2's replica set), where some parts time the work the report
+	// timed: those are judged there instead of on the stand-in.
+	Topology *Topology `yaml:"topology" json:"topology,omitempty"`
+}
+
+// Topology names the suite target that stands for the report's
+// topology, the parts judged on it, and the parts that still differ.
+type Topology struct {
+	Target string   `yaml:"target" json:"target"`
+	Parts  []string `yaml:"parts" json:"parts"`
+	Why    string   `yaml:"why" json:"why"`
+	// StillDifferent replaces Different for these parts: why the
+	// topology does not make them the same work either.
+	StillDifferent map[string]string `yaml:"still_different" json:"still_different,omitempty"`
 }
 
 // StandIn is the suite's engine (and variant) that stands for a

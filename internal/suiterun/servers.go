@@ -280,6 +280,9 @@ func (x *servers) baseSpec(cmd spec.Command, ls *liveSetup, name string) (spec.S
 		return spec.Spec{}, err
 	}
 	s := spec.New(cmd, name, fam)
+	if cmd == spec.Run {
+		s.Server.SessionAttrs = ls.target.SessionAttrs
+	}
 	tls, hasTLS := tlslayer.Of(ls.variant.Layers)
 	if ls.Sandbox {
 		s.Server.Sandbox = ls.sandboxDir

@@ -44,8 +44,8 @@ func (Engine) Validate(u *url.URL, _ engine.TLSOptions) error {
 	if u.Host == "" {
 		return errs.Usage("MongoDB URI %s has no host: use mongodb://user:pass@127.0.0.1:27017/db?tls=false", engine.Redact(u))
 	}
-	if strings.Contains(u.Host, ",") {
-		return errs.Usage("MongoDB URI %s lists several hosts: give one (encbench connects directly)", engine.Redact(u))
+	if u.Query().Has("target_session_attrs") {
+		return errs.Usage("target_session_attrs is libpq's choice among hosts; a MongoDB URI says readPreference=secondary (or primary, secondaryPreferred, nearest) and the driver discovers the replica set")
 	}
 	return nil
 }
@@ -71,7 +71,16 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 	if probe == nil {
 		probe = &engine.TLSProbe{}
 	}
-	tc, err := tlsconf.Client(t.TLS, t.URL.Hostname(), probe)
+	// A seed list (or a replicaSet= URI) is a replica set the driver
+	// discovers, verifying each member under its own name; one host
+	// without replicaSet is a direct connection to that server.
+	q := t.URL.Query()
+	discover := strings.Contains(t.URL.Host, ",") || q.Has("replicaSet")
+	serverName := t.URL.Hostname()
+	if discover {
+		serverName = ""
+	}
+	tc, err := tlsconf.Client(t.TLS, serverName, probe)
 	if err != nil {
 		return nil, err
 	}
@@ -81,10 +90,12 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 	// other engines'.
 	t.Probe = probe
 	opts := options.Client().ApplyURI(t.URL.String()).
-		SetDirect(true).
 		SetMaxPoolSize(1).
 		SetServerMonitoringMode(options.ServerMonitoringModePoll).
 		SetDialer(dialer(t.Dial(netconn.Count(nd.DialContext))))
+	if !discover && !q.Has("directConnection") {
+		opts.SetDirect(true)
+	}
 	// A bad address or TLS mismatch fails within 10 s unless the URI says otherwise.
 	if q := t.URL.Query(); !q.Has("serverSelectionTimeoutMS") {
 		opts.SetServerSelectionTimeout(10 * time.Second)

@@ -294,20 +294,23 @@ func (k *worker) Event(c *workload.Counters) error {
 	k.items = [partCount]time.Duration{partConnect: t1.Sub(t0), partFirstQuery: t2.Sub(t1),
 		partConnectFirstQuery: t2.Sub(t0), partReusedQuery: t4.Sub(t3)}
 	c.Parts = k.items[:]
-	if h := k.probe.Last(); k.tls && !h.Handshook.IsZero() && !h.Dialed.IsZero() {
-		k.items[partTLSHandshake] = h.Handshook.Sub(h.Dialed)
-		k.notes["tls_handshakes"]++
-		if h.Resumed {
-			k.notes["tls_resumed"]++
-		}
-		if h.Retried {
-			k.notes["tls_hello_retry"]++
-		}
+	h := k.probe.Last()
+	if h.Dials > 1 {
+		// A host list's connect reached more servers than it kept (a
+		// primary tried before a standby, a host that was down).
+		k.notes["servers_dialled"] += int64(h.Dials)
+		k.notes["connects_over_several_servers"]++
+	}
+	if k.tls && h.Handshakes > 0 {
+		k.items[partTLSHandshake] = h.HandshakeTime
+		k.notes["tls_handshakes"] += int64(h.Handshakes)
+		k.notes["tls_resumed"] += int64(h.ResumedN)
+		k.notes["tls_hello_retry"] += int64(h.RetriedN)
 		if h.Group != 0 {
-			k.notes["tls_group "+h.Group.String()]++
+			k.notes["tls_group "+h.Group.String()] += int64(h.Handshakes)
 		}
-		k.notes["tls_version "+tls.VersionName(h.Version)]++
-		k.notes["tls_cipher "+tls.CipherSuiteName(h.Cipher)]++
+		k.notes["tls_version "+tls.VersionName(h.Version)] += int64(h.Handshakes)
+		k.notes["tls_cipher "+tls.CipherSuiteName(h.Cipher)] += int64(h.Handshakes)
 	}
 	return nil
 }
