@@ -113,7 +113,7 @@ func Bind(fs *pflag.FlagSet, s *Spec) {
 		workload.Mark(fs, workload.Data, "layer")
 	}
 	fs.IntVar(&s.Threads, "threads", 1, "number of threads to use")
-	workload.Mark(fs, workload.Location, "dsn", "sandbox", "variant", "tls", "tls-version", "tls-cipher", "tls-server-key", "tls-client-auth", "tls-ca", "tls-cert", "tls-key")
+	workload.Mark(fs, workload.Location, "dsn", "sandbox", "target-session-attrs", "variant", "tls", "tls-version", "tls-cipher", "tls-server-key", "tls-client-auth", "tls-ca", "tls-cert", "tls-key")
 	workload.Mark(fs, workload.Setting, "threads")
 	switch s.Command {
 	case Prepare:
