@@ -3,11 +3,14 @@ package integration
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/encbench/encbench/internal/engine"
 	"github.com/encbench/encbench/internal/sandbox"
@@ -85,6 +88,32 @@ func TestReplicatedPostgresSandbox(t *testing.T) {
 	}
 	if d.Replication == nil || len(d.Replication.Replicas) != 2 || d.Replication.Samples == 0 {
 		t.Errorf("replication through the DSN: %+v", d.Replication)
+	}
+	// An account without pg_read_all_stats sees the replicas' rows but
+	// not their positions: the run says the lag is not measured, and
+	// tls-repl, whose proof it cannot read, stops before the run.
+	adminQuery := func(sql string) {
+		c, err := pgconn.Connect(t.Context(), info.AdminDSN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(context.Background())
+		if _, err := c.Exec(t.Context(), sql).ReadAll(); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	adminQuery("CREATE ROLE watcher LOGIN PASSWORD 'watcher-pw'")
+	u, _ := url.Parse(info.DSN)
+	u.User = url.UserPassword("watcher", "watcher-pw")
+	one := filepath.Join(t.TempDir(), "one.sql")
+	if err := os.WriteFile(one, []byte("SELECT 1;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustRun(t, "run", "script", "--file", one, "--dsn", u.String(), "--time", "1"); !strings.Contains(out, "not measured: pg_stat_replication hides") {
+		t.Errorf("an account that cannot read the replicas' lag was not told:\n%s", out)
+	}
+	if code, _, errOut := encbench(t.Context(), "run", "script", "--file", one, "--dsn", u.String(), "--layer", "tls-repl", "--time", "1"); code != 2 || !strings.Contains(errOut, "pg_read_all_stats") {
+		t.Errorf("tls-repl with an account that cannot read its proof: exit %d\n%s", code, errOut)
 	}
 	standby := filepath.Join(t.TempDir(), "standby.sql")
 	if err := os.WriteFile(standby, []byte("SELECT 1 AS r WHERE pg_is_in_recovery() \\gset\n"), 0o644); err != nil {

@@ -29,25 +29,39 @@ type replSampler struct {
 }
 
 // startReplication starts the sampler when the engine reports replicas
-// and the target has any; nil otherwise (a single server, or a server of
-// the user's whose replication state the benchmark account cannot read).
-func startReplication(ctx context.Context, t engine.Target) *replSampler {
-	rr, ok := t.Engine.(engine.ReplicationReader)
-	if !ok {
-		return nil
-	}
-	w, err := rr.WatchReplicas(ctx, t)
-	if err != nil || w == nil {
-		return nil
-	}
-	if states, _, err := w.Read(ctx); err != nil || len(states) == 0 {
-		w.Close()
-		return nil
+// and the target has any; nil otherwise: a single server, or a server of
+// the user's whose replication state the benchmark account cannot read,
+// which the error says (the run goes on without the figures).
+func startReplication(ctx context.Context, t engine.Target) (*replSampler, error) {
+	states, w, err := ReplicationReadable(ctx, t)
+	if err != nil || len(states) == 0 {
+		return nil, err
 	}
 	s := &replSampler{stop: make(chan struct{}), done: make(chan struct{}), flush: map[string]time.Duration{}, replay: map[string]time.Duration{}}
 	s.sum.Source, s.sum.GTID = w.Source(), w.GTID()
 	go s.run(w)
-	return s
+	return s, nil
+}
+
+// ReplicationReadable reads the target's replicas once, as a run will: no
+// state and no error for a server without replicas (or an engine that
+// reports none); an error naming what the benchmark account cannot read.
+// The watch is returned open when there are replicas.
+func ReplicationReadable(ctx context.Context, t engine.Target) ([]engine.ReplicaState, engine.ReplicaWatch, error) {
+	rr, ok := t.Engine.(engine.ReplicationReader)
+	if !ok {
+		return nil, nil, nil
+	}
+	w, err := rr.WatchReplicas(ctx, t)
+	if err != nil || w == nil {
+		return nil, nil, err
+	}
+	states, _, err := w.Read(ctx)
+	if err != nil || len(states) == 0 {
+		w.Close()
+		return nil, nil, err
+	}
+	return states, w, nil
 }
 
 func (s *replSampler) run(w engine.ReplicaWatch) {

@@ -246,13 +246,17 @@ func Open(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (l
 			lr.lockSource = lc.LockWaitSource()
 		}
 	}
-	lr.repl = startReplication(ctx, t)
+	var replErr error
+	lr.repl, replErr = startReplication(ctx, t)
 	lr.cfg.CheckSessions = func(sessions []engine.SessionTLS) error {
 		lr.proof = tlsProof(t, sessions)
 		lr.proof.ServerKey = serverKey
 		return checkTLS(t, lr.proof)
 	}
 	fmt.Fprintf(o.Stdout, "encbench: %s on %s (%s), %s, TLS %s\n\n", wl.Name(), lr.info.Version, t.Redacted(), locale.Threads(lr.cfg.Threads), t.TLS.Mode)
+	if replErr != nil {
+		fmt.Fprintf(o.Stdout, "encbench: the replicas' state is not measured: %s\n\n", oneLine(replErr))
+	}
 	if s.Explain {
 		if err := explainFirst(ctx, t, wl, lr.cfg.Threads, o.Stdout); err != nil {
 			return lr, err
@@ -492,3 +496,6 @@ func rateSeconds(r *result.Result) float64 {
 	}
 	return r.DurationS
 }
+
+// oneLine writes an error on one line (drivers' messages may hold several).
+func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

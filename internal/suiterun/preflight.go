@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/encbench/encbench/internal/engine"
@@ -69,6 +70,14 @@ func (x *Executor) Preflight(ctx context.Context) error {
 		}
 		if err := orchestrator.CheckLayers(ctx, s, x.Registry); err != nil {
 			return fmt.Errorf("%s: %w; the suite stops before preparing or measuring anything", at, err)
+		}
+		// A user's cluster gets the replication figures the benchmark
+		// account can read; what it cannot is said once, here, and the
+		// cells run without them (encbench changes no replication setting).
+		if _, w, err := orchestrator.ReplicationReadable(ctx, t); err != nil {
+			fmt.Fprintf(x.Stderr, "encbench: %s: the replicas' state will not be measured: %s\n", at, strings.Join(strings.Fields(err.Error()), " "))
+		} else if w != nil {
+			w.Close()
 		}
 		if ls.owner == nil {
 			if err := x.srv.checkDataSets(ctx, ls); err != nil {

@@ -210,7 +210,7 @@ func (w replicaWatch) Read(ctx context.Context) ([]engine.ReplicaState, int64, e
 	rows, err := c.Query(ctx, `SELECT application_name, sync_state,
 		coalesce(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn), 0)::bigint,
 		coalesce(extract(epoch FROM write_lag) * 1e6, 0)::bigint, coalesce(extract(epoch FROM flush_lag) * 1e6, 0)::bigint,
-		coalesce(extract(epoch FROM replay_lag) * 1e6, 0)::bigint
+		coalesce(extract(epoch FROM replay_lag) * 1e6, 0)::bigint, (state IS NULL)::text
 		FROM pg_stat_replication ORDER BY application_name`)
 	if err != nil {
 		return nil, 0, fmt.Errorf("reading pg_stat_replication: %w", err)
@@ -222,8 +222,13 @@ func (w replicaWatch) Read(ctx context.Context) ([]engine.ReplicaState, int64, e
 	pos, _ := strconv.ParseInt(lsn[0][0], 10, 64)
 	var out []engine.ReplicaState
 	for _, r := range rows {
-		if len(r) != 6 {
-			return nil, 0, fmt.Errorf("pg_stat_replication gave a row of %d columns, not 6", len(r))
+		if len(r) != 7 {
+			return nil, 0, fmt.Errorf("pg_stat_replication gave a row of %d columns, not 7", len(r))
+		}
+		if r[6] == "true" {
+			// The view shows a replica's row but hides its columns from
+			// accounts without the privilege: lags read as 0 would be a lie.
+			return nil, 0, fmt.Errorf("pg_stat_replication hides the replicas' positions and lags from the benchmark account: grant it pg_read_all_stats")
 		}
 		var n [4]int64
 		for i := range n {

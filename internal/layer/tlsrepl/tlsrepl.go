@@ -53,7 +53,9 @@ func (Layer) Open(s layer.Spec, engineKind string) (layer.Active, error) {
 
 // pgQuery lists each WAL sender's replica and how its connection is
 // transported, as the primary sees it.
-const pgQuery = "SELECT r.application_name, coalesce(s.ssl, false)::text, coalesce(s.version, ''), coalesce(s.cipher, '') " +
+// An account without pg_read_all_stats sees each replica's row with its
+// columns hidden (state NULL): the fifth column says so.
+const pgQuery = "SELECT r.application_name, coalesce(s.ssl, false)::text, coalesce(s.version, ''), coalesce(s.cipher, ''), (r.state IS NULL)::text " +
 	"FROM pg_stat_replication r LEFT JOIN pg_stat_ssl s ON s.pid = r.pid ORDER BY r.application_name"
 
 // mysqlQuery lists each binlog dump thread (a replica's session on the
@@ -65,6 +67,17 @@ const mysqlQuery = "SELECT concat(t.PROCESSLIST_USER, '@', coalesce(t.PROCESSLIS
 	"LEFT JOIN performance_schema.status_by_thread v ON v.THREAD_ID = t.THREAD_ID AND v.VARIABLE_NAME = 'Ssl_version' " +
 	"LEFT JOIN performance_schema.status_by_thread c ON c.THREAD_ID = t.THREAD_ID AND c.VARIABLE_NAME = 'Ssl_cipher' " +
 	"WHERE t.PROCESSLIST_COMMAND LIKE 'Binlog Dump%' ORDER BY t.PROCESSLIST_ID"
+
+// hidden says the server showed a replication connection but not its
+// transport (the account lacks the privilege to see it).
+func hidden(rows [][]string) bool {
+	for _, r := range rows {
+		if len(r) > 4 && r[4] == "true" {
+			return true
+		}
+	}
+	return false
+}
 
 type active struct {
 	spec   layer.Spec
@@ -87,6 +100,9 @@ func (a active) Require(ctx context.Context, env layer.Env) error {
 	if len(rows) == 0 {
 		return errs.Usage("tls-repl: the server has no replica attached (%s list none): give a primary with replicas (sandbox up --replicas N)", a.source)
 	}
+	if hidden(rows) {
+		return errs.Usage("tls-repl: the server hides its replication connections' transport from the benchmark account (%s)", a.unreadable)
+	}
 	return nil
 }
 
@@ -97,6 +113,9 @@ func (a active) Prove(ctx context.Context, env layer.Env) (proof.LayerProof, err
 	rows, err := env.Session.Query(ctx, a.query)
 	if err != nil {
 		return p, fmt.Errorf("tls-repl: reading the replication connections: %w", err)
+	}
+	if hidden(rows) {
+		return p, fmt.Errorf("tls-repl: the server hides its replication connections' transport from the benchmark account (%s)", a.unreadable)
 	}
 	var plain []string
 	for _, r := range rows {
