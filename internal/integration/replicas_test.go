@@ -211,6 +211,16 @@ func TestReplicatedMariaDBSandbox(t *testing.T) {
 	if err != nil || ro[0][0] != "1" || ro[0][1] != "replica1" {
 		t.Errorf("target_session_attrs=standby reached %v (%v), want the replica", ro, err)
 	}
+	// The semi-synchronous replica restarted mid-run: commits wait for it
+	// (10 s at most, then go on asynchronously); the run ends either way.
+	done := background("run", "oltp_write_only", "--sandbox", dir, "--time", "6", "--threads", "2", "--tables", "1", "--table-size", "500")
+	time.Sleep(1500 * time.Millisecond)
+	if _, err := sandbox.Restart(context.Background(), dir, sandbox.RestartOptions{Member: "replica1", Immediate: true, Down: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	if o := await(t, done, 90*time.Second, func() {}, "a run whose replica restarted"); o.code != 0 && o.code != 1 {
+		t.Errorf("the run ended with exit %d\n%s", o.code, o.err)
+	}
 	if err := sandbox.Down(dir); err != nil {
 		t.Fatal(err)
 	}

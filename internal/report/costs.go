@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/encbench/encbench/internal/locale"
@@ -79,13 +80,17 @@ var costMeasures = []costMeasure{
 	// replay fell behind.
 	// MySQL/MariaDB positions are GTIDs: lag in transactions, and the
 	// semi-synchronous commits' wait as the flush lag; no replay time.
-	{"flush_lag_ms", 3, replicasMax(anyPositions, func(x result.ReplicaLag) float64 { return x.MeanFlushLagMs })},
+	{"flush_lag_ms", 3, replicasMax(flushRead, func(x result.ReplicaLag) float64 { return x.MeanFlushLagMs })},
 	{"replay_lag_ms", 3, replicasMax(walPositions, func(x result.ReplicaLag) float64 { return x.MeanReplayLagMs })},
 	{"wal_behind_kb", 1, replicasMax(walPositions, func(x result.ReplicaLag) float64 { return float64(x.MaxLagBytes) / 1024 })},
 	{"txns_behind", 0, replicasMax(gtidPositions, func(x result.ReplicaLag) float64 { return float64(x.MaxLagTransactions) })},
 }
 
-func anyPositions(*result.Replication) bool    { return true }
+// flushRead: PostgreSQL reports every replica's flush lag; MySQL and
+// MariaDB have a commit's wait only when a replica is semi-synchronous.
+func flushRead(r *result.Replication) bool {
+	return !r.GTID || slices.ContainsFunc(r.Replicas, func(x result.ReplicaLag) bool { return x.Sync == "semi-sync" })
+}
 func walPositions(r *result.Replication) bool  { return !r.GTID }
 func gtidPositions(r *result.Replication) bool { return r.GTID }
 

@@ -198,3 +198,31 @@ func TestCostsShowReplicationWhereThereIsOne(t *testing.T) {
 		}
 	}
 }
+
+// MySQL and MariaDB positions are GTIDs: lag in transactions, never WAL
+// bytes or a replay time; a commit's wait only where a replica is
+// semi-synchronous (an asynchronous one's 0 is no measurement).
+func TestCostsOfGTIDReplication(t *testing.T) {
+	var rs []*result.Result
+	for rep := 1; rep <= 3; rep++ {
+		a, s := costly("async", rep, 50, 900, 20, 40, 50), costly("semi", rep, 52, 950, 20, 40, 50)
+		a.Replication = &result.Replication{GTID: true, Replicas: []result.ReplicaLag{{Name: "r1", Sync: "async", MaxLagTransactions: 3}}}
+		s.Replication = &result.Replication{GTID: true, Replicas: []result.ReplicaLag{{Name: "r1", Sync: "semi-sync", MeanFlushLagMs: 0.2, MaxLagTransactions: 1}}}
+		rs = append(rs, a, s)
+	}
+	for _, c := range Aggregate(rs, "async", &Order{}) {
+		if c.cost("wal_behind_kb").Value != nil || c.cost("replay_lag_ms").Value != nil {
+			t.Errorf("%s: WAL bytes or a replay time shown for GTID replication", c.Variant)
+		}
+		if v := c.cost("txns_behind").Value; v == nil {
+			t.Errorf("%s: no transactions behind", c.Variant)
+		}
+		flush := c.cost("flush_lag_ms").Value
+		if c.Variant == "async" && flush != nil {
+			t.Errorf("an asynchronous replica shows a commit wait: %+v", flush)
+		}
+		if c.Variant == "semi" && (flush == nil || math.Abs(flush.Mean-0.2) > 1e-9) {
+			t.Errorf("a semi-synchronous replica's commit wait: %+v", flush)
+		}
+	}
+}

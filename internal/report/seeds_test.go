@@ -215,6 +215,61 @@ func TestPartsOnTheStandIn(t *testing.T) {
 	}
 }
 
+// TestPartsOnTheTopology: a part the reference's topology times as the
+// report did is judged on that target, with no "different measurement";
+// the parts that still differ say why in the topology's words; a suite
+// whose topology target did not run keeps the stand-in and its reasons.
+func TestPartsOnTheTopology(t *testing.T) {
+	l := english(t)
+	ref := &suite.Reference{Report: "R2", Workload: "connect", PartsVariants: []string{"tls1.2"},
+		StandIn:   &suite.StandIn{Engine: "mongodb", Variant: "tls1.2"},
+		Different: map[string]string{"connect": "a lazy client", "first_query": "discovery"},
+		Topology: &suite.Topology{Target: "postgres-3node", Parts: []string{"connect_first_query"}, Why: "a replica set",
+			StillDifferent: map[string]string{"connect": "the discovery falls in the connect"}},
+		Parts: map[string]map[string]float64{"connect": {"off": 3.7, "on": 19.85}, "first_query": {"off": 20.7, "on": 43.6},
+			"connect_first_query": {"off": 24.4, "on": 63.4}}}
+	mk := func(target, v string, rep int, connect, first float64) *result.Result {
+		r := &result.Result{Repetition: rep, Threads: 1, Target: target + "://127.0.0.1:1/x"}
+		r.Engine.Kind = target
+		r.Workload = result.Workload{Name: "connect", Label: "connect"}
+		r.Variant.Name = v
+		r.Parts = map[string]result.PartLatency{"connect": {N: 100, Mean: connect}, "first_query": {N: 100, Mean: first},
+			"connect_first_query": {N: 100, Mean: connect + first}}
+		return r
+	}
+	judge := func(targets []string) map[string]Published {
+		var rs []*result.Result
+		for rep, j := range []float64{0.99, 1.0, 1.01, 1.0} {
+			for _, tg := range targets {
+				rs = append(rs, mk(tg, "plain", rep+1, 9*j, 0.5*j), mk(tg, "tls1.2", rep+1, 12*j, 0.52*j))
+			}
+		}
+		order := Order{Targets: targets, Workloads: []string{"connect"}, Variants: []string{"plain", "tls1.2"}}
+		out := map[string]Published{}
+		for _, p := range publishedParts(l, ref, anatomyOf(ref, rs, "plain", order), nil, "mongodb") {
+			out[p.Figure[:strings.Index(p.Figure, " ")]] = p
+		}
+		return out
+	}
+	with := judge([]string{"mongodb", "postgres-3node"})
+	if p := with["connect_first_query"]; p.Engine != "postgres-3node" || p.Label == LabelDifferent || p.Measured == nil {
+		t.Errorf("connect + first query with the topology: %+v", p)
+	}
+	if p := with["connect"]; p.Engine != "mongodb" || p.Label != LabelDifferent || !strings.Contains(p.Reason, "falls in the connect") {
+		t.Errorf("connect with the topology: engine %s, label %s, %q", p.Engine, p.Label, p.Reason)
+	}
+	if p := with["first_query"]; p.Label != LabelDifferent || !strings.Contains(p.Reason, "discovery") {
+		t.Errorf("first query with the topology: label %s, %q", p.Label, p.Reason)
+	}
+	without := judge([]string{"mongodb"})
+	if p := without["connect_first_query"]; p.Engine != "mongodb" {
+		t.Errorf("connect + first query without the topology judged on %s", p.Engine)
+	}
+	if p := without["connect"]; !strings.Contains(p.Reason, "lazy client") {
+		t.Errorf("connect without the topology: %q", p.Reason)
+	}
+}
+
 // TestEverySeedSuiteSaysHowItsMethodDeparts: each seed suite lists its
 // differences in method from its report, in every language, with the
 // same number of lines.

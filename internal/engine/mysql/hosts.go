@@ -115,6 +115,9 @@ func connectAny(ctx context.Context, t engine.Target) (*conn, string, error) {
 	if fallback != nil {
 		return fallback, fallbackHost, nil
 	}
+	if want == "" || want == "any" {
+		return nil, "", fmt.Errorf("no host of %s answered: %s", strings.Join(list, ","), strings.Join(failures, "; "))
+	}
 	return nil, "", fmt.Errorf("no host of %s serves %s=%s: %s", strings.Join(list, ","), attrsParam,
 		t.URL.Query().Get(attrsParam), strings.Join(failures, "; "))
 }
