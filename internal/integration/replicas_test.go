@@ -93,7 +93,7 @@ func TestReplicatedPostgresSandbox(t *testing.T) {
 	// not their positions: the run says the lag is not measured, and
 	// tls-repl, whose proof it cannot read, stops before the run.
 	adminQuery := func(sql string) {
-		c, err := pgconn.Connect(t.Context(), info.AdminDSN)
+		c, err := pgconn.Connect(t.Context(), strings.Replace(info.AdminDSN, "/postgres?", "/sbtest?", 1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,6 +103,7 @@ func TestReplicatedPostgresSandbox(t *testing.T) {
 		}
 	}
 	adminQuery("CREATE ROLE watcher LOGIN PASSWORD 'watcher-pw'")
+	adminQuery("GRANT SELECT ON ALL TABLES IN SCHEMA public TO watcher")
 	u, _ := url.Parse(info.DSN)
 	u.User = url.UserPassword("watcher", "watcher-pw")
 	one := filepath.Join(t.TempDir(), "one.sql")
