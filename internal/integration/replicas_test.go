@@ -13,7 +13,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/encbench/encbench/internal/engine"
+	"github.com/encbench/encbench/internal/result"
 	"github.com/encbench/encbench/internal/sandbox"
+	"github.com/encbench/encbench/internal/suite"
 )
 
 // TestReplicatedPostgresSandbox starts a three-node PostgreSQL sandbox
@@ -228,5 +230,53 @@ func TestReplicatedMariaDBSandbox(t *testing.T) {
 	down = true
 	if procs, err := sandbox.ServersUnder(dir); err != nil || len(procs) != 0 {
 		t.Errorf("after sandbox down, servers still run under %s: %+v %v", dir, procs, err)
+	}
+}
+
+// TestSuiteOnATopology: a suite target with replicas and session_attrs
+// runs R2's connect on a standby (prepare wrote on the primary), every
+// connect dialling the primary first, with TLS proved; the target runs
+// only the workloads it lists; the replicas' CPU is the server's.
+func TestSuiteOnATopology(t *testing.T) {
+	if len(servers(t)) == 0 {
+		return
+	}
+	dir, file := suiteFile(t, "topology", `name: topology
+targets:
+  - name: pg3
+    engine: postgres
+    replicas: 2
+    session_attrs: prefer-standby
+    workloads: [connect]
+variants: [plain, tls1.3]
+workloads:
+  - name: connect
+  - name: oltp_point_select
+threads: [1]
+time: 1
+warmup: 0
+repetitions: 1
+precision: 0
+`)
+	out := filepath.Join(dir, "out")
+	mustRun(t, "suite", "run", file, "--out", out)
+	cells, _ := filepath.Glob(filepath.Join(suite.Dir(out).Cells(), "*.json"))
+	if len(cells) != 2 {
+		t.Fatalf("%d cells, want connect in plain and tls1.3 only", len(cells))
+	}
+	for _, c := range cells {
+		r, err := result.ReadFile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Workload.Name != "connect" || !r.Variant.Verified.OK || len(r.CPU.MemberPIDs) != 2 || !strings.Contains(r.Target, "target_session_attrs=prefer-standby") {
+			t.Errorf("%s: workload %s, proof %v, members %v, target %s", c, r.Workload.Name, r.Variant.Verified.OK, r.CPU.MemberPIDs, r.Target)
+		}
+		if r.Notes["servers_dialled"] != 2*r.Notes["connects_over_several_servers"] || r.Notes["connects_over_several_servers"] == 0 {
+			t.Errorf("%s: notes %v, want two servers dialled per connect", c, r.Notes)
+		}
+		if tls := r.Variant.Name == "tls1.3"; tls && r.Notes["tls_handshakes"] != r.Notes["servers_dialled"] {
+			t.Errorf("%s: %d handshakes for %d servers dialled", c, r.Notes["tls_handshakes"], r.Notes["servers_dialled"])
+		}
 	}
 }
