@@ -213,59 +213,57 @@ func checkReplicaTLS(ctx context.Context, admin *Info) error {
 
 // mariadbStatusField reads one column of a SHOW statement's first row.
 func mariadbStatusField(ctx context.Context, admin *Info, show, field string) (string, error) {
-	connector, err := adminConnector(admin)
-	if err != nil {
-		return "", err
-	}
-	dc, err := connector.Connect(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer dc.Close()
-	rows, err := dc.(driver.QueryerContext).QueryContext(ctx, show, nil)
+	row, err := mariadbFirstRow(ctx, admin, show)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", show, err)
 	}
-	defer rows.Close()
-	cols := rows.Columns()
-	dest := make([]driver.Value, len(cols))
-	if rows.Next(dest) != nil {
-		return "", fmt.Errorf("%s gave no row", show)
+	v, ok := row[field]
+	if !ok {
+		return "", fmt.Errorf("%s gave no row with a column %s", show, field)
 	}
-	for i, c := range cols {
-		if c == field {
-			if b, ok := dest[i].([]byte); ok {
-				return string(b), nil
-			}
-			return fmt.Sprint(dest[i]), nil
-		}
-	}
-	return "", fmt.Errorf("%s has no column %s", show, field)
+	return v, nil
 }
 
 // mariadbQuery runs one statement as the server's root and returns the
 // first column of its first row ("" for none).
 func mariadbQuery(ctx context.Context, admin *Info, q string) (string, error) {
+	row, err := mariadbFirstRow(ctx, admin, q)
+	return row[""], err
+}
+
+// mariadbFirstRow runs one statement as the server's root and returns its
+// first row by column name, the first column also under "" (an empty map
+// for no row).
+func mariadbFirstRow(ctx context.Context, admin *Info, q string) (map[string]string, error) {
 	connector, err := adminConnector(admin)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	dc, err := connector.Connect(ctx)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer dc.Close()
 	rows, err := dc.(driver.QueryerContext).QueryContext(ctx, q, nil)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer rows.Close()
-	dest := make([]driver.Value, len(rows.Columns()))
+	cols := rows.Columns()
+	dest := make([]driver.Value, len(cols))
+	out := map[string]string{}
 	if len(dest) == 0 || rows.Next(dest) != nil {
-		return "", nil
+		return out, nil
 	}
-	if b, ok := dest[0].([]byte); ok {
-		return string(b), nil
+	for i, c := range cols {
+		v := fmt.Sprint(dest[i])
+		if b, ok := dest[i].([]byte); ok {
+			v = string(b)
+		}
+		out[c] = v
+		if i == 0 {
+			out[""] = v
+		}
 	}
-	return fmt.Sprint(dest[0]), nil
+	return out, nil
 }

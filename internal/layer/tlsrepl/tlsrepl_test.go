@@ -10,7 +10,7 @@ import (
 
 type rows [][]string
 
-func (rows) Exec(context.Context, string) error                 { return nil }
+func (rows) Exec(context.Context, string) error                  { return nil }
 func (r rows) Query(context.Context, string) ([][]string, error) { return r, nil }
 
 // TestProofIsGivenOnlyOnWhatTheServerShowed: every replication
