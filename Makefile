@@ -75,7 +75,7 @@ bin/ferretdb: tools/ferretdb/build.sh
 	GO=$(GO) bash tools/ferretdb/build.sh $@
 
 test: test-deps vet ferretdb ore-ext
-	ENCBENCH_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 30m ./...
+	ENCBENCH_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 45m ./...
 	@$(MAKE) --no-print-directory fuzz
 
 # Native Go fuzzing, a short bounded time per target (FUZZTIME); inputs
