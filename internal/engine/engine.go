@@ -108,6 +108,14 @@ type SessionTLS struct {
 	ClientCert bool `json:"client_cert,omitempty"`
 }
 
+// LazyConnector is an engine whose driver separates building a client
+// from connecting it (MongoDB's): NewClient returns before any server is
+// reached, and the client's first operation discovers the server or the
+// replica set and connects.
+type LazyConnector interface {
+	NewClient(ctx context.Context, t Target) (Conn, error)
+}
+
 // Conn is one pinned connection. It is not safe for concurrent use: a worker
 // owns it. Hot-path calls (Stmt.Exec) use no context so drivers start no
 // watcher goroutines per statement; callers bound runs by time between events.

@@ -36,14 +36,19 @@ type TLSProbe struct {
 	// ServerKey is the key of the certificate the server presented
 	// (CertKey's names).
 	ServerKey string
-	// Dials and Handshakes count since Reset, HandshakeTime adds each
-	// handshake's time (from its socket's dial): a host list's connect
-	// may reach several servers before it keeps one.
+	// Dials and Handshakes count since Reset, HandshakeTime is the time
+	// the handshakes took (each from its socket's dial; handshakes that
+	// overlap count once): a host list's connect may reach several
+	// servers before it keeps one.
 	Dials, Handshakes int
 	HandshakeTime     time.Duration
 	// ResumedN and RetriedN count the handshakes since Reset that were
 	// resumed or took a HelloRetryRequest.
 	ResumedN, RetriedN int
+	// spanStart and spanEnd are the handshakes' latest run of overlapping
+	// intervals (a driver's monitor and pool connect at once), not yet
+	// added to HandshakeTime: overlapping handshakes count once.
+	spanStart, spanEnd time.Time
 }
 
 // Reset forgets the previous connection's handshake.
@@ -53,6 +58,7 @@ func (p *TLSProbe) Reset() {
 	p.Dialed, p.Handshook, p.Version, p.Cipher, p.Resumed = time.Time{}, time.Time{}, 0, 0, false
 	p.Group, p.Retried, p.ServerKey = 0, false, ""
 	p.Dials, p.Handshakes, p.HandshakeTime, p.ResumedN, p.RetriedN = 0, 0, 0, 0, 0
+	p.spanStart, p.spanEnd = time.Time{}, time.Time{}
 }
 
 // Wrap records when dial's connection is up.
@@ -72,11 +78,7 @@ func (p *TLSProbe) Wrap(dial DialFunc) DialFunc {
 func (p *TLSProbe) Observe(cs tls.ConnectionState) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.Handshook = time.Now()
-	if !p.Dialed.IsZero() {
-		p.Handshakes++
-		p.HandshakeTime += p.Handshook.Sub(p.Dialed)
-	}
+	p.spanHandshake(time.Now())
 	p.Version, p.Cipher, p.Resumed = cs.Version, cs.CipherSuite, cs.DidResume
 	p.Group, p.Retried = cs.CurveID, cs.HelloRetryRequest
 	if cs.DidResume {
@@ -88,6 +90,35 @@ func (p *TLSProbe) Observe(cs tls.ConnectionState) {
 	if len(cs.PeerCertificates) > 0 {
 		p.ServerKey = CertKey(cs.PeerCertificates[0])
 	}
+}
+
+// spanHandshake records a handshake that ended at end, begun at the
+// latest dial; the caller holds p.mu.
+func (p *TLSProbe) spanHandshake(end time.Time) {
+	p.Handshook = end
+	start := p.Dialed
+	if start.IsZero() {
+		return
+	}
+	p.Handshakes++
+	switch {
+	case p.spanEnd.IsZero():
+		p.spanStart, p.spanEnd = start, end
+	case start.Before(p.spanEnd):
+		// Overlaps the run before: the union's time, not the sum.
+		p.spanStart = minTime(p.spanStart, start)
+		p.spanEnd = end
+	default:
+		p.HandshakeTime += p.spanEnd.Sub(p.spanStart)
+		p.spanStart, p.spanEnd = start, end
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // CertKey names a certificate's public key as variants do (ecdsa-p256,
@@ -152,6 +183,6 @@ func (p *TLSProbe) Last() Handshake {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return Handshake{Dialed: p.Dialed, Handshook: p.Handshook, Version: p.Version, Cipher: p.Cipher, Resumed: p.Resumed,
-		Group: p.Group, Retried: p.Retried, ServerKey: p.ServerKey, Dials: p.Dials, Handshakes: p.Handshakes, HandshakeTime: p.HandshakeTime,
+		Group: p.Group, Retried: p.Retried, ServerKey: p.ServerKey, Dials: p.Dials, Handshakes: p.Handshakes, HandshakeTime: p.HandshakeTime + p.spanEnd.Sub(p.spanStart),
 		ResumedN: p.ResumedN, RetriedN: p.RetriedN}
 }

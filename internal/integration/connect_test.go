@@ -54,6 +54,11 @@ func TestConnectWorkload(t *testing.T) {
 			if _, ok := r.Parts["tls_handshake"]; ok || r.Notes["tls_handshakes"] != 0 {
 				t.Errorf("a plain run recorded TLS handshakes: %v", r.Notes)
 			}
+			// pgx and go-sql-driver connect when the client is made: no
+			// client to build apart.
+			if code, _, errOut := encbench(t.Context(), "run", "connect", "--dsn", s.info.DSN, "--connect-client", "lazy", "--connections", "1"); code != 2 || !strings.Contains(errOut, "connects when its client is made") {
+				t.Errorf("--connect-client lazy on %s: exit %d\n%s", s.name, code, errOut)
+			}
 		})
 	}
 }

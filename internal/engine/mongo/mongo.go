@@ -66,7 +66,28 @@ func database(u *url.URL) string {
 
 // Connect creates a client and waits until it can run a command: for
 // MongoDB "connected" means a ready client, as drivers hand it out.
-func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error) {
+func (e Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error) {
+	c, err := e.NewClient(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	pctx, cancel := engine.BoundConnect(ctx)
+	defer cancel()
+	if err := c.(*conn).db.RunCommand(pctx, bson.D{{Key: "ping", Value: 1}}).Err(); err != nil {
+		_ = c.Close()
+		return nil, engine.ConnectFailed(pctx, t, err)
+	}
+	return c, nil
+}
+
+var _ engine.LazyConnector = Engine{}
+
+// NewClient builds the driver's client without waiting for it
+// (engine.LazyConnector): mongo.Connect returns at once and its monitors
+// connect in the background, so the first operation waits for the
+// server's (or the replica set's) discovery and its own connection, as
+// R2's pymongo client did.
+func (Engine) NewClient(ctx context.Context, t engine.Target) (engine.Conn, error) {
 	probe := t.Probe
 	if probe == nil {
 		probe = &engine.TLSProbe{}
@@ -110,14 +131,7 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 	if err != nil {
 		return nil, errs.Usage("invalid MongoDB URI %s: %w", t.Redacted(), engine.Scrub(err, t.URL))
 	}
-	c := &conn{client: client, db: client.Database(database(t.URL)), probe: probe, tls: tc != nil}
-	pctx, cancel := engine.BoundConnect(ctx)
-	defer cancel()
-	if err := c.db.RunCommand(pctx, bson.D{{Key: "ping", Value: 1}}).Err(); err != nil {
-		_ = client.Disconnect(context.Background())
-		return nil, engine.ConnectFailed(pctx, t, err)
-	}
-	return c, nil
+	return &conn{client: client, db: client.Database(database(t.URL)), probe: probe, tls: tc != nil}, nil
 }
 
 func (Engine) ServerInfo(ctx context.Context, c engine.Conn) (engine.ServerInfo, error) {

@@ -65,7 +65,14 @@ type Options struct {
 	Resumption bool
 	Reps       int64
 	Phase      string
+	Client     string
 }
+
+// The ways a new connection's client is made.
+const (
+	ClientReady = "ready"
+	ClientLazy  = "lazy"
+)
 
 // The phases an event can run.
 const (
@@ -80,7 +87,8 @@ func (o *Options) Bind(fs *pflag.FlagSet, _ string) {
 	fs.BoolVar(&o.Resumption, "tls-resumption", false, "offer TLS session resumption (Go's client session cache) on new connections")
 	fs.Int64Var(&o.Reps, "connections", 5000, "connections the connect workload opens when neither --events nor --time is given")
 	fs.StringVar(&o.Phase, "connect-phase", PhaseBoth, "both: each event opens, queries and closes a new connection, then queries the worker's kept one; reused: each event is only the query on the kept connection, in a loop of its own as R2 timed it (no server-side teardown beside it)")
-	workload.Mark(fs, workload.Setting, "tls-resumption", "connections", "connect-phase")
+	fs.StringVar(&o.Client, "connect-client", ClientReady, "ready: connect times a client that can run a command (the server reached, TLS and authentication done); lazy, where the driver separates them (MongoDB's): connect times building the client alone and the first query waits for the server's or the replica set's discovery and its connection, as R2's pymongo client did")
+	workload.Mark(fs, workload.Setting, "tls-resumption", "connections", "connect-phase", "connect-client")
 }
 
 func (Family) New(name string, opts workload.Options) (workload.Workload, error) {
@@ -97,7 +105,10 @@ func (Family) New(name string, opts workload.Options) (workload.Workload, error)
 	if o.Phase != PhaseBoth && o.Phase != PhaseReused {
 		return nil, errs.Usage("--connect-phase %q: give both or reused", o.Phase)
 	}
-	return &Workload{rows: o.Rows, resumption: o.Resumption, reps: o.Reps, reusedOnly: o.Phase == PhaseReused}, nil
+	if o.Client != ClientReady && o.Client != ClientLazy {
+		return nil, errs.Usage("--connect-client %q: give ready or lazy", o.Client)
+	}
+	return &Workload{rows: o.Rows, resumption: o.Resumption, reps: o.Reps, reusedOnly: o.Phase == PhaseReused, lazy: o.Client == ClientLazy}, nil
 }
 
 // Workload is the connect workload with its options fixed.
@@ -106,6 +117,7 @@ type Workload struct {
 	resumption bool
 	reps       int64
 	reusedOnly bool
+	lazy       bool
 }
 
 func (w *Workload) Name() string       { return Name }
@@ -115,14 +127,28 @@ func (w *Workload) Validate(int) error { return nil }
 // Capabilities: the parts of a connection's life are timed on their own;
 // a run is a number of connections by default; it only reads.
 func (w *Workload) Capabilities() workload.Capabilities {
-	return workload.Capabilities{Parts: parts, DefaultEvents: w.reps, ReadOnly: true}
+	ps := parts
+	if w.lazy {
+		// The client is built apart: the handshakes fall in the first
+		// query, so no part says they are the connect's.
+		ps = append([]workload.Part(nil), parts...)
+		ps[partConnect].Label = "connect (client built, not yet connected)"
+		ps[partFirstQuery].Label = "first query (discovery and connection included)"
+		ps[partTLSHandshake].Label = "  TLS handshakes (in the first query)"
+		ps[partTLSHandshake].Role = ""
+	}
+	return workload.Capabilities{Parts: ps, DefaultEvents: w.reps, ReadOnly: true}
 }
 func (w *Workload) Params() map[string]any {
 	phase := PhaseBoth
 	if w.reusedOnly {
 		phase = PhaseReused
 	}
-	return map[string]any{"connect_rows": w.rows, "tls_resumption": w.resumption, "connections": w.reps, "connect_phase": phase}
+	client := ClientReady
+	if w.lazy {
+		client = ClientLazy
+	}
+	return map[string]any{"connect_rows": w.rows, "tls_resumption": w.resumption, "connections": w.reps, "connect_phase": phase, "connect_client": client}
 }
 
 // Schema describes the table for reports.
@@ -200,13 +226,20 @@ func (w *Workload) NewWorker(ctx context.Context, env workload.WorkerEnv) (workl
 	if env.Target.Engine == nil {
 		return nil, fmt.Errorf("connect workload has no target to open connections to")
 	}
+	var lazy engine.LazyConnector
+	if w.lazy {
+		var ok bool
+		if lazy, ok = env.Target.Engine.(engine.LazyConnector); !ok {
+			return nil, errs.Usage("--connect-client lazy: the %s driver connects when its client is made, so there is no client to build apart (MongoDB's driver separates them)", env.Target.Engine.Kind())
+		}
+	}
 	probe := &engine.TLSProbe{}
 	if w.resumption {
 		probe.SessionCache = tls.NewLRUClientSessionCache(4)
 	}
 	t := env.Target
 	t.Probe = probe
-	k := &worker{w: w, conn: conn, target: t, probe: probe, tls: t.TLS.Mode != engine.TLSDisable,
+	k := &worker{w: w, conn: conn, target: t, probe: probe, tls: t.TLS.Mode != engine.TLSDisable, lazy: lazy,
 		pcg: rand.NewPCG(uint64(id)+1, 0x5eed), notes: map[string]int64{}}
 	if p, ok := env.Previous.(*worker); ok {
 		k.pcg, k.notes = p.pcg, p.notes
@@ -221,7 +254,9 @@ type worker struct {
 	target engine.Target
 	probe  *engine.TLSProbe
 	tls    bool
-	rng    *rand.Rand
+	// lazy builds each new client without connecting it (nil: connect).
+	lazy engine.LazyConnector
+	rng  *rand.Rand
 	// pcg is rng's state, marked at each event's start for a retry.
 	pcg    *rand.PCG
 	mark   rand.PCG
@@ -270,7 +305,13 @@ func (k *worker) Event(c *workload.Counters) error {
 	}
 	k.probe.Reset()
 	t0 := time.Now()
-	nc, err := k.target.Engine.Connect(ctx, k.target)
+	var nc engine.Conn
+	var err error
+	if k.lazy != nil {
+		nc, err = k.lazy.NewClient(ctx, k.target)
+	} else {
+		nc, err = k.target.Engine.Connect(ctx, k.target)
+	}
 	if err != nil {
 		return err
 	}
