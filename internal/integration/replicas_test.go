@@ -272,11 +272,11 @@ precision: 0
 		if r.Workload.Name != "connect" || !r.Variant.Verified.OK || len(r.CPU.MemberPIDs) != 2 || !strings.Contains(r.Target, "target_session_attrs=prefer-standby") {
 			t.Errorf("%s: workload %s, proof %v, members %v, target %s", c, r.Workload.Name, r.Variant.Verified.OK, r.CPU.MemberPIDs, r.Target)
 		}
-		if r.Notes["servers_dialled"] != 2*r.Notes["connects_over_several_servers"] || r.Notes["connects_over_several_servers"] == 0 {
+		if r.Notes["sockets_dialled"] != 2*r.Notes["connects_with_several_sockets"] || r.Notes["connects_with_several_sockets"] == 0 {
 			t.Errorf("%s: notes %v, want two servers dialled per connect", c, r.Notes)
 		}
-		if tls := r.Variant.Name == "tls1.3"; tls && r.Notes["tls_handshakes"] != r.Notes["servers_dialled"] {
-			t.Errorf("%s: %d handshakes for %d servers dialled", c, r.Notes["tls_handshakes"], r.Notes["servers_dialled"])
+		if tls := r.Variant.Name == "tls1.3"; tls && r.Notes["tls_handshakes"] != r.Notes["sockets_dialled"] {
+			t.Errorf("%s: %d handshakes for %d servers dialled", c, r.Notes["tls_handshakes"], r.Notes["sockets_dialled"])
 		}
 	}
 }

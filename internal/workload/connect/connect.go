@@ -337,10 +337,11 @@ func (k *worker) Event(c *workload.Counters) error {
 	c.Parts = k.items[:]
 	h := k.probe.Last()
 	if h.Dials > 1 {
-		// A host list's connect reached more servers than it kept (a
-		// primary tried before a standby, a host that was down).
-		k.notes["servers_dialled"] += int64(h.Dials)
-		k.notes["connects_over_several_servers"]++
+		// A connect that dialled more than one socket: a host list's
+		// primary tried before a standby, a host that was down, or a
+		// driver's monitor beside its pool (MongoDB's client).
+		k.notes["sockets_dialled"] += int64(h.Dials)
+		k.notes["connects_with_several_sockets"]++
 	}
 	if k.tls && h.Handshakes > 0 {
 		k.items[partTLSHandshake] = h.HandshakeTime
