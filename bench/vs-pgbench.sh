@@ -14,7 +14,9 @@
 # THREADS ("1 8"), SCRIPTS ("tpcb-like gset-if"), KEEP=1 keeps the
 # sandbox's directory, CLIENT_CPUS / SERVER_CPUS pin both tools and the
 # server (for example 0 and 1), as bench/vs-sysbench.sh does, so the
-# kernel's thread placement is the same for both tools.
+# kernel's thread placement is the same for both tools. PGBENCH_JOBS sets
+# pgbench's -j (default: min(clients, CPUs)), for example 8 to give it a
+# thread per client as encbench has.
 set -euo pipefail
 
 PAIRS=${PAIRS:-4}
@@ -27,6 +29,7 @@ SCALE=${SCALE:-10}
 THREADS=${THREADS:-"1 8"}
 SCRIPTS=${SCRIPTS:-"tpcb-like gset-if"}
 CLIENT_CPUS=${CLIENT_CPUS:-}
+PGBENCH_JOBS=${PGBENCH_JOBS:-}
 SERVER_CPUS=${SERVER_CPUS:-}
 client_pin=()
 [ -n "$CLIENT_CPUS" ] && client_pin=(taskset -c "$CLIENT_CPUS")
@@ -69,7 +72,7 @@ run_one() {
   case $tool in
     pgbench)
       PGPASSWORD=$(json_field "$dir" password) PGSSLMODE=disable /usr/bin/time -f "%U %S" -o "$tm" "${client_pin[@]}" \
-        pgbench -h 127.0.0.1 -p "$port" -U sbtest -n -M prepared -s "$SCALE" -c "$th" -j "$(( th < $(nproc) ? th : $(nproc) ))" \
+        pgbench -h 127.0.0.1 -p "$port" -U sbtest -n -M prepared -s "$SCALE" -c "$th" -j "${PGBENCH_JOBS:-$(( th < $(nproc) ? th : $(nproc) ))}" \
         -T "$TIME" "${pgargs[@]}" sbtest >"$out" 2>&1
       txns=$(awk '/number of transactions actually processed/ {split($NF,a,"/"); print a[1]; exit}' "$out")
       tps=$(awk '/^tps =/ {print $3; exit}' "$out") ;;
@@ -100,7 +103,7 @@ same_statements() {
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
 echo "encbench vs $(pgbench --version), $(date -u +%Y-%m-%d), $(nproc) CPUs ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), $PAIRS pairs x ${TIME}s, scale $SCALE, commit $(git rev-parse --short HEAD)"
-echo "medians; ratio = median over pairs of encbench / pgbench; pgbench -M prepared -j min(clients, CPUs)"
+echo "medians; ratio = median over pairs of encbench / pgbench; pgbench -M prepared -j ${PGBENCH_JOBS:-min(clients, CPUs)}"
 echo "placement: clients on CPUs ${CLIENT_CPUS:-any}, server on CPUs ${SERVER_CPUS:-any}"
 printf '\n| %-9s | %3s | %8s | %8s | %5s | %8s | %8s | %5s | %8s | %8s | %5s | %-13s |\n' script thr "pg TPS" "enc TPS" ratio "pg cpu" "enc cpu" ratio "pg srv" "enc srv" ratio "stmts per txn"
 printf '|%s|\n' "-----------|-----|----------|----------|-------|----------|----------|-------|----------|----------|-------|---------------"

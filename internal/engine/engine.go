@@ -564,23 +564,12 @@ func ConnectFailed(ctx context.Context, t Target, err error) error {
 }
 
 func ConnectError(t Target, err error) error {
-	err = oneLine{err}
+	err = errs.OneLine(err)
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
 		return fmt.Errorf("cannot connect to %s: the server did not complete the connection's set-up in time: %w (is it stopped or overloaded?)", t.Redacted(), Scrub(err, t.URL))
 	}
 	return fmt.Errorf("cannot connect to %s: %w (check that the server is running, the address and credentials, and --tls)", t.Redacted(), Scrub(err, t.URL))
 }
-
-// oneLine is an error whose message is written on one line: pgconn lists
-// each host of a multi-host DSN it tried, and why it failed, on lines of
-// their own, and encbench's errors are one line.
-type oneLine struct{ err error }
-
-func (e oneLine) Error() string {
-	msg := strings.ReplaceAll(e.err.Error(), ":\n", ": ")
-	return strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", "; ")), " ")
-}
-func (e oneLine) Unwrap() error { return e.err }
 
 // Scrub returns err with every password and option value of u removed from
 // its message, for a driver error that may echo them; errors.Is and As

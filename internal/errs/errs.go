@@ -5,6 +5,7 @@ package errs
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // UsageError marks a problem with what the user asked for (exit code 2).
@@ -29,3 +30,21 @@ func ExitCode(err error) int {
 	}
 	return 1
 }
+
+// OneLine is err written on one line, as encbench's errors are: drivers
+// put each host they tried, or each part of a server's message, on a line
+// of its own. It unwraps to err.
+func OneLine(err error) error {
+	if err == nil {
+		return nil
+	}
+	return oneLine{err}
+}
+
+type oneLine struct{ err error }
+
+func (e oneLine) Error() string {
+	msg := strings.ReplaceAll(e.err.Error(), ":\n", ": ")
+	return strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", "; ")), " ")
+}
+func (e oneLine) Unwrap() error { return e.err }

@@ -118,11 +118,23 @@ func TestReplicatedPostgresSandbox(t *testing.T) {
 	if code, _, errOut := encbench(t.Context(), "run", "script", "--file", one, "--dsn", u.String(), "--layer", "tls-repl", "--time", "1"); code != 2 || !strings.Contains(errOut, "pg_read_all_stats") {
 		t.Errorf("tls-repl with an account that cannot read its proof: exit %d\n%s", code, errOut)
 	}
+	// A suite's pre-flight of that DSN target says it once, and the
+	// suite runs without the figures.
+	adminQuery("CREATE DATABASE watcherdb OWNER watcher")
+	own := *u
+	own.Path = "/watcherdb"
+	sdir, sfile := suiteFile(t, "watcher", fmt.Sprintf("name: watcher\ntargets: [{name: users-cluster, dsn: %q}]\nvariants: [plain]\n"+
+		"workloads: [{name: connect}]\nthreads: [1]\ntime: 1\nwarmup: 0\nrepetitions: 1\nprecision: 0\n", own.String()))
+	code, _, errOut := encbench(t.Context(), "suite", "run", sfile, "--out", filepath.Join(sdir, "out"))
+	if code != 0 || strings.Count(errOut, "the replicas' state will not be measured") != 1 || !strings.Contains(errOut, "pg_read_all_stats") {
+		t.Errorf("suite on a cluster whose replicas the account cannot read: exit %d\n%s", code, errOut)
+	}
 	standby := filepath.Join(t.TempDir(), "standby.sql")
 	if err := os.WriteFile(standby, []byte("SELECT 1 AS r WHERE pg_is_in_recovery() \\gset\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	mustRun(t, "run", "script", "--file", standby, "--dsn", info.ClusterDSN+"?target_session_attrs=standby", "--time", "1")
+	mustRun(t, "run", "script", "--file", standby, "--sandbox", dir, "--target-session-attrs", "standby", "--time", "1")
 
 	// A replica restarted mid-run: the synchronous one may be the one
 	// that goes, and commits then wait for the other to take its place.

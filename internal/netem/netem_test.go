@@ -5,12 +5,20 @@ import (
 	"bytes"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 )
 
 // echo serves one loopback echo server for the test's lifetime.
 func echo(t *testing.T) string {
+	t.Helper()
+	return serve(t, func(c net.Conn) { _, _ = io.Copy(c, c) })
+}
+
+// serve runs handle on each connection to a loopback listener, for the
+// test's lifetime, and returns its address.
+func serve(t *testing.T, handle func(net.Conn)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -23,7 +31,7 @@ func echo(t *testing.T) string {
 			if err != nil {
 				return
 			}
-			go func() { defer c.Close(); _, _ = io.Copy(c, c) }()
+			go func() { defer c.Close(); handle(c) }()
 		}
 	}()
 	return ln.Addr().String()
@@ -170,5 +178,37 @@ func TestCutAfterEndsOldConnectionsOnly(t *testing.T) {
 	roundTrip(t, c2, r2)
 	if err := (Options{CutAfter: -time.Second}).Check(); err == nil {
 		t.Error("a negative --net-cut-after was accepted")
+	}
+}
+
+// TestHostListGetsAProxyPerHost: a host list's link lists a proxy for
+// each host, in order, each forwarding to its own host with the delay.
+func TestHostListGetsAProxyPerHost(t *testing.T) {
+	named := func(name string) string {
+		return serve(t, func(c net.Conn) { _, _ = c.Write([]byte(name + "\n")) })
+	}
+	link, err := Start(named("a")+","+named("b"), Options{RTT: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer link.Close()
+	addrs := strings.Split(link.Addr, ",")
+	if len(addrs) != 2 {
+		t.Fatalf("link %s, want two addresses", link.Addr)
+	}
+	for i, want := range []string{"a", "b"} {
+		c, err := net.Dial("tcp", addrs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		got, err := bufio.NewReader(c).ReadString('\n')
+		c.Close()
+		if err != nil || strings.TrimSpace(got) != want {
+			t.Errorf("proxy %d reached %q (%v), want %s", i, got, err, want)
+		}
+		if d := time.Since(start); d < 5*time.Millisecond {
+			t.Errorf("proxy %d answered in %v, without the delay's half", i, d)
+		}
 	}
 }

@@ -255,7 +255,7 @@ func Open(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (l
 	}
 	fmt.Fprintf(o.Stdout, "encbench: %s on %s (%s), %s, TLS %s\n\n", wl.Name(), lr.info.Version, t.Redacted(), locale.Threads(lr.cfg.Threads), t.TLS.Mode)
 	if replErr != nil {
-		fmt.Fprintf(o.Stdout, "encbench: the replicas' state is not measured: %s\n\n", oneLine(replErr))
+		fmt.Fprintf(o.Stdout, "encbench: the replicas' state is not measured: %v\n\n", errs.OneLine(replErr))
 	}
 	if s.Explain {
 		if err := explainFirst(ctx, t, wl, lr.cfg.Threads, o.Stdout); err != nil {
@@ -496,6 +496,3 @@ func rateSeconds(r *result.Result) float64 {
 	}
 	return r.DurationS
 }
-
-// oneLine writes an error on one line (drivers' messages may hold several).
-func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

@@ -213,14 +213,18 @@ func publishedParts(l *locale.Lang, ref *suite.Reference, a *anatomy, rows []*Ro
 	if env := ref.Environment; env != nil {
 		reportRTT = &env.RTTMs
 	}
+	v := ref.StandIn.Variant
+	tp := ref.Topology
+	if tp != nil && !topologyRan(a, tp, v) {
+		tp = nil // an older run, or one without that target: the stand-in's words hold
+	}
 	for _, part := range anatomyParts {
 		pub, ok := ref.Parts[part]
 		if !ok {
 			continue
 		}
-		v := ref.StandIn.Variant
 		target, engine, different := standIn, ref.StandIn.Engine, ref.Different[part]
-		if tp := ref.Topology; tp != nil && topologyRan(a, tp, v) {
+		if tp != nil {
 			if why, ok := tp.StillDifferent[part]; ok {
 				different = why
 			}

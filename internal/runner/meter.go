@@ -19,15 +19,14 @@ import (
 // CPU, so a window's server and machine counters are read outside its
 // client window, the machine's nearest to it.
 type resourceMeter struct {
-	pid int
-	// tree reads only the server's processes, found once; nil: the tree
-	// is found on every read.
-	tree *measure.ProcTree
-	// members are a replicated server's other servers (its replicas),
-	// whose processes' CPU and I/O count as the server's: the work the
-	// primary's writes cause there, and a standby's queries.
-	members     []int
-	memberTrees []*measure.ProcTree
+	// pids are the server's process (0: no server) and a replicated
+	// server's replicas, whose processes' CPU and I/O count as the
+	// server's: the work the primary's writes cause there, and a
+	// standby's queries.
+	pids []int
+	// trees read only those servers' processes, found once; nil: the
+	// trees are found on every read.
+	trees []*measure.ProcTree
 	// disk is the device under the server's data directory (nil: none
 	// found, or no server).
 	disk    *measure.BlockDevice
@@ -81,14 +80,13 @@ type resourceMark struct {
 // processes once, now (their connections' backends must exist by then),
 // and reads only those.
 func newResourceMeter(pid int, members []int, findTree bool, traffic *netconn.Meter, locks func(context.Context) (engine.LockWaits, error)) *resourceMeter {
-	m := &resourceMeter{pid: pid, members: members, traffic: traffic, locks: locks}
+	m := &resourceMeter{traffic: traffic, locks: locks}
 	if pid > 0 {
+		m.pids = append([]int{pid}, members...)
 		if findTree {
-			m.tree, _ = measure.NewProcTree(pid)
-			for _, p := range members {
-				if t, err := measure.NewProcTree(p); err == nil {
-					m.memberTrees = append(m.memberTrees, t)
-				}
+			for _, p := range m.pids {
+				t, _ := measure.NewProcTree(p) // nil: that server is read as gone
+				m.trees = append(m.trees, t)
 			}
 		}
 		m.disk, _ = measure.DiskOf(pid)
@@ -96,44 +94,45 @@ func newResourceMeter(pid int, members []int, findTree bool, traffic *netconn.Me
 	return m
 }
 
-func (m *resourceMeter) serverCPU() (time.Duration, bool) {
-	if m.pid <= 0 {
-		return 0, false
+// serverTrees calls f on each server's process tree; false when the
+// server (the first) cannot be read. A replica that cannot be read (one
+// restarting) adds nothing.
+func (m *resourceMeter) serverTrees(f func(*measure.ProcTree) error) bool {
+	if len(m.pids) == 0 {
+		return false
 	}
-	var v time.Duration
-	var err error
-	if m.tree != nil {
-		v, err = m.tree.CPU()
-		for _, t := range m.memberTrees {
-			if x, e := t.CPU(); e == nil {
-				v += x
-			}
+	for i, pid := range m.pids {
+		var t *measure.ProcTree
+		if m.trees != nil {
+			t = m.trees[i]
+		} else {
+			t, _ = measure.NewProcTree(pid)
 		}
-	} else {
-		v, err = measure.TreeCPU(m.pid)
-		for _, p := range m.members {
-			if x, e := measure.TreeCPU(p); e == nil {
-				v += x
-			}
+		if (t == nil || f(t) != nil) && i == 0 {
+			return false
 		}
 	}
-	return v, err == nil
+	return true
 }
 
-// serverIO reads the server tree's storage I/O.
+func (m *resourceMeter) serverCPU() (time.Duration, bool) {
+	var sum time.Duration
+	ok := m.serverTrees(func(t *measure.ProcTree) error {
+		v, err := t.CPU()
+		sum += v
+		return err
+	})
+	return sum, ok
+}
+
+// serverIO reads the servers' storage I/O.
 func (m *resourceMeter) serverIO() (read, written int64, ok bool) {
-	if m.pid <= 0 {
-		return 0, 0, false
-	}
-	tree := m.tree
-	if tree == nil {
-		var err error
-		if tree, err = measure.NewProcTree(m.pid); err != nil {
-			return 0, 0, false
-		}
-	}
-	read, written, err := tree.IO()
-	return read, written, err == nil
+	ok = m.serverTrees(func(t *measure.ProcTree) error {
+		r, w, err := t.IO()
+		read, written = read+r, written+w
+		return err
+	})
+	return read, written, ok
 }
 
 func (m *resourceMeter) diskNow() (measure.DiskSample, bool) {
@@ -261,5 +260,5 @@ func (m *resourceMeter) fill(o *Outcome) {
 		w := m.lockSum
 		o.LockWaits = &w
 	}
-	*m = resourceMeter{pid: m.pid, tree: m.tree, members: m.members, memberTrees: m.memberTrees, disk: m.disk, traffic: m.traffic, locks: m.locks}
+	*m = resourceMeter{pids: m.pids, trees: m.trees, disk: m.disk, traffic: m.traffic, locks: m.locks}
 }

@@ -174,9 +174,6 @@ func mariadbConfigure(o Options, data, sock, logPath string, port int, u *user.U
 	if u != nil {
 		cnf = append(cnf, "user="+u.Username)
 	}
-	if o.Replicas == 0 {
-		cnf = append(cnf, "performance_schema=OFF")
-	}
 	cnf = append(cnf, mariadbReplicationConf(o)...)
 	cnf = append(cnf, mariadbTLSConf(o, tls)...)
 	if o.tde() {

@@ -13,14 +13,14 @@ import (
 	"github.com/encbench/encbench/internal/encryption/certs"
 )
 
-// mariadbReplicationConf is a server's binary log: off for a single
-// server; on for a primary with replicas (GTID, row events), with
-// MariaDB's semi-synchronous replication when --sync asks a commit to
-// wait for a replica's acknowledgement (10 s at most, then it goes on
-// asynchronously, as the server does).
+// mariadbReplicationConf is a server's binary log and performance schema:
+// both off for a single server; on for a primary with replicas (GTID,
+// row events), with MariaDB's semi-synchronous replication when --sync
+// asks a commit to wait for a replica's acknowledgement (10 s at most,
+// then it goes on asynchronously, as the server does).
 func mariadbReplicationConf(o Options) []string {
 	if o.Replicas == 0 {
-		return []string{"skip-log-bin"}
+		return []string{"skip-log-bin", "performance_schema=OFF"}
 	}
 	conf := []string{"log-bin=mariadb-bin", "server_id=1", "binlog_format=ROW", "gtid_strict_mode=ON"}
 	if o.Sync {

@@ -100,14 +100,15 @@ func restartProcess(ctx context.Context, u *user.User, r restarter, o RestartOpt
 func restartMember(ctx context.Context, info *Info, u *user.User, r restarter, o RestartOptions) (*Info, error) {
 	i := slices.IndexFunc(info.Members, func(m Member) bool { return m.Name == o.Member })
 	if i < 0 {
-		names := []string{"none"}
-		for k, m := range info.Members {
-			if k == 0 {
-				names = names[:0]
+		has := "none"
+		if len(info.Members) > 0 {
+			names := make([]string, len(info.Members))
+			for k, m := range info.Members {
+				names[k] = m.Name
 			}
-			names = append(names, m.Name)
+			has = strings.Join(names, ", ")
 		}
-		return nil, errs.Usage("the sandbox in %s has no replica %q (it has %s)", info.Dir, o.Member, strings.Join(names, ", "))
+		return nil, errs.Usage("the sandbox in %s has no replica %q (it has %s)", info.Dir, o.Member, has)
 	}
 	m := &info.Members[i]
 	admin := &Info{AdminDSN: m.AdminDSN, Socket: m.Socket, AdminPassword: info.AdminPassword}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/encbench/encbench/internal/engine"
@@ -75,7 +74,7 @@ func (x *Executor) Preflight(ctx context.Context) error {
 		// account can read; what it cannot is said once, here, and the
 		// cells run without them (encbench changes no replication setting).
 		if _, w, err := orchestrator.ReplicationReadable(ctx, t); err != nil {
-			fmt.Fprintf(x.Stderr, "encbench: %s: the replicas' state will not be measured: %s\n", at, strings.Join(strings.Fields(err.Error()), " "))
+			fmt.Fprintf(x.Stderr, "encbench: %s: the replicas' state will not be measured: %v\n", at, errs.OneLine(err))
 		} else if w != nil {
 			w.Close()
 		}

@@ -99,9 +99,9 @@ func (w *replicaWatch) Read(ctx context.Context) ([]engine.ReplicaState, int64, 
 	if err != nil {
 		return nil, 0, err
 	}
-	semiSync := status["Rpl_semi_sync_master_status"] == "ON"
-	waitUs, _ := strconv.ParseInt(status["Rpl_semi_sync_master_tx_wait_time"], 10, 64)
-	waits, _ := strconv.ParseInt(status["Rpl_semi_sync_master_tx_waits"], 10, 64)
+	semiSync := status["rpl_semi_sync_master_status"] == "ON"
+	waitUs, _ := strconv.ParseInt(status["rpl_semi_sync_master_tx_wait_time"], 10, 64)
+	waits, _ := strconv.ParseInt(status["rpl_semi_sync_master_tx_waits"], 10, 64)
 	var wait time.Duration
 	if n := waits - w.waits; n > 0 && w.waits > 0 {
 		wait = time.Duration((waitUs-w.waitUs)/n) * time.Microsecond
@@ -127,7 +127,7 @@ func (w *replicaWatch) Read(ctx context.Context) ([]engine.ReplicaState, int64, 
 		}
 		if semiSync {
 			rs, err := statusValues(ctx, r.c, "Rpl_semi_sync_slave_status")
-			if err == nil && rs["Rpl_semi_sync_slave_status"] == "ON" {
+			if err == nil && rs["rpl_semi_sync_slave_status"] == "ON" {
 				st.SyncState, st.FlushLag = "semi-sync", wait
 			}
 		}
@@ -168,7 +168,9 @@ func queryOne(ctx context.Context, c *conn, q string) (string, error) {
 	return rows[0][0], nil
 }
 
-func statusValues(ctx context.Context, c *conn, names ...string) (map[string]string, error) {
+// statusValues reads global status variables by name, keyed in lower
+// case (servers differ in the case they report).
+func statusValues(ctx context.Context, c engine.Conn, names ...string) (map[string]string, error) {
 	rows, err := c.Query(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('"+strings.Join(names, "','")+"')")
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", strings.Join(names, ", "), err)
@@ -176,7 +178,7 @@ func statusValues(ctx context.Context, c *conn, names ...string) (map[string]str
 	out := map[string]string{}
 	for _, r := range rows {
 		if len(r) == 2 {
-			out[r[0]] = r[1]
+			out[strings.ToLower(r[0])] = r[1]
 		}
 	}
 	return out, nil

@@ -95,7 +95,7 @@ func (a active) Leakage() string  { return "tls_repl" }
 func (a active) Require(ctx context.Context, env layer.Env) error {
 	rows, err := env.Session.Query(ctx, a.query)
 	if err != nil {
-		return errs.Usage("tls-repl: reading the primary's replication connections: %v (%s)", oneLine(err), a.unreadable)
+		return errs.Usage("tls-repl: reading the primary's replication connections: %v (%s)", errs.OneLine(err), a.unreadable)
 	}
 	if len(rows) == 0 {
 		return errs.Usage("tls-repl: the server has no replica attached (%s list none): give a primary with replicas (sandbox up --replicas N)", a.source)
@@ -135,5 +135,3 @@ func (a active) Prove(ctx context.Context, env layer.Env) (proof.LayerProof, err
 	}
 	return p, nil
 }
-
-func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

@@ -371,16 +371,19 @@ func extremum(least bool, v []Value) (Value, error) {
 // pick is the least or greatest of v, each converted by conv.
 func pick[T int64 | float64](least bool, v []Value, conv func(Value) (T, error)) (T, error) {
 	best, err := conv(v[0])
+	if err != nil {
+		return best, err
+	}
 	for _, x := range v[1:] {
+		n, err := conv(x)
 		if err != nil {
 			return best, err
 		}
-		var n T
-		if n, err = conv(x); err == nil && (least && n < best || !least && n > best) {
+		if least && n < best || !least && n > best {
 			best = n
 		}
 	}
-	return best, err
+	return best, nil
 }
 
 // two converts a binary operator's or function's two arguments.
