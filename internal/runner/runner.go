@@ -223,7 +223,12 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 	if cfg.Time <= 0 && cfg.Events <= 0 {
 		return nil, fmt.Errorf("either --time or --events must be set")
 	}
-	defer PinProcs(cfg.Threads)()
+	wholeBatch := closedLoopOnShared(cfg) && len(cfg.CPUs) == 0
+	if wholeBatch {
+		defer batchProcess(cfg.Threads)()
+	} else {
+		defer PinProcs(cfg.Threads)()
+	}
 	s, err := Open(ctx, t, wl, cfg)
 	if s == nil {
 		return nil, err
@@ -244,6 +249,7 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 		}
 	}
 	r := s.newRun()
+	r.wholeBatch = wholeBatch
 	out, err := r.execute(ctx)
 	if out != nil {
 		out.Sessions = s.sessions
@@ -385,9 +391,7 @@ func (s *Session) Close() {
 }
 
 func (s *Session) newRun() *run {
-	// Only closed-loop workers that share a CPU run SCHED_BATCH (sched.go).
-	batch := s.cfg.Rate == 0 && s.cfg.Threads > clientCPUCount(s.cfg.CPUs)
-	return &run{cfg: s.cfg, slots: s.slots, t: s.t, wl: s.wl, partNames: s.partNames, batch: batch, traffic: s.traffic}
+	return &run{cfg: s.cfg, slots: s.slots, t: s.t, wl: s.wl, partNames: s.partNames, batch: closedLoopOnShared(s.cfg), traffic: s.traffic}
 }
 
 type run struct {
@@ -409,9 +413,11 @@ type run struct {
 	// gate, when set, lets workers start events only in a controller's
 	// turns (Turns).
 	gate *gate
-	// batch: workers lock their threads and run them SCHED_BATCH.
-	batch   bool
-	traffic *netconn.Meter
+	// batch: workers run SCHED_BATCH, on threads of their own that they
+	// lock and mark, unless wholeBatch says the caller marked every thread
+	// of the process (batchProcess).
+	batch, wholeBatch bool
+	traffic           *netconn.Meter
 }
 
 func notes(slots []*slot) map[string]int64 {
@@ -696,19 +702,20 @@ const yieldEvery = 8 * time.Millisecond
 // work is one worker's loop. Latency counts from the intended start in rate
 // mode, so a slow server cannot hide queueing (no coordinated omission).
 //
-// The worker keeps its thread and the thread ends with it (no
-// UnlockOSThread): the CPU affinity and scheduling policy set here never
-// pass to another goroutine, or to a server a sandbox starts from it. The
+// A worker that sets its thread's affinity or policy keeps its thread and
+// the thread ends with it (no UnlockOSThread): what is set here never
+// passes to another goroutine, or to a server a sandbox starts from it. The
 // policy is also put back, for the main thread, which the runtime parks
 // for good instead of ending.
 func (r *run) work(id int, s *slot) {
 	// A rate-mode worker parks twice an event (schedule and sleep), and a
 	// locked one's park hands its thread over through the scheduler: only
-	// batch or pinned workers lock.
-	if r.batch || len(r.cfg.CPUs) > 0 {
+	// workers that mark their own thread lock it.
+	ownThread := r.batch && !r.wholeBatch
+	if ownThread || len(r.cfg.CPUs) > 0 {
 		runtime.LockOSThread()
 	}
-	if r.batch {
+	if ownThread {
 		defer batchThread()()
 	}
 	if n := len(r.cfg.CPUs); n > 0 {

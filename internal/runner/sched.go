@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"os"
 	"runtime"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,4 +49,87 @@ func clientCPUCount(pinned []int) int {
 		return runtime.NumCPU()
 	}
 	return set.Count()
+}
+
+// closedLoopOnShared says cfg's workers run closed-loop and outnumber the
+// CPUs they run on: the case SCHED_BATCH is for (see batchThread).
+func closedLoopOnShared(cfg Config) bool {
+	return cfg.Rate == 0 && cfg.Threads > clientCPUCount(cfg.CPUs)
+}
+
+// batchProcess is what a single closed-loop run whose unpinned workers
+// share the client's CPUs sets for the run's length: every thread of the
+// process SCHED_BATCH, and a P per worker with none to spare. Threads the
+// runtime starts meanwhile inherit the policy from the thread that clones
+// them, so the workers need not lock threads of their own; that matters
+// because a worker passes through the scheduler every yieldEvery, and a
+// locked one hands its thread over through another thread and back (two
+// futex wake-ups), where an unlocked one goes on in place. A spare P would
+// be woken at each such pass too (the runtime's wakep). The collector and
+// timers run when a worker passes, at most yieldEvery later. With tpcb-like
+// at 8 threads on one CPU this took the client from 8.0 to 7.1 context
+// switches and from 15.8 to 14.4 system calls per transaction
+// (bench/README.md, issue 68). It returns the undo, which puts every
+// thread's policy back, those started meanwhile included.
+func batchProcess(threads int) (undo func()) {
+	prevProcs := runtime.GOMAXPROCS(0)
+	if prevProcs < threads {
+		runtime.GOMAXPROCS(threads)
+	}
+	restoreProcs := func() {
+		if prevProcs < threads {
+			runtime.GOMAXPROCS(prevProcs)
+		}
+	}
+	prev, err := unix.SchedGetAttr(0, 0)
+	if err != nil || prev.Policy == unix.SCHED_BATCH {
+		return restoreProcs
+	}
+	setThreads(func(attr *unix.SchedAttr) bool {
+		attr.Policy = unix.SCHED_BATCH
+		return true
+	})
+	return func() {
+		// A thread cloned while the policy is being put back may inherit
+		// SCHED_BATCH from one not yet reached: go over them until a pass
+		// finds none.
+		for range 10 {
+			if !setThreads(func(attr *unix.SchedAttr) bool {
+				if attr.Policy != unix.SCHED_BATCH {
+					return false
+				}
+				attr.Policy, attr.Priority = prev.Policy, prev.Priority
+				return true
+			}) {
+				break
+			}
+		}
+		restoreProcs()
+	}
+}
+
+// setThreads applies change to each thread of the process whose policy it
+// says should change (keeping each thread's nice value) and says whether
+// any did. A thread that ends meanwhile, or a refusal (a seccomp filter),
+// is passed over: the policy is a hint, not a requirement.
+func setThreads(change func(*unix.SchedAttr) bool) (changed bool) {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return false
+	}
+	for _, task := range tasks {
+		tid, err := strconv.Atoi(task.Name())
+		if err != nil {
+			continue
+		}
+		attr, err := unix.SchedGetAttr(tid, 0)
+		if err != nil || !change(attr) {
+			continue
+		}
+		attr.Size, attr.Flags = unix.SizeofSchedAttr, 0
+		if unix.SchedSetAttr(tid, attr, 0) == nil {
+			changed = true
+		}
+	}
+	return changed
 }

@@ -11,11 +11,13 @@ import (
 	"github.com/encbench/encbench/internal/runset"
 )
 
-// TestClosedLoopWorkersRunBatchOnThreadsOfTheirOwn: closed-loop workers
-// sharing a CPU run on SCHED_BATCH threads; a lone worker on its CPU and
-// rate-mode workers do not; and no thread is left SCHED_BATCH once the runs
-// are over (a server started later from such a thread would inherit it).
-func TestClosedLoopWorkersRunBatchOnThreadsOfTheirOwn(t *testing.T) {
+// TestClosedLoopWorkersRunBatch: closed-loop workers sharing a CPU run on
+// SCHED_BATCH threads, pinned ones on threads of their own, unpinned ones
+// in a process whose threads are all marked for the run; a lone worker on
+// its CPU and rate-mode workers do not; and no thread is left SCHED_BATCH
+// once the runs are over (a server started later from such a thread would
+// inherit it).
+func TestClosedLoopWorkersRunBatch(t *testing.T) {
 	cases := []struct {
 		name      string
 		cfg       Config
@@ -24,6 +26,8 @@ func TestClosedLoopWorkersRunBatchOnThreadsOfTheirOwn(t *testing.T) {
 		{"three workers on one CPU", Config{Threads: 3, CPUs: []int{0}, Settings: runset.Settings{Events: 300}}, true},
 		{"one worker on its CPU", Config{Threads: 1, CPUs: []int{0}, Settings: runset.Settings{Events: 100}}, false},
 		{"rate mode", Config{Threads: 3, CPUs: []int{0}, Settings: runset.Settings{Time: 300 * time.Millisecond, Rate: 200}}, false},
+		{"more workers than CPUs, unpinned", Config{Threads: clientCPUCount(nil) + 2, Settings: runset.Settings{Events: 300}}, true},
+		{"as many workers as CPUs, unpinned", Config{Threads: clientCPUCount(nil), Settings: runset.Settings{Events: 300}}, false},
 	}
 	for _, c := range cases {
 		w := &fakeWorkload{watchPolicy: true}
