@@ -87,11 +87,11 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 	}
 	// pgconn authenticates and negotiates TLS; statements then go over
 	// pgproto3 directly (see wire.go).
-	hj, err := takeOver(ctx, pc)
+	hj, settled, err := takeOver(ctx, pc)
 	if err != nil {
 		return nil, engine.ConnectFailed(ctx, t, err)
 	}
-	return newConn(hj.Conn, hj.Frontend), nil
+	return newConn(hj.Conn, hj.Frontend, settled), nil
 }
 
 // takeOver hijacks pc as pgconn's contract asks (PgConn.Hijack: "SyncConn
@@ -107,26 +107,28 @@ func (Engine) Connect(ctx context.Context, t engine.Target) (engine.Conn, error)
 // pgconn's reader took (the hangs of issue 54).
 //
 // SyncConn pings until that reader has stopped and pgconn's buffers are
-// empty, which it usually does at once without a ping. Its pings are
-// writes too, and on a machine slow enough that each of its ten is slow it
-// gives up with a read still in flight; so encbench goes on reading
-// through the frontend pgconn built (hj.Frontend, which reads through
-// pgconn's background reader): a reply the in-flight read takes is handed
-// to that frontend, and once that read returns the reader is stopped and
-// reads go straight to the socket. No byte is lost and no reader is left,
-// whatever the scheduling (TestTakeOverLosesNoReply slows every write).
-// Only an error of the connection itself, such as ctx's end, fails it.
-func takeOver(ctx context.Context, pc *pgconn.PgConn) (*pgconn.HijackedConn, error) {
-	if err := pc.SyncConn(ctx); err != nil && (ctx.Err() != nil || pc.IsClosed()) {
+// empty, which it usually does at once without a ping; it then returns nil
+// and, as its contract says, the socket is ready for direct use: settled,
+// and encbench reads replies from the socket itself. Its pings are writes
+// too, and on a machine slow enough that each of its ten is slow it gives
+// up with a read still in flight; then encbench goes on reading through the
+// frontend pgconn built (hj.Frontend, which reads through pgconn's
+// background reader): a reply the in-flight read takes is handed to that
+// frontend, and once that read returns the reader is stopped and reads go
+// straight to the socket. No byte is lost and no reader is left, whatever
+// the scheduling (TestTakeOverLosesNoReply slows every write). Only an
+// error of the connection itself, such as ctx's end, fails it.
+func takeOver(ctx context.Context, pc *pgconn.PgConn) (hj *pgconn.HijackedConn, settled bool, err error) {
+	syncErr := pc.SyncConn(ctx)
+	if syncErr != nil && (ctx.Err() != nil || pc.IsClosed()) {
 		pc.Close(context.Background())
-		return nil, fmt.Errorf("settling the connection before taking it over: %w", err)
+		return nil, false, fmt.Errorf("settling the connection before taking it over: %w", syncErr)
 	}
-	hj, err := pc.Hijack()
-	if err != nil {
+	if hj, err = pc.Hijack(); err != nil {
 		pc.Close(context.Background())
-		return nil, fmt.Errorf("taking over the connection: %w", err)
+		return nil, false, fmt.Errorf("taking over the connection: %w", err)
 	}
-	return hj, nil
+	return hj, syncErr == nil, nil
 }
 
 func (Engine) ServerInfo(ctx context.Context, c engine.Conn) (engine.ServerInfo, error) {

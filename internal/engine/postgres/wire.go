@@ -21,18 +21,26 @@ import (
 // machinery (locking, a slow-write timer and a background reader for
 // pipelined writes) is work a benchmark client need not pay for.
 type conn struct {
-	nc    net.Conn
+	nc net.Conn
+	// fe encodes and writes requests; replies are read by rd.
 	fe    *pgproto3.Frontend
+	rd    *backendReader
+	vals  [][]byte
 	stmts int
 	// raw says which type OIDs travel as raw bytes in binary format (bytea
 	// and extension types built on its send/receive, such as ore).
 	raw map[uint32]bool
 }
 
-// newConn speaks through fe, the frontend pgconn set the connection up with
-// (see takeOver for why not a new one).
-func newConn(nc net.Conn, fe *pgproto3.Frontend) *conn {
-	return &conn{nc: nc, fe: fe}
+// newConn writes through fe, the frontend pgconn set the connection up
+// with, and reads replies from the socket itself when settled says pgconn
+// let go of it with nothing buffered, or else through fe (see takeOver).
+func newConn(nc net.Conn, fe *pgproto3.Frontend, settled bool) *conn {
+	c := &conn{nc: nc, fe: fe, rd: newBackendReader(nc, fe)}
+	if settled {
+		c.rd.fe = nil
+	}
+	return c
 }
 
 // withDeadline bounds set-up calls by ctx: its deadline (or, without one,
@@ -51,28 +59,41 @@ func (c *conn) withDeadline(ctx context.Context) func() {
 	}
 }
 
-// drain reads replies until ReadyForQuery, handing data rows to row (which
-// must copy what it keeps) and returning the first server error.
-func (c *conn) drain(row func(*pgproto3.DataRow)) error {
+// drain reads replies until ReadyForQuery, handing data rows' values to
+// row (which must copy what it keeps) and returning the first server error.
+func (c *conn) drain(row func([][]byte)) error {
 	var first error
 	for {
-		msg, err := c.fe.Receive()
+		typ, body, err := c.rd.next()
 		if err != nil {
 			return fmt.Errorf("reading from the server: %w", err)
 		}
-		switch m := msg.(type) {
-		case *pgproto3.DataRow:
-			if row != nil {
-				row(m)
+		switch typ {
+		case 'D':
+			if row == nil {
+				continue
 			}
-		case *pgproto3.ErrorResponse:
+			if c.vals, err = dataRow(body, c.vals); err != nil {
+				return err
+			}
+			row(c.vals)
+		case 'E':
 			if first == nil {
-				first = pgconn.ErrorResponseToPgError(m)
+				first = serverError(body)
 			}
-		case *pgproto3.ReadyForQuery:
+		case 'Z':
 			return first
 		}
 	}
+}
+
+// serverError is an ErrorResponse's body as pgconn's error type.
+func serverError(body []byte) error {
+	var m pgproto3.ErrorResponse
+	if err := m.Decode(body); err != nil {
+		return fmt.Errorf("%w: error response: %w", errMalformed, err)
+	}
+	return pgconn.ErrorResponseToPgError(&m)
 }
 
 func (c *conn) send(msgs ...pgproto3.FrontendMessage) error {
@@ -99,9 +120,9 @@ func (c *conn) Query(ctx context.Context, sql string) ([][]string, error) {
 		return nil, ended(ctx, err)
 	}
 	var out [][]string
-	err := c.drain(func(r *pgproto3.DataRow) {
-		row := make([]string, len(r.Values))
-		for i, v := range r.Values {
+	err := c.drain(func(values [][]byte) {
+		row := make([]string, len(values))
+		for i, v := range values {
 			row[i] = string(v)
 		}
 		out = append(out, row)
@@ -167,23 +188,31 @@ const firstUserOID = 16384
 func (c *conn) describe() (params, fields []uint32, names []string, err error) {
 	var first error
 	for {
-		msg, err := c.fe.Receive()
+		typ, body, err := c.rd.next()
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("reading from the server: %w", err)
 		}
-		switch m := msg.(type) {
-		case *pgproto3.ParameterDescription:
+		switch typ {
+		case 't':
+			var m pgproto3.ParameterDescription
+			if err := m.Decode(body); err != nil {
+				return nil, nil, nil, fmt.Errorf("%w: parameter description: %w", errMalformed, err)
+			}
 			params = append(params, m.ParameterOIDs...)
-		case *pgproto3.RowDescription:
+		case 'T':
+			var m pgproto3.RowDescription
+			if err := m.Decode(body); err != nil {
+				return nil, nil, nil, fmt.Errorf("%w: row description: %w", errMalformed, err)
+			}
 			for _, f := range m.Fields {
 				fields = append(fields, f.DataTypeOID)
 				names = append(names, string(f.Name))
 			}
-		case *pgproto3.ErrorResponse:
+		case 'E':
 			if first == nil {
-				first = pgconn.ErrorResponseToPgError(m)
+				first = serverError(body)
 			}
-		case *pgproto3.ReadyForQuery:
+		case 'Z':
 			return params, fields, names, first
 		}
 	}
@@ -285,9 +314,9 @@ func (s *stmt) Query(args []engine.Arg, row func([][]byte) error) error {
 		return err
 	}
 	var rowErr error
-	err := s.c.drain(func(r *pgproto3.DataRow) {
+	err := s.c.drain(func(values [][]byte) {
 		if rowErr == nil {
-			rowErr = row(r.Values)
+			rowErr = row(values)
 		}
 	})
 	if err != nil {

@@ -23,7 +23,7 @@ type fakeServer struct {
 func pipe(t *testing.T) (*conn, *fakeServer) {
 	client, server := net.Pipe()
 	t.Cleanup(func() { client.Close(); server.Close() })
-	return newConn(client, pgproto3.NewFrontend(client, client)), &fakeServer{t: t, be: pgproto3.NewBackend(server, server), nc: server}
+	return newConn(client, pgproto3.NewFrontend(client, client), true), &fakeServer{t: t, be: pgproto3.NewBackend(server, server), nc: server}
 }
 
 // expect reads the next message and checks its type.
