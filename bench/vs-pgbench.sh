@@ -16,7 +16,12 @@
 # server (for example 0 and 1), as bench/vs-sysbench.sh does, so the
 # kernel's thread placement is the same for both tools. PGBENCH_JOBS sets
 # pgbench's -j (default: min(clients, CPUs)), for example 8 to give it a
-# thread per client as encbench has.
+# thread per client as encbench has. COUNTS=1 runs each tool under perf
+# stat and adds its system calls and context switches per transaction to
+# the table of where the client's CPU goes (user and system time per
+# transaction, always printed); the counting itself slows every system
+# call a little, pgbench's more as it makes more, so parity is judged on
+# runs without it.
 set -euo pipefail
 
 PAIRS=${PAIRS:-4}
@@ -31,8 +36,10 @@ SCRIPTS=${SCRIPTS:-"tpcb-like gset-if"}
 CLIENT_CPUS=${CLIENT_CPUS:-}
 PGBENCH_JOBS=${PGBENCH_JOBS:-}
 SERVER_CPUS=${SERVER_CPUS:-}
+COUNTS=${COUNTS:-0}
 client_pin=()
 [ -n "$CLIENT_CPUS" ] && client_pin=(taskset -c "$CLIENT_CPUS")
+counting=()
 server_pin=()
 [ -n "$SERVER_CPUS" ] && server_pin=(--server-cpus "$SERVER_CPUS")
 
@@ -42,6 +49,10 @@ for tool in pgbench psql /usr/bin/time go; do
   command -v "$tool" >/dev/null || { echo "vs-pgbench: $tool is missing (make deps installs it)" >&2; exit 2; }
 done
 work=$(mktemp -d /tmp/encbench-vs-pgbench.XXXXXX)
+if [ "$COUNTS" = 1 ]; then
+  command -v perf >/dev/null || { echo "vs-pgbench: COUNTS=1 needs perf (apt-get install linux-perf)" >&2; exit 2; }
+  counting=(perf stat -x, -e raw_syscalls:sys_enter,context-switches -o "$work/perf.txt" --)
+fi
 chmod 755 "$work"
 go build -o "$work/encbench" ./cmd/encbench
 enc=$work/encbench
@@ -59,8 +70,10 @@ port=$(json_field "$dir" port)
 admin() { PGPASSWORD=$(json_field "$dir" admin_password) psql -X -q -A -t -F' ' -h "$dir/run" -p "$port" -U postgres -d sbtest -c "$1"; }
 server_cpu() { awk -v n="$(server_ticks "$dir")" -v t="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f\n", n/t}'; }
 
-# run_one TOOL SCRIPT THREADS -> "tps cpu_per_1000 srv_per_1000", and the
-# statements per transaction in $work/TOOL.stmts
+# run_one TOOL SCRIPT THREADS -> "tps cpu_per_1000 srv_per_1000
+# user_per_1000 sys_per_1000 syscalls_per_txn switches_per_txn" (the last
+# two 0 without COUNTS=1), and the statements per transaction in
+# $work/TOOL.stmts
 run_one() {
   local tool=$1 sc=$2 th=$3 out=$work/out.txt tm=$work/time.txt s0 s1 txns tps
   local pgargs=(-b "$sc") encargs=(pgbench --builtin "$sc")
@@ -71,13 +84,13 @@ run_one() {
   s0=$(server_cpu)
   case $tool in
     pgbench)
-      PGPASSWORD=$(json_field "$dir" password) PGSSLMODE=disable /usr/bin/time -f "%U %S" -o "$tm" "${client_pin[@]}" \
+      PGPASSWORD=$(json_field "$dir" password) PGSSLMODE=disable /usr/bin/time -f "%U %S" -o "$tm" "${counting[@]}" "${client_pin[@]}" \
         pgbench -h 127.0.0.1 -p "$port" -U sbtest -n -M prepared -s "$SCALE" -c "$th" -j "${PGBENCH_JOBS:-$(( th < $(nproc) ? th : $(nproc) ))}" \
         -T "$TIME" "${pgargs[@]}" sbtest >"$out" 2>&1
       txns=$(awk '/number of transactions actually processed/ {split($NF,a,"/"); print a[1]; exit}' "$out")
       tps=$(awk '/^tps =/ {print $3; exit}' "$out") ;;
     encbench)
-      /usr/bin/time -f "%U %S" -o "$tm" "${client_pin[@]}" "$enc" run "${encargs[@]}" --sandbox "$dir" --threads "$th" --time "$TIME" >"$out" 2>&1
+      /usr/bin/time -f "%U %S" -o "$tm" "${counting[@]}" "${client_pin[@]}" "$enc" run "${encargs[@]}" --sandbox "$dir" --threads "$th" --time "$TIME" >"$out" 2>&1
       txns=$(awk '/transactions:/ {print $2; exit}' "$out")
       tps=$(awk '/transactions:/ {gsub(/\(/,"",$3); print $3; exit}' "$out") ;;
   esac
@@ -87,8 +100,14 @@ run_one() {
          WHERE d.datname = 'sbtest' AND (query ILIKE '%pgbench_%' OR query IN ('BEGIN', 'END', 'COMMIT'))
            AND query NOT ILIKE '%count(%' AND query NOT ILIKE '%pg_%stat%' AND query NOT ILIKE 'vacuum%' AND query NOT ILIKE '%truncate%'" |
     awk -v n="$txns" '{c=$1; $1=""; printf "%.3f %s\n", c/n, $0}' | sort -k2 >"$work/$tool.stmts"
-  awk -v tps="$tps" -v cpu="$(awk '{print $1+$2}' "$tm")" -v n="$txns" -v a="$s0" -v b="$s1" \
-    'BEGIN {printf "%s %.4f %.4f\n", tps, cpu/n*1000, (b-a)/n*1000}'
+  local calls=0 switches=0
+  if [ "$COUNTS" = 1 ]; then
+    calls=$(awk -F, '/raw_syscalls:sys_enter/ {print $1}' "$work/perf.txt")
+    switches=$(awk -F, '/context-switches/ {print $1}' "$work/perf.txt")
+  fi
+  awk -v tps="$tps" -v u="$(tail -1 "$tm" | awk '{print $1}')" -v sy="$(tail -1 "$tm" | awk '{print $2}')" -v n="$txns" -v a="$s0" -v b="$s1" \
+    -v calls="$calls" -v sw="$switches" \
+    'BEGIN {printf "%s %.4f %.4f %.4f %.4f %.2f %.2f\n", tps, (u+sy)/n*1000, (b-a)/n*1000, u/n*1000, sy/n*1000, calls/n, sw/n}'
 }
 
 # same_statements A B: the same statement texts; the same count per
@@ -107,7 +126,7 @@ echo "medians; ratio = median over pairs of encbench / pgbench; pgbench -M prepa
 echo "placement: clients on CPUs ${CLIENT_CPUS:-any}, server on CPUs ${SERVER_CPUS:-any}"
 printf '\n| %-9s | %3s | %8s | %8s | %5s | %8s | %8s | %5s | %8s | %8s | %5s | %-13s |\n' script thr "pg TPS" "enc TPS" ratio "pg cpu" "enc cpu" ratio "pg srv" "enc srv" ratio "stmts per txn"
 printf '|%s|\n' "-----------|-----|----------|----------|-------|----------|----------|-------|----------|----------|-------|---------------"
-: >"$work/pairs.md"; : >"$work/stmts.md"
+: >"$work/pairs.md"; : >"$work/stmts.md"; : >"$work/split.md"
 for sc in $SCRIPTS; do
   for th in $THREADS; do
     : >"$work/pgbench.rows"; : >"$work/encbench.rows"; same=identical
@@ -126,6 +145,9 @@ for sc in $SCRIPTS; do
     pair_list() { paste -d' ' "$work/pgbench.rows" "$work/encbench.rows" |
       awk -v c="$1" '{n=NF/2; printf "%s%.2f", (NR > 1 ? " " : ""), ($c>0 ? $(c+n)/$c : 0)} END {print ""}'; }
     printf '| %-9s | %3s | %s | %s | %s |\n' "$sc" "$th" "$(pair_list 1)" "$(pair_list 2)" "$(pair_list 3)" >>"$work/pairs.md"
+    printf '| %-9s | %3s | %7.4f | %8.4f | %6.4f | %7.4f | %8s | %9s | %11s | %12s |\n' "$sc" "$th" \
+      "$(col pgbench 4)" "$(col encbench 4)" "$(col pgbench 5)" "$(col encbench 5)" \
+      "$(col pgbench 6)" "$(col encbench 6)" "$(col pgbench 7)" "$(col encbench 7)" >>"$work/split.md"
     printf '| %-9s | %3s | %8.0f | %8.0f | %5.2f | %8.4f | %8.4f | %5.2f | %8.4f | %8.4f | %5.2f | %-13s |\n' "$sc" "$th" \
       "$(col pgbench 1)" "$(col encbench 1)" "$(pair_ratio 1)" "$(col pgbench 2)" "$(col encbench 2)" "$(pair_ratio 2)" \
       "$(col pgbench 3)" "$(col encbench 3)" "$(pair_ratio 3)" "$same"
@@ -133,6 +155,12 @@ for sc in $SCRIPTS; do
 done
 echo
 echo "cpu = client CPU seconds (user+sys of the tool's process) per 1,000 transactions; srv = the server's"
+echo
+echo "where the client's CPU goes (medians; user and sys seconds per 1,000 transactions$( [ "$COUNTS" = 1 ] && echo "; system calls and context switches per transaction, perf stat"))"
+echo
+echo "| script    | thr | pg user | enc user | pg sys | enc sys | pg calls | enc calls | pg switches | enc switches |"
+echo "|-----------|-----|---------|----------|--------|---------|----------|-----------|-------------|--------------|"
+cat "$work/split.md"
 echo
 echo "each pair's encbench / pgbench, in run order (odd pairs: pgbench first)"
 echo

@@ -223,11 +223,15 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 	if cfg.Time <= 0 && cfg.Events <= 0 {
 		return nil, fmt.Errorf("either --time or --events must be set")
 	}
-	wholeBatch := closedLoopOnShared(cfg) && len(cfg.CPUs) == 0
-	if wholeBatch {
-		defer batchProcess(cfg.Threads)()
+	unpinnedClosedLoop := cfg.Rate == 0 && len(cfg.CPUs) == 0
+	wholeBatch := unpinnedClosedLoop && closedLoopOnShared(cfg)
+	if unpinnedClosedLoop {
+		defer procsPerWorker(cfg.Threads)()
 	} else {
 		defer PinProcs(cfg.Threads)()
+	}
+	if wholeBatch {
+		defer batchProcess()()
 	}
 	s, err := Open(ctx, t, wl, cfg)
 	if s == nil {

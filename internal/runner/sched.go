@@ -57,33 +57,37 @@ func closedLoopOnShared(cfg Config) bool {
 	return cfg.Rate == 0 && cfg.Threads > clientCPUCount(cfg.CPUs)
 }
 
-// batchProcess is what a single closed-loop run whose unpinned workers
-// share the client's CPUs sets for the run's length: every thread of the
-// process SCHED_BATCH, and a P per worker with none to spare. Threads the
-// runtime starts meanwhile inherit the policy from the thread that clones
-// them, so the workers need not lock threads of their own; that matters
-// because a worker passes through the scheduler every yieldEvery, and a
-// locked one hands its thread over through another thread and back (two
-// futex wake-ups), where an unlocked one goes on in place. A spare P would
-// be woken at each such pass too (the runtime's wakep). The collector and
-// timers run when a worker passes, at most yieldEvery later. With tpcb-like
-// at 8 threads on one CPU this took the client from 8.0 to 7.1 context
-// switches and from 15.8 to 14.4 system calls per transaction
-// (bench/README.md, issue 68). It returns the undo, which puts every
-// thread's policy back, those started meanwhile included.
-func batchProcess(threads int) (undo func()) {
-	prevProcs := runtime.GOMAXPROCS(0)
-	if prevProcs < threads {
-		runtime.GOMAXPROCS(threads)
+// procsPerWorker is what a single closed-loop run whose workers are not
+// pinned sets for the run's length: a P per worker and none to spare (as
+// many as there were, if more). A worker passes through the scheduler every
+// yieldEvery, and a spare P is woken at each pass (the runtime's wakep): an
+// extra thread's wake-up and sleep. Without one the collector and the
+// timers run when a worker passes, at most yieldEvery later. It returns the
+// undo.
+func procsPerWorker(threads int) (undo func()) {
+	prev := runtime.GOMAXPROCS(0)
+	if prev >= threads {
+		return func() {}
 	}
-	restoreProcs := func() {
-		if prevProcs < threads {
-			runtime.GOMAXPROCS(prevProcs)
-		}
-	}
+	runtime.GOMAXPROCS(threads)
+	return func() { runtime.GOMAXPROCS(prev) }
+}
+
+// batchProcess marks every thread of the process SCHED_BATCH for a single
+// closed-loop run whose unpinned workers share the client's CPUs. Threads
+// the runtime starts meanwhile inherit the policy from the thread that
+// clones them, so the workers need not lock threads of their own; that
+// matters because a locked worker's pass through the scheduler hands its
+// thread over through another thread and back (two futex wake-ups), where
+// an unlocked one goes on in place. With procsPerWorker, tpcb-like at 8
+// threads on one CPU went from 8.0 to 7.05 context switches and from 15.8
+// to 14.4 system calls per transaction (bench/README.md, issue 68). It
+// returns the undo, which puts every thread's policy back, those started
+// meanwhile included.
+func batchProcess() (undo func()) {
 	prev, err := unix.SchedGetAttr(0, 0)
 	if err != nil || prev.Policy == unix.SCHED_BATCH {
-		return restoreProcs
+		return func() {}
 	}
 	setThreads(func(attr *unix.SchedAttr) bool {
 		attr.Policy = unix.SCHED_BATCH
@@ -104,7 +108,6 @@ func batchProcess(threads int) (undo func()) {
 				break
 			}
 		}
-		restoreProcs()
 	}
 }
 
