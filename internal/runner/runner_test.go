@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/url"
 	"regexp"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -104,8 +105,10 @@ type fakeWorkload struct {
 	watchPolicy bool
 	batch       atomic.Int64
 	notBatch    atomic.Int64
-	mu          sync.Mutex
-	workers     []*fakeWorker
+	// procs is the most Ps an event saw (runtime.GOMAXPROCS).
+	procs   atomic.Int64
+	mu      sync.Mutex
+	workers []*fakeWorker
 	// setUp, when set, is each worker's set-up: its error fails NewWorker.
 	setUp func(ctx context.Context, id int) error
 }
@@ -159,6 +162,9 @@ func (k *fakeWorker) Event(c *workload.Counters) error {
 	k.replay = false
 	k.tries++
 	k.tried = append(k.tried, k.input)
+	if p := int64(runtime.GOMAXPROCS(0)); p > k.w.procs.Load() {
+		k.w.procs.Store(p) // racy max: runs under test see one value throughout
+	}
 	if k.w.watchPolicy {
 		if attr, err := unix.SchedGetAttr(0, 0); err == nil && attr.Policy == unix.SCHED_BATCH {
 			k.w.batch.Add(1)

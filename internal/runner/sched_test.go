@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -89,5 +90,33 @@ func TestMonoClockFollowsTimeNow(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), " m=") {
 		t.Fatal("monoClock's reading has no monotonic clock")
+	}
+}
+
+// TestProcsPerWorker: an unpinned closed-loop run has a P per worker and
+// none to spare; a rate-mode run keeps one for its scheduler of start
+// times; both put the count back.
+func TestProcsPerWorker(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	threads := before + 3
+	cases := []struct {
+		name string
+		cfg  Config
+		want int
+	}{
+		{"closed loop", Config{Threads: threads, Settings: runset.Settings{Events: 200}}, threads},
+		{"rate mode", Config{Threads: threads, Settings: runset.Settings{Time: 200 * time.Millisecond, Rate: 200}}, threads + 1},
+	}
+	for _, c := range cases {
+		w := &fakeWorkload{}
+		if _, err := Run(context.Background(), target(&fakeEngine{}), w, c.cfg); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := int(w.procs.Load()); got != c.want {
+			t.Errorf("%s: events ran with %d Ps, want %d", c.name, got, c.want)
+		}
+		if after := runtime.GOMAXPROCS(0); after != before {
+			t.Errorf("%s: %d Ps after the run, %d before", c.name, after, before)
+		}
 	}
 }
