@@ -36,11 +36,11 @@ type conn struct {
 // with, and reads replies from the socket itself when settled says pgconn
 // let go of it with nothing buffered, or else through fe (see takeOver).
 func newConn(nc net.Conn, fe *pgproto3.Frontend, settled bool) *conn {
-	c := &conn{nc: nc, fe: fe, rd: newBackendReader(nc, fe)}
-	if settled {
-		c.rd.fe = nil
+	var unsettled *pgproto3.Frontend
+	if !settled {
+		unsettled = fe
 	}
-	return c
+	return &conn{nc: nc, fe: fe, rd: newBackendReader(nc, unsettled)}
 }
 
 // withDeadline bounds set-up calls by ctx: its deadline (or, without one,
