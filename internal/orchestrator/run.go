@@ -195,6 +195,7 @@ func Open(ctx context.Context, s spec.Spec, reg *workload.Registry, o Output) (l
 	if lr.link != nil {
 		// Two delay lines per worker connection (one each way).
 		lr.link.KeepProcs(2 * s.Threads)
+		lr.cfg.DelayLines = true
 	}
 	defer func() {
 		if err != nil {

@@ -61,6 +61,11 @@ type Config struct {
 	// OnInterval, when set, sees every interval as it is measured (for a
 	// progress display); it runs on the collector, never on a worker.
 	OnInterval func(Interval)
+	// DelayLines says the process also carries the run's traffic through an
+	// emulated network, whose delayed writes must not wait behind workers:
+	// the whole process is then not made SCHED_BATCH (batchProcess), only
+	// the workers' own threads.
+	DelayLines bool
 }
 
 // Outcome is what a run measured after warmup.
@@ -224,7 +229,7 @@ func Run(ctx context.Context, t engine.Target, wl workload.Workload, cfg Config)
 		return nil, fmt.Errorf("either --time or --events must be set")
 	}
 	unpinnedClosedLoop := cfg.Rate == 0 && len(cfg.CPUs) == 0
-	wholeBatch := unpinnedClosedLoop && closedLoopOnShared(cfg)
+	wholeBatch := unpinnedClosedLoop && closedLoopOnShared(cfg) && !cfg.DelayLines
 	if unpinnedClosedLoop {
 		defer procsPerWorker(cfg.Threads)()
 	} else {

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"os"
 	"regexp"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -106,9 +108,12 @@ type fakeWorkload struct {
 	batch       atomic.Int64
 	notBatch    atomic.Int64
 	// procs is the most Ps an event saw (runtime.GOMAXPROCS).
-	procs   atomic.Int64
-	mu      sync.Mutex
-	workers []*fakeWorker
+	procs atomic.Int64
+	// unmarked, with watchPolicy, is the most threads of the process an
+	// event saw that were not SCHED_BATCH.
+	unmarked atomic.Int64
+	mu       sync.Mutex
+	workers  []*fakeWorker
 	// setUp, when set, is each worker's set-up: its error fails NewWorker.
 	setUp func(ctx context.Context, id int) error
 }
@@ -166,6 +171,9 @@ func (k *fakeWorker) Event(c *workload.Counters) error {
 		k.w.procs.Store(p) // racy max: runs under test see one value throughout
 	}
 	if k.w.watchPolicy {
+		if n := int64(unmarkedThreads()); n > k.w.unmarked.Load() {
+			k.w.unmarked.Store(n)
+		}
 		if attr, err := unix.SchedGetAttr(0, 0); err == nil && attr.Policy == unix.SCHED_BATCH {
 			k.w.batch.Add(1)
 		} else {
@@ -397,4 +405,23 @@ func TestFailureThatStoppedTheOthersIsReported(t *testing.T) {
 	if !errors.Is(err, setBack) || errs.ExitCode(err) != 1 {
 		t.Errorf("got %v (exit %d), want the counter's failure", err, errs.ExitCode(err))
 	}
+}
+
+// unmarkedThreads counts the process's threads that are not SCHED_BATCH.
+func unmarkedThreads() int {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, task := range tasks {
+		tid, err := strconv.Atoi(task.Name())
+		if err != nil {
+			continue
+		}
+		if attr, err := unix.SchedGetAttr(tid, 0); err == nil && attr.Policy != unix.SCHED_BATCH {
+			n++
+		}
+	}
+	return n
 }

@@ -14,7 +14,8 @@ import (
 
 // TestClosedLoopWorkersRunBatch: closed-loop workers sharing a CPU run on
 // SCHED_BATCH threads, pinned ones on threads of their own, unpinned ones
-// in a process whose threads are all marked for the run; a lone worker on
+// in a process whose threads are all marked for the run (unless it also
+// carries an emulated network's delay lines); a lone worker on
 // its CPU and rate-mode workers do not; and no thread is left SCHED_BATCH
 // once the runs are over (a server started later from such a thread would
 // inherit it).
@@ -23,12 +24,16 @@ func TestClosedLoopWorkersRunBatch(t *testing.T) {
 		name      string
 		cfg       Config
 		wantBatch bool
+		// wholeProcess: every thread of the process is SCHED_BATCH during
+		// the run, not only the workers'.
+		wholeProcess bool
 	}{
-		{"three workers on one CPU", Config{Threads: 3, CPUs: []int{0}, Settings: runset.Settings{Events: 300}}, true},
-		{"one worker on its CPU", Config{Threads: 1, CPUs: []int{0}, Settings: runset.Settings{Events: 100}}, false},
-		{"rate mode", Config{Threads: 3, CPUs: []int{0}, Settings: runset.Settings{Time: 300 * time.Millisecond, Rate: 200}}, false},
-		{"more workers than CPUs, unpinned", Config{Threads: clientCPUCount(nil) + 2, Settings: runset.Settings{Events: 300}}, true},
-		{"as many workers as CPUs, unpinned", Config{Threads: clientCPUCount(nil), Settings: runset.Settings{Events: 300}}, false},
+		{"three workers on one CPU", Config{Threads: 3, CPUs: []int{0}, Settings: runset.Settings{Events: 300}}, true, false},
+		{"one worker on its CPU", Config{Threads: 1, CPUs: []int{0}, Settings: runset.Settings{Events: 100}}, false, false},
+		{"rate mode", Config{Threads: 3, CPUs: []int{0}, Settings: runset.Settings{Time: 300 * time.Millisecond, Rate: 200}}, false, false},
+		{"more workers than CPUs, unpinned", Config{Threads: clientCPUCount(nil) + 2, Settings: runset.Settings{Events: 300}}, true, true},
+		{"unpinned, beside an emulated network's delay lines", Config{Threads: clientCPUCount(nil) + 2, DelayLines: true, Settings: runset.Settings{Events: 300}}, true, false},
+		{"as many workers as CPUs, unpinned", Config{Threads: clientCPUCount(nil), Settings: runset.Settings{Events: 300}}, false, false},
 	}
 	for _, c := range cases {
 		w := &fakeWorkload{watchPolicy: true}
@@ -38,6 +43,9 @@ func TestClosedLoopWorkersRunBatch(t *testing.T) {
 		batch, other := w.batch.Load(), w.notBatch.Load()
 		if c.wantBatch && (batch == 0 || other != 0) || !c.wantBatch && (other == 0 || batch != 0) {
 			t.Errorf("%s: %d events on SCHED_BATCH threads, %d on others; want batch %v", c.name, batch, other, c.wantBatch)
+		}
+		if unmarked := w.unmarked.Load(); c.wholeProcess != (unmarked == 0) {
+			t.Errorf("%s: up to %d of the process's threads were not SCHED_BATCH during the run; want the whole process %v", c.name, unmarked, c.wholeProcess)
 		}
 	}
 	// A locked goroutine's thread exits with it, shortly after Run returns.
