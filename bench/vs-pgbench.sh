@@ -21,7 +21,9 @@
 # the table of where the client's CPU goes (user and system time per
 # transaction, always printed); the counting itself slows every system
 # call a little, pgbench's more as it makes more, so parity is judged on
-# runs without it.
+# runs without it. ENCBENCH=PATH runs that encbench binary instead of
+# building the tree's (to compare an older build; the header then names
+# the binary, not the tree's commit).
 set -euo pipefail
 
 PAIRS=${PAIRS:-4}
@@ -54,8 +56,15 @@ if [ "$COUNTS" = 1 ]; then
   counting=(perf stat -x, -e raw_syscalls:sys_enter,context-switches -o "$work/perf.txt" --)
 fi
 chmod 755 "$work"
-go build -o "$work/encbench" ./cmd/encbench
-enc=$work/encbench
+if [ -n "${ENCBENCH:-}" ]; then
+  [ -x "$ENCBENCH" ] || { echo "vs-pgbench: ENCBENCH=$ENCBENCH is not an executable" >&2; exit 2; }
+  enc=$ENCBENCH
+  built="binary $ENCBENCH"
+else
+  go build -o "$work/encbench" ./cmd/encbench
+  enc=$work/encbench
+  built="commit $(git rev-parse --short HEAD)"
+fi
 dir=$work/postgres
 cleanup() {
   "$enc" sandbox down --dir "$dir" 2>/dev/null || true
@@ -121,7 +130,7 @@ same_statements() {
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
-echo "encbench vs $(pgbench --version), $(date -u +%Y-%m-%d), $(nproc) CPUs ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), $PAIRS pairs x ${TIME}s, scale $SCALE, commit $(git rev-parse --short HEAD)"
+echo "encbench vs $(pgbench --version), $(date -u +%Y-%m-%d), $(nproc) CPUs ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), $PAIRS pairs x ${TIME}s, scale $SCALE, $built"
 echo "medians; ratio = median over pairs of encbench / pgbench; pgbench -M prepared -j ${PGBENCH_JOBS:-min(clients, CPUs)}"
 echo "placement: clients on CPUs ${CLIENT_CPUS:-any}, server on CPUs ${SERVER_CPUS:-any}"
 printf '\n| %-9s | %3s | %8s | %8s | %5s | %8s | %8s | %5s | %8s | %8s | %5s | %-13s |\n' script thr "pg TPS" "enc TPS" ratio "pg cpu" "enc cpu" ratio "pg srv" "enc srv" ratio "stmts per txn"

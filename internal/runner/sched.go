@@ -80,8 +80,8 @@ func procsPerWorker(threads int) (undo func()) {
 // matters because a locked worker's pass through the scheduler hands its
 // thread over through another thread and back (two futex wake-ups), where
 // an unlocked one goes on in place. With procsPerWorker, tpcb-like at 8
-// threads on one CPU went from 8.0 to 7.05 context switches and from 15.8
-// to 14.4 system calls per transaction (bench/README.md, issue 68). It
+// threads on one CPU went from 7.9 to 7.04 context switches and from 15.6
+// to 14.3 system calls per transaction (bench/README.md, issue 68). It
 // returns the undo, which puts every thread's policy back, those started
 // meanwhile included.
 func batchProcess() (undo func()) {
